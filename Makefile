@@ -1,0 +1,101 @@
+# Splice: `make demo` and `make test` do all the set-up on a fresh Debian 12 machine (as root):
+# missing Debian packages, the Maven build, the RISC-V test programs, the QEMU plugin.
+# Everything is incremental: a second run reinstalls and rebuilds nothing that is up to date.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+DEB_PACKAGES := openjdk-17-jdk-headless maven make gcc \
+	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu binutils-riscv64-linux-gnu \
+	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass
+MVN := mvn -B -q -Dstyle.color=never
+JAR := target/splice.jar
+SOURCES := $(shell find src/main -type f 2>/dev/null) pom.xml
+
+RV_CC := riscv64-linux-gnu-gcc
+RV_CXX := riscv64-linux-gnu-g++
+RV_FLAGS := -static -O2 -g0
+# Assembly programs bring their own _start.
+RV_ASFLAGS := -static -nostdlib
+PROG_DIR := build/programs
+PROG_SRC := $(wildcard tests/programs/*.c tests/programs/*.cpp tests/programs/*.S)
+PROG_NAMES := $(basename $(notdir $(PROG_SRC)))
+# Each program in three variants: plain, with --emit-relocs, and without compressed instructions.
+RV_PROGRAMS := $(foreach n,$(PROG_NAMES),$(PROG_DIR)/rv64/$(n) $(PROG_DIR)/rv64/$(n).relocs $(PROG_DIR)/rv64/$(n).norvc)
+# The C and C++ sources for x86-64 too (BOLT's best-supported target), with relocations for BOLT;
+# assembly for x86-64 lives in tests/programs/x86_64/.
+X86_SRC := $(wildcard tests/programs/*.c tests/programs/*.cpp tests/programs/x86_64/*.S)
+X86_PROGRAMS := $(foreach n,$(basename $(notdir $(X86_SRC))),$(PROG_DIR)/x86_64/$(n).relocs)
+
+PLUGIN := build/qemu-plugin/libsplice-plugin.so
+PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
+
+.PHONY: help deps jar programs plugin test demo bench clean
+
+help:
+	@echo "make demo   - build everything and run the tour on a bundled example"
+	@echo "make test   - build everything and run the whole test suite"
+	@echo "make bench  - run the benchmarks under bench/"
+
+# Installs only the Debian packages that are missing; runs apt-get update once, only if needed.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  apt-get update -q; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+jar: deps $(JAR)
+
+$(JAR): $(SOURCES)
+	$(MVN) -DskipTests package
+	@touch $@
+
+programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS)
+
+$(PROG_DIR)/rv64/%: tests/programs/%.c
+	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -o $@ $<
+$(PROG_DIR)/rv64/%.relocs: tests/programs/%.c
+	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64/%.norvc: tests/programs/%.c
+	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -march=rv64g -mabi=lp64d -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64/%: tests/programs/%.cpp
+	@mkdir -p $(@D); $(RV_CXX) $(RV_FLAGS) -o $@ $<
+$(PROG_DIR)/rv64/%.relocs: tests/programs/%.cpp
+	@mkdir -p $(@D); $(RV_CXX) $(RV_FLAGS) -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64/%.norvc: tests/programs/%.cpp
+	@mkdir -p $(@D); $(RV_CXX) $(RV_FLAGS) -march=rv64g -mabi=lp64d -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64/%: tests/programs/%.S
+	@mkdir -p $(@D); $(RV_CC) $(RV_ASFLAGS) -o $@ $<
+$(PROG_DIR)/rv64/%.relocs: tests/programs/%.S
+	@mkdir -p $(@D); $(RV_CC) $(RV_ASFLAGS) -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64/%.norvc: tests/programs/%.S
+	@mkdir -p $(@D); $(RV_CC) $(RV_ASFLAGS) -march=rv64g -mabi=lp64d -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/x86_64/%.relocs: tests/programs/%.c
+	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/x86_64/%.relocs: tests/programs/%.cpp
+	@mkdir -p $(@D); g++ -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/x86_64/%.relocs: tests/programs/x86_64/%.S
+	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
+
+plugin: deps $(PLUGIN)
+
+$(PLUGIN): $(PLUGIN_SRC)
+	@mkdir -p $(@D)
+	@if [ -n "$(filter %.c,$(PLUGIN_SRC))" ]; then gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $(filter %.c,$(PLUGIN_SRC)); else touch $@; fi
+
+test: deps programs plugin
+	mvn -B -Dstyle.color=never test
+
+demo: jar programs plugin
+	@bash demo/demo.sh
+
+bench: jar programs plugin
+	@for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done
+
+clean:
+	rm -rf target build

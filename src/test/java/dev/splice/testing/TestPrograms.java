@@ -1,0 +1,51 @@
+package dev.splice.testing;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The test programs the Makefile builds from tests/programs/ (see the Makefile's `programs`
+ * target). A missing program fails the test: `make test` builds them first.
+ */
+public final class TestPrograms {
+    private TestPrograms() {}
+
+    /** The repository root. */
+    public static Path root() {
+        return Path.of(System.getProperty("splice.root", ".")).toAbsolutePath().normalize();
+    }
+
+    public static Path dir() {
+        return Path.of(System.getProperty("splice.programs", root().resolve("build/programs").toString()));
+    }
+
+    /** A RISC-V64 program: {@code rv64("loops")}, {@code rv64("loops.relocs")}, {@code rv64("loops.norvc")}. */
+    public static Path rv64(String name) {
+        return existing(dir().resolve("rv64").resolve(name));
+    }
+
+    /** An x86-64 program built with --emit-relocs: {@code x86_64("loops")}. */
+    public static Path x86_64(String name) {
+        return existing(dir().resolve("x86_64").resolve(name + ".relocs"));
+    }
+
+    /** Every RISC-V64 test program, all variants. */
+    public static List<Path> allRv64() {
+        try (Stream<Path> files = Files.list(existing(dir().resolve("rv64")))) {
+            return files.filter(Files::isRegularFile).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path existing(Path p) {
+        assertTrue(Files.exists(p), p + " is missing: run 'make programs' (make test does)");
+        return p;
+    }
+}
