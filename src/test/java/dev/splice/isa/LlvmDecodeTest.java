@@ -75,11 +75,22 @@ class LlvmDecodeTest {
         compare(words, 4);
     }
 
-    /** Instruction lengths of every parcel with low bits 11, as llvm-objdump steps over them. */
+    /**
+     * Instruction lengths of every parcel with low bits 11, as llvm-objdump steps over them. LLVM
+     * steps a single byte over the reserved 192-bit-and-longer prefix (xxxx111xx1111111), which
+     * loses its step, so those 64 parcels come last and only the first of them is compared.
+     */
     @Test
     void lengthsMatchLlvm() throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate(16384 * 32).order(ByteOrder.LITTLE_ENDIAN);
+        List<Integer> parcels = new ArrayList<>();
         for (int w = 3; w < 1 << 16; w += 4) {
+            if ((w & 0x707f) != 0x707f) {
+                parcels.add(w);
+            }
+        }
+        parcels.add(0x707f);
+        ByteBuffer buf = ByteBuffer.allocate(parcels.size() * 32).order(ByteOrder.LITTLE_ENDIAN);
+        for (int w : parcels) {
             buf.putShort((short) w);
             for (int k = 0; k < 15; k++) {
                 buf.putShort((short) 0x0001); // c.nop: resynchronizes after any length up to 32 bytes
@@ -90,24 +101,20 @@ class LlvmDecodeTest {
         for (int i = 0; i + 1 < lines.size(); i++) {
             next.put(lines.get(i).offset(), lines.get(i + 1).offset());
         }
-        int checked = 0;
-        for (int w = 3, i = 0; w < 1 << 16; w += 4, i++) {
+        for (int i = 0; i < parcels.size(); i++) {
+            int w = parcels.get(i);
             long at = i * 32L;
             int len = Decoder.length(w);
             Long after = next.get(at);
             if (after == null) {
-                fail("llvm-objdump lost sync at parcel 0x" + Integer.toHexString(w));
+                fail("llvm-objdump lost step at parcel 0x" + Integer.toHexString(w));
             }
-            long llvmLen = after - at;
             // Splice stops at 64 bits (-1: the caller emits the parcel raw); LLVM knows the
-            // 80..176-bit lengths (bits 14..12 = n: 10 + 2n bytes) steps 1 byte over the reserved 192-bit-and-longer
-            // prefix and 2 bytes over the others.
-            int nnn = (w >>> 12) & 7;
-            int want = len > 0 ? len : (w & 0x7f) == 0x7f && nnn != 7 ? 10 + 2 * nnn : (w & 0x7f) == 0x7f ? 1 : 2;
-            assertEquals(want, llvmLen, "length of parcel 0x" + Integer.toHexString(w));
-            checked++;
+            // 80..176-bit lengths (bits 14..12 = n: 10 + 2n bytes).
+            int n = (w >>> 12) & 7;
+            int want = len > 0 ? len : n != 7 ? 10 + 2 * n : 1;
+            assertEquals(want, after - at, "length of parcel 0x" + Integer.toHexString(w));
         }
-        assertEquals(16384, checked);
     }
 
     /** A deterministic sample: per major opcode, random words and table rows with random fields. */
