@@ -205,9 +205,11 @@ public final class Assembler {
     }
 
     private void checkTarget(Statement s, Opcode op) {
-        if (!s.target.contains(op.extension())) {
-            throw s.error(s.column, "'" + op.mnemonic() + "' needs extension " + op.extension()
-                    + ", which is not in .target " + s.targetName);
+        for (Extension needed : op.requires()) { // c.fld needs C and D
+            if (!s.target.contains(needed)) {
+                throw s.error(s.column, "'" + op.mnemonic() + "' needs extension " + needed.isaName()
+                        + ", which is not in .target " + s.targetName);
+            }
         }
         if (op.extension() == Extension.C && !s.rvc) {
             throw s.error(s.column, "'" + op.mnemonic() + "' is a compressed instruction, but .option norvc is in effect");
@@ -414,15 +416,10 @@ public final class Assembler {
             }
             java.util.Arrays.fill(bytes, (byte) fill);
         } else {
-            int at = 0;
-            if (pad % 2 != 0) {
-                throw s.error(s.column, "cannot pad " + pad + " bytes at 0x" + Long.toHexString(address)
-                        + " with nops; give a fill byte (" + s.word + " " + ops.get(0).text() + ", 0)");
-            }
-            if (pad % 4 == 2) {
-                if (!rvc || !target.contains(Extension.C)) {
-                    throw s.error(s.column, "cannot pad 2 bytes with nops without compressed instructions; give a fill byte");
-                }
+            // As GNU as 2.40 pads code: zero bytes up to 2-byte alignment, then one c.nop up to
+            // 4-byte alignment (even under norvc), then 4-byte nops.
+            int at = pad % 2;
+            if (pad % 4 >= 2) {
                 bytes[at++] = (byte) C_NOP;
                 bytes[at++] = (byte) (C_NOP >>> 8);
             }
@@ -602,10 +599,12 @@ public final class Assembler {
                 }
             }
             if (op.hasBranchTarget() && ops.size() > 0) {
+                // Resolve labels here, and give the encoder numbers in signed form: a target that
+                // wraps below address 0 (0xffff...) is then still target - pc.
                 Operand last = ops.get(ops.size() - 1);
-                if (!Numbers.looksNumeric(last.text())) {
-                    ops.set(ops.size() - 1, new Operand(Hex.of(resolve(this, last)), last.column()));
-                }
+                long target = resolve(this, last);
+                String signed = target < 0 ? "-" + Hex.of(-target) : Hex.of(target);
+                ops.set(ops.size() - 1, new Operand(signed, last.column()));
             }
             String text = ops.text();
             try {

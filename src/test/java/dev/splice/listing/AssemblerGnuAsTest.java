@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Directives and pseudo-instructions against GNU as: the same source assembled by Splice and by
  * riscv64-linux-gnu-as (without relaxation, linked at the same address) gives the same bytes.
  */
-class GnuAsTest {
+class AssemblerGnuAsTest {
     private static final long BASE = 0x10000;
 
     @TempDir
@@ -184,6 +184,7 @@ class GnuAsTest {
                 .option norvc
                         .balign 8
                         .skip 3, 0x5a
+                        .balign 16
                 """);
     }
 }
