@@ -88,7 +88,17 @@ static void finish(splice_qemu_id id, void *userdata)
 {
     (void)id;
     (void)userdata;
-    splice_start();
+    if (g_splice.out == NULL) {
+        return; /* already finished */
+    }
+    if (!started) {
+        /* QEMU exits before the guest ran (e.g. it could not load the executable). */
+        fprintf(stderr, "splice-plugin: the guest never ran; no records written\n");
+        fclose(g_splice.out);
+        g_splice.out = NULL;
+        unlink(g_splice.tmp_path);
+        return;
+    }
     mode_finish();
     const struct splice_footer *f = &g_splice.footer;
     fprintf(g_splice.out,
