@@ -88,7 +88,7 @@ plugin: deps $(PLUGIN)
 
 $(PLUGIN): $(PLUGIN_SRC)
 	@mkdir -p $(@D)
-	@if [ -n "$(filter %.c,$(PLUGIN_SRC))" ]; then gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $(filter %.c,$(PLUGIN_SRC)); else touch $@; fi
+	@if [ -n "$(filter %.c,$(PLUGIN_SRC))" ]; then gcc -O2 -Wall -Wextra -Werror -fvisibility=hidden -shared -fPIC -o $@ $(filter %.c,$(PLUGIN_SRC)); else touch $@; fi
 
 test: deps programs plugin
 	mvn -B -Dstyle.color=never test
