@@ -146,9 +146,9 @@ public final class BatMap {
     }
 
     /**
-     * BOLT's getFallthroughsInTrace on this fragment, with offsets relative to the fragment: the
-     * block-to-block fall-through edges (output offsets of the source block start and the next block
-     * start) crossed by executing from {@code from} to {@code to}. Appends pairs to {@code out}
+     * BOLT's getFallthroughsInTrace on this fragment, for output offsets {@code from} and {@code to}:
+     * the block-to-block fall-through edges crossed by executing from {@code from} to {@code to}, as
+     * input offsets (start of the source block, start of the next block). Appends pairs to {@code out}
      * (from, to, from, to, ...) and returns the number of pairs.
      */
     public int fallthroughs(long from, long to, LongList out) {
@@ -175,7 +175,7 @@ public final class BatMap {
         }
         int count = 0;
         for (int it = fromIter; it != toIter; ) {
-            long src = outputOffset(it);
+            long src = inputOffset(it);
             if (branches[it]) {
                 it++;
                 continue;
@@ -188,7 +188,7 @@ public final class BatMap {
                 break;
             }
             out.add(src);
-            out.add(outputOffset(it));
+            out.add(inputOffset(it));
             count++;
         }
         return count;

@@ -138,7 +138,7 @@ public final class BatTables {
     /**
      * BOLT's getFallthroughsInTrace for absolute output addresses {@code from} and {@code to} in the
      * fragment at {@code fragmentAddress}: empty (not null) for trivial traces; null when the table has
-     * no such fragment. Pairs are output offsets in the fragment.
+     * no such fragment. Pairs are input offsets (in the hot parent's input function).
      */
     public List<long[]> fallthroughsInTrace(long fragmentAddress, long from, long to) {
         if (from >= to) {
