@@ -99,6 +99,18 @@ public final class BatTables {
         return BatCodec.encodeNote(encodeDescriptor());
     }
 
+    /** BOLT's enabledFor: true if the binary has a `.note.bolt_bat` section. */
+    public static boolean enabledFor(dev.splice.elf.ElfFile elf) {
+        return elf.section(SECTION_NAME).isPresent();
+    }
+
+    /** The tables of a BOLTed binary; BadInputException if it has none or they are malformed. */
+    public static BatTables read(dev.splice.elf.ElfFile elf) {
+        dev.splice.elf.Section section = elf.section(SECTION_NAME).orElseThrow(() -> new dev.splice.BadInputException(
+                elf.name() + ": no " + SECTION_NAME + " section (not written by llvm-bolt --enable-bat)"));
+        return decodeNote(elf.contents(section), elf.name() + ": section " + SECTION_NAME);
+    }
+
     // ---- queries with BOLT's semantics -----------------------------------------------------------
 
     private int indexOf(long address) {

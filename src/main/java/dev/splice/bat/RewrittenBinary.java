@@ -84,6 +84,34 @@ public final class RewrittenBinary {
         return null;
     }
 
+    /**
+     * The rewritten binary from its ELF file: allocated sections, and the FUNC symbols of the symbol
+     * table (the dynamic one if it is stripped), each local one with the FILE symbol before it.
+     */
+    public static RewrittenBinary of(dev.splice.elf.ElfFile elf) {
+        List<Section> sections = new ArrayList<>();
+        for (dev.splice.elf.Section s : elf.sections()) {
+            if (!s.isAllocated() || s.size() == 0) {
+                continue;
+            }
+            boolean exec = s.isExecutable();
+            sections.add(new Section(s.name(), s.address(), s.size(), exec, exec && !s.isNobits() ? elf.contents(s) : null));
+        }
+        List<dev.splice.elf.Symbol> table = elf.symbols().isEmpty() ? elf.dynamicSymbols() : elf.symbols();
+        List<Symbol> symbols = new ArrayList<>();
+        String file = null;
+        for (dev.splice.elf.Symbol s : table) {
+            if (s.type() == dev.splice.elf.Symbol.STT_FILE) {
+                file = s.name();
+                continue;
+            }
+            if (s.isFunction() && s.isDefinedInSection()) {
+                symbols.add(new Symbol(s.name(), s.value(), s.size(), s.isLocal(), s.isLocal() ? file : null));
+            }
+        }
+        return new RewrittenBinary(elf.isRiscV(), sections, symbols);
+    }
+
     public boolean isRiscV() {
         return riscv;
     }
