@@ -100,6 +100,39 @@ final class BoltOutputs {
         return new Output(c.id(), c.riscv(), input, output, c.options());
     }
 
+    /**
+     * The binary to give perf2bolt-22. On RISC-V, BOLT 22 names a split function's cold fragments
+     * after the mapping symbol ("$xrv64i2p1....cold.0") and perf2bolt-22 then stops with "parent
+     * function not found". The copy renames ".cold." to "_cold_" in .strtab (same length): perf2bolt
+     * finds the parents through the BAT tables, by address, as it does anyway (docs/bat.md).
+     */
+    static Path forPerf2bolt(Output o) {
+        if (!o.riscv()) {
+            return o.output();
+        }
+        try {
+            dev.splice.elf.ElfFile elf = dev.splice.elf.ElfFile.read(o.output());
+            if (BatTables.read(elf).coldFragments().isEmpty()) {
+                return o.output();
+            }
+            Path copy = dir().resolve(o.id() + ".perf2bolt.bolt");
+            byte[] bytes = Files.readAllBytes(o.output());
+            dev.splice.elf.Section strtab = elf.section(".strtab").orElseThrow();
+            byte[] from = ".cold.".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            for (long i = strtab.offset(); i + from.length <= strtab.offset() + strtab.size(); i++) {
+                if (java.util.Arrays.equals(bytes, (int) i, (int) i + from.length, from, 0, from.length)) {
+                    bytes[(int) i] = '_';
+                    bytes[(int) i + 5] = '_';
+                }
+            }
+            Files.write(copy, bytes);
+            copy.toFile().setExecutable(true);
+            return copy;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static void write(Path path, String text) {
         try {
             Files.writeString(path, text);
