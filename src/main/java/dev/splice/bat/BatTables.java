@@ -218,6 +218,21 @@ public final class BatTables {
         return new SymbolTarget(hotAddress, inputOffset, id);
     }
 
+    /**
+     * translateSymbol for a symbol address alone: the fragment is the one at or before the address
+     * (the tables know every fragment's start, not its end; pass the fragment when it is known).
+     */
+    public Optional<SymbolTarget> translateSymbol(long symbolAddress, long offset) {
+        int i = Arrays.binarySearch(fragmentAddresses, symbolAddress);
+        if (i < 0) {
+            i = -i - 2;
+        }
+        if (i < 0) {
+            return Optional.empty();
+        }
+        return Optional.of(translateSymbol(fragmentAddresses[i], symbolAddress, offset));
+    }
+
     /** One input basic block as the table records it (BOLT's BBHashMap entry). */
     public record Block(long inputOffset, long index, long hash) {}
 
