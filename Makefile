@@ -51,8 +51,10 @@ deps:
 
 jar: deps $(JAR)
 
+# Maven 3.8 with -q still prints stray colour codes: keep its log, show it only on failure.
 $(JAR): $(SOURCES)
-	$(MVN) -DskipTests package
+	@mkdir -p build; echo "Building $(JAR)"
+	@$(MVN) -DskipTests package > build/mvn-package.log 2>&1 || { cat build/mvn-package.log; exit 1; }
 	@touch $@
 
 programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS)
