@@ -23,6 +23,7 @@ import picocli.CommandLine.ScopeType;
             ExportCommand.class,
             InfoCommand.class,
             RunCommand.class,
+            WeighCommand.class,
             CommandLine.HelpCommand.class,
         })
 public final class Main implements Runnable {
