@@ -51,8 +51,10 @@ deps:
 
 jar: deps $(JAR)
 
+# Maven 3.8 with -q still prints stray colour codes: keep its log, show it only on failure.
 $(JAR): $(SOURCES)
-	$(MVN) -DskipTests package
+	@mkdir -p build; echo "Building $(JAR)"
+	@$(MVN) -DskipTests package > build/mvn-package.log 2>&1 || { cat build/mvn-package.log; exit 1; }
 	@touch $@
 
 programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS)
@@ -86,7 +88,7 @@ plugin: deps $(PLUGIN)
 
 $(PLUGIN): $(PLUGIN_SRC)
 	@mkdir -p $(@D)
-	@if [ -n "$(filter %.c,$(PLUGIN_SRC))" ]; then gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $(filter %.c,$(PLUGIN_SRC)); else touch $@; fi
+	@if [ -n "$(filter %.c,$(PLUGIN_SRC))" ]; then gcc -O2 -Wall -Wextra -Werror -fvisibility=hidden -shared -fPIC -o $@ $(filter %.c,$(PLUGIN_SRC)); else touch $@; fi
 
 test: deps programs plugin
 	mvn -B -Dstyle.color=never test

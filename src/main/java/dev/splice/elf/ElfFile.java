@@ -21,7 +21,8 @@ import java.util.OptionalLong;
 /**
  * An ELF64 little-endian file: its bytes and the validated headers. The header, section and
  * program header tables are checked when the file is read; symbol tables, relocations and notes
- * are parsed (and checked) on first use and then cached. An ElfFile never changes: (see the editor for rewriting).
+ * are parsed (and checked) on first use and then cached. An ElfFile never changes: edits go through
+ * {@link #edit()}.
  */
 public final class ElfFile {
     /** Stands in for "no section" (notes read from PT_NOTE segments of a file without sections). */
@@ -234,8 +235,8 @@ public final class ElfFile {
                     funcs.add(s);
                 }
             }
-            funcs.sort(Comparator.comparingLong(Symbol::value).thenComparingLong(Symbol::size)
-                    .thenComparingInt(Symbol::index));
+            funcs.sort(Comparator.comparing(Symbol::value, Long::compareUnsigned)
+                    .thenComparing(Symbol::size, Long::compareUnsigned).thenComparingInt(Symbol::index));
             List<Function> out = new ArrayList<>(funcs.size());
             long max = 0;
             for (int i = 0; i < funcs.size(); ) {
@@ -359,6 +360,11 @@ public final class ElfFile {
     /** Writes the file's bytes atomically (temporary file in the target directory, then rename). */
     public void write(Path out) {
         AtomicFiles.write(out, bytes);
+    }
+
+    /** A mutable copy of this file's headers and contents, for rewriting. */
+    public ElfEditor edit() {
+        return new ElfEditor(this);
     }
 
     /** The raw sh_name of section {@code index} (its offset in the section name string table). */

@@ -299,6 +299,6 @@ final class ElfReader {
     }
 
     private static boolean isPowerOfTwoOrZero(long v) {
-        return (v & (v - 1)) == 0;
+        return v >= 0 && (v & (v - 1)) == 0;
     }
 }

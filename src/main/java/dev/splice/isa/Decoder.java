@@ -2,6 +2,8 @@ package dev.splice.isa;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Set;
 
@@ -13,9 +15,22 @@ import java.util.Set;
 public final class Decoder {
     private static final Opcode[] NONE = new Opcode[0];
 
-    private final Opcode[] compressed = new Opcode[1 << 16];
-    /** Candidates by key: bits 6..2, 14..12 and 31..25 (15 bits), most specific first. */
-    private final Opcode[][] buckets = new Opcode[1 << 15][];
+    /** Per 16-bit parcel: 1 + index into {@link #narrowOps}, 0 if invalid (64 KiB, cache-friendly). */
+    private final byte[] compressed = new byte[1 << 16];
+    private final Opcode[] narrowOps;
+    /**
+     * Per key (bits 6..2, 14..12 and 31..25: 15 bits): the offset in {@link #words} of its candidate
+     * list. Identical lists are shared. A list is a count, then per candidate (most specific
+     * first) mask, match, flags (FLAG_*) and index into {@link #wideOps}.
+     */
+    private final char[] listAt = new char[1 << 15];
+    private final int[] words;
+    private final Opcode[] wideOps;
+
+    /** The candidate has constraints beyond "rm is not 5 or 6". */
+    private static final int FLAG_GENERAL = 1;
+    /** The candidate's only constraint is a rounding mode in bits 14..12 that must not be 5 or 6. */
+    private static final int FLAG_RM = 2;
 
     Decoder(List<Opcode> opcodes, Set<Extension> enabled) {
         List<Opcode> wide = new ArrayList<>();
@@ -28,28 +43,55 @@ public final class Decoder {
         Comparator<Opcode> specificFirst = Comparator.comparingInt((Opcode o) -> -Integer.bitCount(o.mask()));
         narrow.sort(specificFirst);
         wide.sort(specificFirst);
+        narrowOps = narrow.toArray(NONE);
+        wideOps = wide.toArray(NONE);
         for (int w = 0; w < 1 << 16; w++) {
             if ((w & 3) == 3) {
                 continue;
             }
-            for (Opcode op : narrow) {
-                if (op.accepts(w)) {
-                    compressed[w] = op;
+            for (int i = 0; i < narrowOps.length; i++) {
+                if (narrowOps[i].accepts(w)) {
+                    compressed[w] = (byte) (i + 1);
                     break;
                 }
             }
         }
-        int keyMask = unkey(0x7fff);
-        List<Opcode> list = new ArrayList<>();
-        for (int key = 0; key < buckets.length; key++) {
+        int keyMask = unkey(0x7fff) | 3;
+        Map<List<Integer>, Integer> shared = new HashMap<>();
+        List<Integer> flat = new ArrayList<>();
+        for (int key = 0; key < 1 << 15; key++) {
             int keyBits = unkey(key) | 3;
-            list.clear();
-            for (Opcode op : wide) {
-                if (((keyBits ^ op.match()) & op.mask() & (keyMask | 3)) == 0) {
-                    list.add(op);
+            List<Integer> list = new ArrayList<>();
+            for (int i = 0; i < wideOps.length; i++) {
+                Opcode op = wideOps[i];
+                if (((keyBits ^ op.match()) & op.mask() & keyMask) == 0) {
+                    list.add(i);
                 }
             }
-            buckets[key] = list.isEmpty() ? NONE : list.toArray(NONE);
+            Integer at = shared.get(list);
+            if (at == null) {
+                at = flat.size();
+                shared.put(list, at);
+                flat.add(list.size());
+                for (int i : list) {
+                    Opcode op = wideOps[i];
+                    Field[] cf = op.constraintFields;
+                    boolean onlyRm = cf.length == 1 && cf[0].instMask == 0x7000
+                            && (cf[0].kind == OperandKind.RM || cf[0].kind == OperandKind.RMX);
+                    flat.add(op.mask());
+                    flat.add(op.match());
+                    flat.add(cf.length == 0 ? 0 : onlyRm ? FLAG_RM : FLAG_GENERAL);
+                    flat.add(i);
+                }
+            }
+            if (at > Character.MAX_VALUE) {
+                throw new IllegalStateException("decoder lists too large");
+            }
+            listAt[key] = (char) (int) at;
+        }
+        words = new int[flat.size()];
+        for (int i = 0; i < words.length; i++) {
+            words[i] = flat.get(i);
         }
     }
 
@@ -88,15 +130,29 @@ public final class Decoder {
      */
     public Opcode decode(int bits, int size) {
         if (size == 2) {
-            return compressed[bits & 0xffff];
+            int i = compressed[bits & 0xffff];
+            return i == 0 ? null : narrowOps[i - 1];
         }
         if (size != 4 || (bits & 0x1c) == 0x1c || (bits & 3) != 3) {
             return null;
         }
-        Opcode[] candidates = buckets[key(bits)];
-        for (Opcode op : candidates) {
-            if ((bits & op.mask()) == op.match() && op.constraintsHold(bits)) {
-                return op;
+        int[] w = words;
+        int at = listAt[key(bits)];
+        for (int i = at + 1, end = at + 1 + 4 * w[at]; i < end; i += 4) {
+            if ((bits & w[i]) == w[i + 1]) {
+                int flags = w[i + 2];
+                Opcode op = wideOps[w[i + 3]];
+                if (flags == 0) {
+                    return op;
+                }
+                if (flags == FLAG_RM) {
+                    int rm = (bits >>> 12) & 7;
+                    if (rm != 5 && rm != 6) {
+                        return op;
+                    }
+                } else if (op.constraintsHold(bits)) {
+                    return op;
+                }
             }
         }
         return null;

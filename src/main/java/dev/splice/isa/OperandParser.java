@@ -223,7 +223,7 @@ final class OperandParser {
         return offset;
     }
 
-    /** A decimal, 0x hex or 0b binary integer with an optional sign. */
+    /** A decimal, 0x hex or 0b binary integer (hex and binary up to 64 bits) with an optional sign. */
     private long number() throws OperandException {
         skipSpace();
         int at = pos;
@@ -254,7 +254,9 @@ final class OperandParser {
             throw error("'" + text.substring(at, pos) + "' is not a number", at);
         }
         try {
-            long v = Long.parseLong(text.substring(start, pos), radix);
+            // Hex and binary spell 64-bit patterns (addresses such as 0xffffffffffff0000).
+            String digits = text.substring(start, pos);
+            long v = radix == 10 ? Long.parseLong(digits) : Long.parseUnsignedLong(digits, radix);
             return neg ? -v : v;
         } catch (NumberFormatException e) {
             throw error("number '" + text.substring(at, pos) + "' is too large", at);

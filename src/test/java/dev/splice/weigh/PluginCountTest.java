@@ -1,0 +1,63 @@
+package dev.splice.weigh;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** Count mode: exact executed-instruction counts, checked by construction and against QEMU's own exec log. */
+class PluginCountTest {
+    /** Instructions in count_loop's loop body (tests/programs/count_loop.S). */
+    private static final int LOOP_BODY = 5;
+
+    private static long count(Path binary, String... args) {
+        QemuRunner.Result r = PluginFixtures.run(PluginRecords.Mode.COUNT, binary, args);
+        PluginRecords records = r.records().orElseThrow();
+        assertEquals(PluginRecords.Mode.COUNT, records.mode());
+        PluginFixtures.assertClean(records);
+        return records.executedInstructions().orElseThrow();
+    }
+
+    @Test
+    void theLoopAddsExactlyItsBodyPerIteration() {
+        Path program = TestPrograms.rv64("count_loop");
+        // Equal digit counts: argument parsing costs the same, only the iterations differ.
+        long n1000 = count(program, "1000");
+        long n5000 = count(program, "5000");
+        long n9999 = count(program, "9999");
+        assertEquals(LOOP_BODY * 4000L, n5000 - n1000);
+        assertEquals(LOOP_BODY * 8999L, n9999 - n1000);
+    }
+
+    @Test
+    void countsMatchQemusSingleStepExecLog() {
+        Path program = TestPrograms.rv64("count_loop");
+        for (String n : new String[] {"0", "7", "1000", "5000"}) {
+            assertEquals(PluginFixtures.singleStepCount(program, n), count(program, n), "count_loop " + n);
+        }
+        Path entries = TestPrograms.rv64("entries");
+        assertEquals(PluginFixtures.singleStepCount(entries), count(entries));
+    }
+
+    @Test
+    void compressionDoesNotChangeTheCount() {
+        assertEquals(count(TestPrograms.rv64("count_loop"), "321"), count(TestPrograms.rv64("count_loop.norvc"), "321"));
+    }
+
+    @Test
+    void theGuestsExitStatusPassesThrough() {
+        Path program = TestPrograms.rv64("entries");
+        int plain = Tools.run(QemuRunner.QEMU, program.toString()).exitCode();
+        assertEquals(42, plain, "entries exits 42 by construction");
+        assertEquals(plain, PluginFixtures.run(PluginRecords.Mode.COUNT, program).exitCode());
+    }
+
+    @Test
+    void aCProgramWithExceptionsCountsExactly() {
+        // Static glibc and C++ unwinding: blocks left through signals and syscalls.
+        Path program = TestPrograms.rv64("loops");
+        assertEquals(PluginFixtures.singleStepCount(program), count(program));
+    }
+}
