@@ -33,6 +33,8 @@ public final class ProfileTranslator {
     private final RewrittenBinary binary;
     private final RecordTable records = new RecordTable();
     private final TreeSet<String> eventNames = new TreeSet<>();
+    private final Map<String, RewrittenBinary.Function> functionsByName = new HashMap<>();
+    private final Map<Fdata.Location, long[]> entries = new HashMap<>();
     private long lbrRecords;
     private long sampleRecords;
 
@@ -85,6 +87,7 @@ public final class ProfileTranslator {
      * told to aggregate basic samples; with {@code basicSamples} only samples are used.
      */
     public Fdata translate(boolean basicSamples) {
+        entries.clear();
         Map<BranchKey, long[]> branches = new HashMap<>();
         Map<Fdata.Location, long[]> samples = new HashMap<>();
         LongList pairs = new LongList();
@@ -155,6 +158,12 @@ public final class ProfileTranslator {
         if (src == null && dst == null) {
             return;
         }
+        if (src != null) {
+            functionsByName.putIfAbsent(src.function().name(), src.function());
+        }
+        if (dst != null) {
+            functionsByName.putIfAbsent(dst.function().name(), dst.function());
+        }
         if (src != null && dst != null && src.function() == dst.function() && dst.offset() != 0) {
             String name = src.function().name();
             bump(branches, new Fdata.Location(name, src.offset()), new Fdata.Location(name, dst.offset()), count, mispreds);
@@ -162,6 +171,9 @@ public final class ProfileTranslator {
         }
         // An inter-function branch: recorded by the source as a call; an entry from an unknown source
         // is recorded by the target (an entry from a known source would duplicate the call line).
+        if (dst != null) {
+            entries.computeIfAbsent(new Fdata.Location(dst.function().name(), dst.offset()), k -> new long[1])[0] += count;
+        }
         if (src != null) {
             Fdata.Location target = dst == null ? Fdata.Location.UNKNOWN : new Fdata.Location(dst.function().name(), dst.offset());
             bump(branches, new Fdata.Location(src.function().name(), src.offset()), target, count, mispreds);
@@ -194,6 +206,7 @@ public final class ProfileTranslator {
         }
         pairs.clear();
         int n = map.fallthroughs(start - fromFunction.address(), to - fromFunction.address(), pairs);
+        functionsByName.putIfAbsent(parent.name(), parent);
         for (int i = 0; i < n; i++) {
             bump(branches, new Fdata.Location(parent.name(), pairs.get(2 * i)),
                     new Fdata.Location(parent.name(), pairs.get(2 * i + 1)), count, 0);
@@ -216,6 +229,25 @@ public final class ProfileTranslator {
             }
         }
         samples.computeIfAbsent(new Fdata.Location(named.name(), offset), k -> new long[1])[0] += count;
+    }
+
+    /** The function (in the rewritten binary) behind a location name used in the last translation. */
+    public RewrittenBinary.Function function(String locationName) {
+        return functionsByName.get(locationName);
+    }
+
+    /**
+     * Counts of inter-function branches into each location (from any source, known or not), as
+     * perf2bolt's entry data; valid after {@link #translate}.
+     */
+    public Map<Fdata.Location, Long> entryCounts() {
+        Map<Fdata.Location, Long> out = new HashMap<>();
+        entries.forEach((k, v) -> out.put(k, v[0]));
+        return out;
+    }
+
+    public RewrittenBinary binary() {
+        return binary;
     }
 
     public long lbrRecords() {

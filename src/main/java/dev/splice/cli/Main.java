@@ -17,7 +17,7 @@ import picocli.CommandLine.ScopeType;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Machine-code toolkit for performance work on RISC-V64.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, BatCommand.class})
 public final class Main implements Runnable {
     /** Exit status for success. */
     public static final int OK = 0;
