@@ -32,7 +32,7 @@ public final class ProfileTranslation {
     public static Result run(Request request, LongConsumer progress) {
         ElfFile elf = ElfFile.read(request.binary());
         BatTables bat = BatTables.read(elf);
-        ProfileTranslator translator = new ProfileTranslator(bat, RewrittenBinary.of(elf, bat));
+        ProfileTranslator translator = new ProfileTranslator(bat, RewrittenBinary.of(elf, bat), request.basicSamples());
         ProfileReader reader = new ProfileReader(request.inputFormat(), request.profile().toString(), request.skipBadLines(), progress);
         try (InputStream in = Files.newInputStream(request.profile())) {
             reader.read(in, translator);
@@ -41,7 +41,7 @@ public final class ProfileTranslation {
         } catch (IOException e) {
             throw new BadInputException(request.profile() + ": cannot read: " + e.getMessage(), e);
         }
-        Fdata fdata = translator.translate(request.basicSamples());
+        Fdata fdata = translator.translate();
         writeAtomically(request.output(), out -> {
             if (request.outputFormat() == OutputFormat.YAML) {
                 new YamlProfile(elf, bat, fdata, translator).write(out);
