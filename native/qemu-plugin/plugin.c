@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +32,18 @@ static const char *mode_name;
 static void (*mode_finish)(void);
 static int api_cur, api_min;
 static int started;
+static int forked_child;
+
+/* A guest fork() forks QEMU: the child shares the parent's open record file. It must neither
+ * flush the parent's buffered records nor write, rename or remove anything; its instructions are
+ * not the parent's and are not counted. */
+static void after_fork_in_child(void)
+{
+    forked_child = 1;
+    if (g_splice.out != NULL) {
+        __fpurge(g_splice.out);
+    }
+}
 
 static int refuse(const char *message, const char *detail)
 {
@@ -90,6 +104,12 @@ static void finish(splice_qemu_id id, void *userdata)
     (void)userdata;
     if (g_splice.out == NULL) {
         return; /* already finished */
+    }
+    if (forked_child) {
+        __fpurge(g_splice.out);
+        fclose(g_splice.out);
+        g_splice.out = NULL;
+        return;
     }
     if (!started) {
         /* QEMU exits before the guest ran (e.g. it could not load the executable). */
@@ -221,6 +241,9 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
         fclose(g_splice.out);
         unlink(g_splice.tmp_path);
         return -1;
+    }
+    if (pthread_atfork(NULL, NULL, after_fork_in_child) != 0) {
+        return refuse("cannot register the fork handler", NULL);
     }
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_atexit_cb(id, finish, NULL);

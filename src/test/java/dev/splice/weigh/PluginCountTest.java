@@ -60,4 +60,22 @@ class PluginCountTest {
         Path program = TestPrograms.rv64("loops");
         assertEquals(PluginFixtures.singleStepCount(program), count(program));
     }
+
+    @Test
+    void aForkedChildIsNeitherCountedNorAllowedToDamageTheRecords() {
+        // fork_child.S: the parent executes exactly 15 instructions, the child about 2000.
+        Path program = TestPrograms.rv64("fork_child");
+        QemuRunner.Result r = PluginFixtures.run(PluginRecords.Mode.COUNT, program);
+        assertEquals(5, r.exitCode(), "the parent's exit status");
+        assertEquals(15, r.records().orElseThrow().executedInstructions().orElseThrow());
+    }
+
+    @Test
+    void aGuestKilledByASignalLeavesNoRecordsAndNoCount() {
+        QemuRunner.CountedRun run = PluginFixtures.runner().count(TestPrograms.rv64("dies_of_signal"), java.util.List.of(),
+                new QemuRunner.Streams(java.lang.ProcessBuilder.Redirect.INHERIT, java.lang.ProcessBuilder.Redirect.DISCARD,
+                        java.lang.ProcessBuilder.Redirect.DISCARD));
+        assertEquals(128 + 11, run.exitCode());
+        assertEquals(java.util.OptionalLong.empty(), run.executedInstructions());
+    }
 }
