@@ -78,4 +78,17 @@ class PluginCountTest {
         assertEquals(128 + 11, run.exitCode());
         assertEquals(java.util.OptionalLong.empty(), run.executedInstructions());
     }
+
+    @Test
+    void aMultiThreadedGuestGetsNoCount() {
+        Path program = TestPrograms.rv64("two_threads");
+        QemuRunner.Result r = PluginFixtures.run(PluginRecords.Mode.COUNT, program);
+        assertEquals(7, r.exitCode());
+        assertEquals(2, r.records().orElseThrow().footer().vcpus(), "two guest threads, two vCPUs");
+        dev.splice.BadInputException e = org.junit.jupiter.api.Assertions.assertThrows(dev.splice.BadInputException.class,
+                () -> PluginFixtures.runner().count(program, java.util.List.of(), new QemuRunner.Streams(
+                        java.lang.ProcessBuilder.Redirect.INHERIT, java.lang.ProcessBuilder.Redirect.DISCARD,
+                        java.lang.ProcessBuilder.Redirect.INHERIT)));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("ran 2 guest threads"), e.getMessage());
+    }
 }
