@@ -1,10 +1,16 @@
 package dev.splice.weigh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
+import dev.splice.BadInputException;
+import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** Count mode: exact executed-instruction counts, checked by construction and against QEMU's own exec log. */
@@ -72,11 +78,11 @@ class PluginCountTest {
 
     @Test
     void aGuestKilledByASignalLeavesNoRecordsAndNoCount() {
-        QemuRunner.CountedRun run = PluginFixtures.runner().count(TestPrograms.rv64("dies_of_signal"), java.util.List.of(),
-                new QemuRunner.Streams(java.lang.ProcessBuilder.Redirect.INHERIT, java.lang.ProcessBuilder.Redirect.DISCARD,
-                        java.lang.ProcessBuilder.Redirect.DISCARD));
+        QemuRunner.CountedRun run = PluginFixtures.runner().count(TestPrograms.rv64("dies_of_signal"), List.of(),
+                new QemuRunner.Streams(Redirect.INHERIT, Redirect.DISCARD,
+                        Redirect.DISCARD));
         assertEquals(128 + 11, run.exitCode());
-        assertEquals(java.util.OptionalLong.empty(), run.executedInstructions());
+        assertEquals(OptionalLong.empty(), run.executedInstructions());
     }
 
     @Test
@@ -85,10 +91,10 @@ class PluginCountTest {
         QemuRunner.Result r = PluginFixtures.run(PluginRecords.Mode.COUNT, program);
         assertEquals(7, r.exitCode());
         assertEquals(2, r.records().orElseThrow().footer().vcpus(), "two guest threads, two vCPUs");
-        dev.splice.BadInputException e = org.junit.jupiter.api.Assertions.assertThrows(dev.splice.BadInputException.class,
-                () -> PluginFixtures.runner().count(program, java.util.List.of(), new QemuRunner.Streams(
-                        java.lang.ProcessBuilder.Redirect.INHERIT, java.lang.ProcessBuilder.Redirect.DISCARD,
-                        java.lang.ProcessBuilder.Redirect.INHERIT)));
-        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("ran 2 guest threads"), e.getMessage());
+        BadInputException e = assertThrows(BadInputException.class,
+                () -> PluginFixtures.runner().count(program, List.of(), new QemuRunner.Streams(
+                        Redirect.INHERIT, Redirect.DISCARD,
+                        Redirect.INHERIT)));
+        assertTrue(e.getMessage().contains("ran 2 guest threads"), e.getMessage());
     }
 }
