@@ -1,7 +1,7 @@
 /*
  * The Splice QEMU plugin: entry point, arguments, interface version check and the record file.
  *
- *   qemu-riscv64 -plugin libsplice-plugin.so,mode=count|validation|timing,out=FILE \
+ *   qemu-riscv64 -plugin libsplice-plugin.so,mode=count|validation|timing|catalog,out=FILE \
  *                [,min_pc=ADDR,max_pc=ADDR] PROGRAM ...
  *
  * The record file is written to FILE.tmp.PID and renamed to FILE when the guest exits, so a run
@@ -199,7 +199,7 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
         return refuse("only QEMU user mode (qemu-riscv64) is supported", NULL);
     }
     if (mode_name == NULL) {
-        return refuse("missing argument mode=count|validation|timing", NULL);
+        return refuse("missing argument mode=count|validation|timing|catalog", NULL);
     }
     if (g_splice.out_path == NULL || g_splice.out_path[0] == '\0') {
         return refuse("missing argument out=FILE", NULL);
@@ -222,8 +222,11 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
     } else if (strcmp(mode_name, "timing") == 0) {
         mode_install = splice_timing_install;
         mode_finish = splice_timing_finish;
+    } else if (strcmp(mode_name, "catalog") == 0) {
+        mode_install = splice_catalog_install;
+        mode_finish = splice_catalog_finish;
     } else {
-        return refuse("unknown mode (expected count, validation or timing): ", mode_name);
+        return refuse("unknown mode (expected count, validation, timing or catalog): ", mode_name);
     }
 
     if (asprintf(&g_splice.tmp_path, "%s.tmp.%ld", g_splice.out_path, (long)getpid()) < 0) {
