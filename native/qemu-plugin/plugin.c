@@ -41,7 +41,14 @@ static void after_fork_in_child(void)
 {
     forked_child = 1;
     if (g_splice.out != NULL) {
+        /* Drop the parent's buffered bytes, then send the child's own records (windows it may
+         * still write) nowhere; closing the child's copy of the descriptor leaves the parent's. */
         __fpurge(g_splice.out);
+        FILE *sink = fopen("/dev/null", "w");
+        if (sink != NULL) {
+            fclose(g_splice.out);
+            g_splice.out = sink;
+        }
     }
 }
 
