@@ -38,24 +38,36 @@ public final class ElfEditor {
     private final List<Entry> sections = new ArrayList<>();
     private final List<Segment> segments;
     private long programHeaderOffset = -1;
+    /** Segments whose placement follows sections: segment index -> section indices. */
+    private final java.util.Map<Integer, int[]> segmentBindings = new java.util.TreeMap<>();
+    /** Strings appended to string tables, per section index: name -> offset. */
+    private final java.util.Map<Integer, java.util.Map<String, Integer>> appendedStrings = new java.util.HashMap<>();
 
     /** One section header being edited; {@code contents} is null while the bytes stay where they are. */
     private static final class Entry {
+        boolean isNobits() {
+            return header.type() == Section.SHT_NOBITS;
+        }
+
         String name;
         int nameOffset;
         Section header;
         byte[] contents;
+        /** The used part of {@code contents} (which may have room to grow). */
+        int length;
 
         Entry(String name, int nameOffset, Section header, byte[] contents) {
             this.name = name;
             this.nameOffset = nameOffset;
             this.header = header;
             this.contents = contents;
+            this.length = contents == null ? 0 : contents.length;
         }
     }
 
     /** Where the last {@link #toBytes()} put the tables and each section. */
-    public record Layout(long programHeaderOffset, long sectionHeaderOffset, List<Section> sections, int length) {}
+    public record Layout(long programHeaderOffset, long sectionHeaderOffset, List<Section> sections,
+                         List<Segment> segments, int length) {}
 
     ElfEditor(ElfFile elf) {
         this.name = elf.name();
@@ -127,7 +139,7 @@ public final class ElfEditor {
             e.nameOffset = -1;
         }
         if (e.contents != null) {
-            s = withPlacement(s, e.header.offset(), e.contents.length);
+            s = withPlacement(s, e.header.offset(), e.isNobits() ? s.size() : e.length);
         }
         e.header = s;
     }
@@ -136,7 +148,7 @@ public final class ElfEditor {
     public byte[] contents(int index) {
         Entry e = entry(index);
         if (e.contents != null) {
-            return e.contents.clone();
+            return Arrays.copyOf(e.contents, e.length);
         }
         long size = e.header.fileSize();
         return size == 0 ? new byte[0] : Arrays.copyOfRange(image, (int) e.header.offset(), (int) (e.header.offset() + size));
@@ -156,6 +168,7 @@ public final class ElfEditor {
             return;
         }
         e.contents = data.clone();
+        e.length = data.length;
         e.header = withPlacement(e.header, e.header.offset(), data.length);
     }
 
@@ -234,6 +247,171 @@ public final class ElfEditor {
     /** Puts the program header table at this file offset (e.g. inside a section the caller reserved for it). */
     public void setProgramHeaderOffset(long offset) {
         this.programHeaderOffset = offset;
+    }
+
+    /**
+     * Makes segment {@code segmentIndex} cover the given sections (in address order): at layout
+     * its offset, addresses, file size and memory size are computed from theirs; its type, flags
+     * and alignment stay as set. Use it for a new PT_LOAD over new sections, or to turn an
+     * existing entry (e.g. PT_GNU_STACK) into one without growing the program header table.
+     */
+    public void bindSegment(int segmentIndex, int... sectionIndices) {
+        if (segmentIndex < 0 || segmentIndex >= segments.size()) {
+            throw new IllegalArgumentException("no segment [" + segmentIndex + "]");
+        }
+        if (sectionIndices.length == 0) {
+            throw new IllegalArgumentException("a segment must cover at least one section");
+        }
+        for (int i : sectionIndices) {
+            if (!entry(i).header.isAllocated()) {
+                throw new IllegalArgumentException("section [" + i + "] " + entry(i).name + " is not allocated");
+            }
+        }
+        segmentBindings.put(segmentIndex, sectionIndices.clone());
+    }
+
+    /** Adds a PT_LOAD segment (page-aligned) covering the given allocated sections; returns its index. */
+    public int addLoadSegment(int flags, int... sectionIndices) {
+        int index = addSegment(new Segment(0, Segment.PT_LOAD, flags, 0, 0, 0, 0, 0, PAGE_SIZE));
+        bindSegment(index, sectionIndices);
+        return index;
+    }
+
+    /** Sets symbol {@code s.index()} of the symbol table in section {@code tableIndex} (name, value, size, ...). */
+    public void setSymbol(int tableIndex, Symbol s) {
+        Entry table = symbolTable(tableIndex);
+        long count = sectionLength(table) / Symbol.ENTRY_SIZE;
+        if (s.index() < 0 || s.index() >= count) {
+            throw new IllegalArgumentException("no symbol " + s.index() + " in " + table.name);
+        }
+        byte[] entry = readBytes(table, (long) s.index() * Symbol.ENTRY_SIZE, Symbol.ENTRY_SIZE);
+        int nameOffset = Le.u32(entry, 0);
+        if (!stringAt(table.header.link(), nameOffset).equals(s.name())) {
+            nameOffset = addString(table.header.link(), s.name());
+        }
+        writeBytes(table, (long) s.index() * Symbol.ENTRY_SIZE, symbolBytes(s, nameOffset));
+    }
+
+    /**
+     * Appends a global or weak symbol to the symbol table in section {@code tableIndex} and
+     * returns its index (the table and its string table then move to the end of the file).
+     * Local symbols are refused: they must precede the globals, and inserting one would renumber
+     * the symbols that relocations refer to.
+     */
+    public int addSymbol(int tableIndex, Symbol s) {
+        Entry table = symbolTable(tableIndex);
+        if (s.binding() == Symbol.STB_LOCAL) {
+            throw new IllegalArgumentException("cannot append local symbol " + s.name()
+                    + ": locals precede globals, and inserting one would renumber referenced symbols");
+        }
+        for (Entry e : sections) {
+            if (e.header.type() == Section.SHT_SYMTAB_SHNDX && e.header.link() == tableIndex) {
+                throw new IllegalArgumentException(table.name + " has an extended section index table; appending is not supported");
+            }
+        }
+        int index = (int) (sectionLength(table) / Symbol.ENTRY_SIZE);
+        int nameOffset = addString(table.header.link(), s.name());
+        append(tableIndex, symbolBytes(s, nameOffset));
+        return index;
+    }
+
+    /** Replaces the GNU build-id descriptor in place; the new id must have the old id's length. */
+    public void setBuildId(byte[] id) {
+        ElfFile current = ElfFile.parse(image, name);
+        for (Note n : current.notes()) {
+            if (n.type() == Note.NT_GNU_BUILD_ID && n.owner().equals("GNU")) {
+                if (n.descriptor().length != id.length) {
+                    throw new IllegalArgumentException("build-id of " + id.length + " bytes does not replace one of "
+                            + n.descriptor().length + " bytes");
+                }
+                long nameSize = Le.u32L(image, n.offset());
+                patch(n.offset() + 12 + ((nameSize + 3) & -4), id);
+                return;
+            }
+        }
+        throw new IllegalArgumentException(name + " has no GNU build-id note");
+    }
+
+    private Entry symbolTable(int tableIndex) {
+        Entry table = entry(tableIndex);
+        if (table.header.type() != Section.SHT_SYMTAB && table.header.type() != Section.SHT_DYNSYM) {
+            throw new IllegalArgumentException("section [" + tableIndex + "] " + table.name + " is not a symbol table");
+        }
+        return table;
+    }
+
+    private static byte[] symbolBytes(Symbol s, int nameOffset) {
+        byte[] b = new byte[Symbol.ENTRY_SIZE];
+        Le.putU32(b, 0, nameOffset);
+        b[4] = (byte) s.info();
+        b[5] = (byte) (s.visibility() & 3);
+        Le.putU16(b, 6, s.sectionIndex());
+        Le.putU64(b, 8, s.value());
+        Le.putU64(b, 16, s.size());
+        return b;
+    }
+
+    private long sectionLength(Entry e) {
+        return e.contents != null ? e.length : e.header.fileSize();
+    }
+
+    private byte[] readBytes(Entry e, long at, int n) {
+        return e.contents != null ? Arrays.copyOfRange(e.contents, (int) at, (int) at + n)
+                : Arrays.copyOfRange(image, (int) (e.header.offset() + at), (int) (e.header.offset() + at + n));
+    }
+
+    private void writeBytes(Entry e, long at, byte[] data) {
+        if (e.contents != null) {
+            System.arraycopy(data, 0, e.contents, (int) at, data.length);
+        } else {
+            System.arraycopy(data, 0, image, (int) (e.header.offset() + at), data.length);
+        }
+    }
+
+    /** Appends bytes to a section; it then moves to the end of the file. Amortised O(length). */
+    private void append(int index, byte[] data) {
+        Entry e = entry(index);
+        if (e.contents == null) {
+            e.contents = contents(index);
+            e.length = e.contents.length;
+        }
+        if (e.length + data.length > e.contents.length) {
+            e.contents = Arrays.copyOf(e.contents, Math.max(e.length + data.length, e.contents.length * 2 + 64));
+        }
+        System.arraycopy(data, 0, e.contents, e.length, data.length);
+        e.length += data.length;
+        e.header = withPlacement(e.header, e.header.offset(), e.length);
+    }
+
+    private String stringAt(int tableIndex, int offset) {
+        Entry e = entry(tableIndex);
+        long size = sectionLength(e);
+        int from = offset;
+        int at = from;
+        while (at < size && readBytes(e, at, 1)[0] != 0) {
+            at++;
+        }
+        return at >= size ? "" : new String(readBytes(e, from, at - from), StandardCharsets.UTF_8);
+    }
+
+    /** Appends a string to a string table (once per editor) and returns its offset. */
+    private int addString(int tableIndex, String value) {
+        Entry e = entry(tableIndex);
+        if (e.header.type() != Section.SHT_STRTAB) {
+            throw new IllegalArgumentException("section [" + tableIndex + "] " + e.name + " is not a string table");
+        }
+        if (value.isEmpty()) {
+            return 0;
+        }
+        java.util.Map<String, Integer> added = appendedStrings.computeIfAbsent(tableIndex, k -> new java.util.HashMap<>());
+        Integer known = added.get(value);
+        if (known != null) {
+            return known;
+        }
+        int offset = (int) sectionLength(e);
+        append(tableIndex, (value + "\0").getBytes(StandardCharsets.UTF_8));
+        added.put(value, offset);
+        return offset;
     }
 
     /** Lays the file out as {@link #toBytes()} would and says where everything went. */
@@ -316,10 +494,12 @@ public final class ElfEditor {
                     ? originalShoff : image.length;
             out.write(image, 0, bodyEnd);
             for (int i = 0; i < count; i++) {
-                byte[] data = i == shstrndx && names != null ? names : sections.get(i).contents;
+                Entry e = sections.get(i);
+                byte[] data = i == shstrndx && names != null ? names : e.contents;
                 if (data == null) {
                     continue;
                 }
+                int dataLength = i == shstrndx && names != null ? names.length : e.length;
                 Section s = placed.get(i);
                 long at = out.size();
                 if (s.type() != Section.SHT_NOBITS) {
@@ -328,9 +508,9 @@ public final class ElfEditor {
                         at += Math.floorMod(s.address() - at, PAGE_SIZE);
                     }
                     pad(out, at);
-                    out.writeBytes(data);
+                    out.write(data, 0, dataLength);
                 }
-                placed.set(i, withPlacement(s, at, s.type() == Section.SHT_NOBITS ? s.size() : data.length));
+                placed.set(i, withPlacement(s, at, s.type() == Section.SHT_NOBITS ? s.size() : dataLength));
             }
             if (phMoves) {
                 if (programHeaderOffset >= 0) {
@@ -346,6 +526,7 @@ public final class ElfEditor {
             }
         }
         byte[] bytes = out.toByteArray();
+        List<Segment> finalSegments = bindSegments(placed);
         if (!phMoves && !segments.isEmpty() && originalPhnum > 0) {
             // The old slot: clear it, then re-serialise (a smaller table leaves zeros behind).
             Arrays.fill(bytes, (int) originalPhoff, (int) (originalPhoff + (long) originalPhnum * Segment.HEADER_SIZE), (byte) 0);
@@ -356,10 +537,11 @@ public final class ElfEditor {
         if (phoff + (long) segments.size() * Segment.HEADER_SIZE > bytes.length) {
             throw new IllegalStateException("program header table at 0x" + Long.toHexString(phoff) + " does not fit the file");
         }
-        writeSegments(bytes, phoff);
+        writeSegments(bytes, phoff, finalSegments);
         writeSections(bytes, shoff, placed, nameOffsets);
         writeHeader(bytes, phoff, shoff, count, shstrndx);
-        return new Built(bytes, new Layout(phoff, count > 0 ? shoff : 0, List.copyOf(placed), bytes.length));
+        return new Built(bytes, new Layout(phoff, count > 0 ? shoff : 0, List.copyOf(placed), List.copyOf(finalSegments),
+                bytes.length));
     }
 
     private void writeHeader(byte[] bytes, long phoff, long shoff, int count, int shstrndx) {
@@ -375,7 +557,37 @@ public final class ElfEditor {
         out.writeTo(bytes, 0);
     }
 
-    private void writeSegments(byte[] bytes, long phoff) {
+    /** The segments with the placement of the bound ones computed from their sections. */
+    private List<Segment> bindSegments(List<Section> placed) {
+        List<Segment> out = new ArrayList<>(segments);
+        for (var binding : segmentBindings.entrySet()) {
+            long start = Long.MAX_VALUE;
+            long fileStart = 0;
+            long fileEnd = 0;
+            long memoryEnd = 0;
+            for (int i : binding.getValue()) {
+                Section s = placed.get(i);
+                if (Long.compareUnsigned(s.address(), start) < 0) {
+                    start = s.address();
+                    fileStart = s.offset();
+                }
+            }
+            for (int i : binding.getValue()) {
+                Section s = placed.get(i);
+                memoryEnd = Math.max(memoryEnd, s.address() + s.size());
+                if (!s.isNobits()) {
+                    fileEnd = Math.max(fileEnd, s.address() + s.size());
+                }
+            }
+            Segment old = out.get(binding.getKey());
+            long fileSize = Math.max(0, fileEnd - start);
+            out.set(binding.getKey(), new Segment(old.index(), old.type(), old.flags(), fileStart, start, start, fileSize,
+                    memoryEnd - start, old.alignment()));
+        }
+        return out;
+    }
+
+    private void writeSegments(byte[] bytes, long phoff, List<Segment> segments) {
         for (Segment s : segments) {
             int at = (int) (phoff + (long) s.index() * Segment.HEADER_SIZE);
             Le.putU32(bytes, at, s.type());

@@ -64,6 +64,62 @@ public record Section(int index, String name, int type, long flags, long address
         return type == SHT_NOBITS || type == SHT_NULL ? 0 : size;
     }
 
+    /** The readelf-style name of the type ("PROGBITS", "NOBITS", ...; hex for unknown types). */
+    public String typeName() {
+        return switch (type) {
+            case SHT_NULL -> "NULL";
+            case SHT_PROGBITS -> "PROGBITS";
+            case SHT_SYMTAB -> "SYMTAB";
+            case SHT_STRTAB -> "STRTAB";
+            case SHT_RELA -> "RELA";
+            case SHT_HASH -> "HASH";
+            case SHT_DYNAMIC -> "DYNAMIC";
+            case SHT_NOTE -> "NOTE";
+            case SHT_NOBITS -> "NOBITS";
+            case SHT_REL -> "REL";
+            case SHT_DYNSYM -> "DYNSYM";
+            case SHT_INIT_ARRAY -> "INIT_ARRAY";
+            case SHT_FINI_ARRAY -> "FINI_ARRAY";
+            case SHT_PREINIT_ARRAY -> "PREINIT_ARRAY";
+            case SHT_GROUP -> "GROUP";
+            case SHT_SYMTAB_SHNDX -> "SYMTAB_SHNDX";
+            case 0x6ffffff6 -> "GNU_HASH";
+            case 0x6ffffffd -> "VERDEF";
+            case 0x6ffffffe -> "VERNEED";
+            case 0x6fffffff -> "VERSYM";
+            case 0x70000003 -> "RISCV_ATTRIBUTES";
+            case 0x70000001 -> "X86_64_UNWIND";
+            default -> "0x" + Integer.toHexString(type);
+        };
+    }
+
+    /** The flags as readelf letters: W write, A alloc, X exec, M merge, S strings, I info, L link order, T TLS, ... */
+    public String flagsText() {
+        StringBuilder out = new StringBuilder();
+        String letters = "WAX?MSILOGTC";
+        for (int bit = 0; bit < letters.length(); bit++) {
+            if ((flags & (1L << bit)) != 0 && letters.charAt(bit) != '?') {
+                out.append(letters.charAt(bit));
+            }
+        }
+        if ((flags & 0x200000L) != 0) {
+            out.append('R'); // SHF_GNU_RETAIN
+        }
+        if ((flags & 0x80000000L) != 0) {
+            out.append('E'); // SHF_EXCLUDE
+        }
+        if ((flags & 0x0ff00000L & ~0x200000L) != 0) {
+            out.append('o');
+        }
+        if ((flags & 0x70000000L) != 0) {
+            out.append('p');
+        }
+        if ((flags & ~0xfff00ff7L) != 0) {
+            out.append('x');
+        }
+        return out.toString();
+    }
+
     /** The first address after the section. */
     public long endAddress() {
         return address + size;

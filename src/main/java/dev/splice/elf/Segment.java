@@ -37,6 +37,11 @@ public record Segment(int index, int type, int flags, long offset, long virtualA
         return address - virtualAddress >= 0 && address - virtualAddress < memorySize;
     }
 
+    /** The flags as readelf prints them: "R E", "RW ", ... */
+    public String flagsText() {
+        return ((flags & PF_R) != 0 ? "R" : " ") + ((flags & PF_W) != 0 ? "W" : " ") + ((flags & PF_X) != 0 ? "E" : " ");
+    }
+
     /** The readelf-style name of the type ("LOAD", "NOTE", ...; hex for unknown types). */
     public String typeName() {
         return switch (type) {

@@ -39,6 +39,7 @@ final class ElfSamples {
     static List<Path> all() {
         List<Path> out = programs();
         out.addAll(system());
+        out.addAll(BoltedSamples.all());
         return out;
     }
 }

@@ -1,0 +1,43 @@
+package dev.splice.cli;
+
+import dev.splice.weigh.map.Catalog;
+import dev.splice.weigh.map.CatalogMapper;
+import dev.splice.weigh.model.AtomicFiles;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code splice weigh map WEIGHTS CATALOG}. */
+@Command(
+        name = "map",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Map context weights (weights.json) onto the instruction classes of a catalog (catalog JSON or",
+            "'key,count' CSV): strict, exploratory, context-dependent, restricted and unmeasured classes, and",
+            "orphan contexts. Writes mapping.json and mapping.csv."
+        })
+public final class WeighMapCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "WEIGHTS", description = "weights.json written by 'splice weigh model'.")
+    Path weights;
+
+    @Parameters(index = "1", paramLabel = "CATALOG", description = "Catalog JSON or key,count CSV.")
+    Path catalog;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT_DIR", description = "Output directory (default: the directory of WEIGHTS).")
+    Path out;
+
+    @Override
+    public Integer call() {
+        CatalogMapper.Mapping m = CatalogMapper.map(CatalogMapper.readWeights(weights), Catalog.read(catalog));
+        Path dir = out != null ? out : weights.toAbsolutePath().getParent();
+        AtomicFiles.write(dir.resolve("mapping.json"), CatalogMapper.json(m));
+        AtomicFiles.write(dir.resolve("mapping.csv"), CatalogMapper.csv(m));
+        java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
+        m.classes().forEach(c -> counts.merge(c.status(), 1, Integer::sum));
+        System.out.println(m.classes().size() + " classes " + counts + ", " + m.orphans().size() + " orphan contexts");
+        System.out.println("wrote " + dir.resolve("mapping.json"));
+        return Main.OK;
+    }
+}

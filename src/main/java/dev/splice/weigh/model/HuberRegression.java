@@ -1,0 +1,271 @@
+package dev.splice.weigh.model;
+
+/**
+ * Huber M-estimation by iteratively reweighted least squares, specialised to "one intercept per run
+ * plus a few covariates": the run block of the normal equations is diagonal, so each weighted least
+ * squares step eliminates it (Schur complement) and solves a system of the covariate count only.
+ * This makes a fit cost O(n * covariates^2), which is what lets the bootstrap refit every context
+ * a thousand times.
+ *
+ * <p>Prior (inverse-variance) weights {@code h} are handled as in {@code MASS::rlm(wt.method =
+ * "inv.var")}: residuals are transformed by {@code sqrt(h)} before the scale and the Huber weights
+ * are computed, and the least-squares weights are {@code h * huberWeight}.
+ */
+public final class HuberRegression {
+    /** A covariate whose within-run variation is below this share of its raw sum of squares is dropped. */
+    static final double COLLINEAR_TOLERANCE = 1e-9;
+
+    private HuberRegression() {}
+
+    public static HuberFit fit(Design d, FitOptions o) {
+        int n = d.size();
+        int c = d.x().length;
+        int runs = d.runs();
+        double[] sqrtH = new double[n];
+        double[] w = new double[n];
+        for (int i = 0; i < n; i++) {
+            double h = d.prior(i);
+            sqrtH[i] = Math.sqrt(h);
+            w[i] = h;
+        }
+        boolean[] active = activeColumns(d, w);
+        int m = 0;
+        for (boolean a : active) {
+            m += a ? 1 : 0;
+        }
+        double[][] xa = new double[m][];
+        for (int j = 0, q = 0; j < c; j++) {
+            if (active[j]) {
+                xa[q++] = d.x()[j];
+            }
+        }
+        if (n <= runs + m) {
+            return failed(c, runs, active, n, "too few pairs (" + n + ") for " + (runs + m) + " parameters");
+        }
+        Solver solver = new Solver(d.y(), d.run(), runs, xa);
+        double[] ba = new double[m];
+        double[] mu = new double[runs];
+        double[] r = new double[n];
+        double[] t = new double[n];
+        double[] prev = new double[n];
+        double[] abs = new double[n];
+        double[] hw = new double[n];
+        java.util.Arrays.fill(hw, 1.0);
+        if (!solver.solve(w, mu, ba)) {
+            return failed(c, runs, active, n, "singular least-squares system");
+        }
+        solver.residuals(mu, ba, r);
+        for (int i = 0; i < n; i++) {
+            t[i] = sqrtH[i] * r[i];
+        }
+        boolean converged = false;
+        int iter = 0;
+        double scale = Double.NaN;
+        while (iter < o.maxIterations()) {
+            iter++;
+            System.arraycopy(t, 0, prev, 0, n);
+            for (int i = 0; i < n; i++) {
+                abs[i] = Math.abs(t[i]);
+            }
+            scale = Select.median(abs) / o.scaleConstant();
+            if (!(scale > 0) || !Double.isFinite(scale)) {
+                return failed(c, runs, active, n, "robust scale is zero (more than half the residuals are exactly 0)");
+            }
+            double k = o.k() * scale;
+            for (int i = 0; i < n; i++) {
+                double a = Math.abs(t[i]);
+                hw[i] = a <= k ? 1.0 : k / a;
+                w[i] = sqrtH[i] * sqrtH[i] * hw[i];
+            }
+            if (!solver.solve(w, mu, ba)) {
+                return failed(c, runs, active, n, "singular weighted least-squares system");
+            }
+            solver.residuals(mu, ba, r);
+            double num = 0;
+            double den = 0;
+            for (int i = 0; i < n; i++) {
+                t[i] = sqrtH[i] * r[i];
+                double diff = prev[i] - t[i];
+                num += diff * diff;
+                den += prev[i] * prev[i];
+            }
+            if (Math.sqrt(num / Math.max(1e-20, den)) <= o.tolerance()) {
+                converged = true;
+                break;
+            }
+        }
+        double[] beta = new double[c];
+        for (int j = 0, q = 0; j < c; j++) {
+            if (active[j]) {
+                beta[j] = ba[q++];
+            }
+        }
+        double theta = 0;
+        for (double v : mu) {
+            theta += v;
+        }
+        theta /= runs;
+        return new HuberFit(theta, mu, beta, active, scale, hw, r, converged, iter, null);
+    }
+
+    private static HuberFit failed(int c, int runs, boolean[] active, int n, String why) {
+        return new HuberFit(Double.NaN, new double[runs], new double[c], active, Double.NaN,
+                new double[n], new double[n], false, 0, why);
+    }
+
+    /** Columns with real within-run variation, decided once from the prior-weighted design. */
+    private static boolean[] activeColumns(Design d, double[] w) {
+        int c = d.x().length;
+        boolean[] active = new boolean[c];
+        if (c == 0) {
+            return active;
+        }
+        double[][] x = d.x();
+        int n = d.size();
+        int runs = d.runs();
+        double[] sw = new double[runs];
+        double[][] sx = new double[c][runs];
+        double[] a = new double[c * c];
+        for (int i = 0; i < n; i++) {
+            int r = d.run()[i];
+            sw[r] += w[i];
+            for (int j = 0; j < c; j++) {
+                double wx = w[i] * x[j][i];
+                sx[j][r] += wx;
+                for (int l = 0; l <= j; l++) {
+                    a[j * c + l] += wx * x[l][i];
+                }
+            }
+        }
+        double[] raw = new double[c];
+        for (int j = 0; j < c; j++) {
+            raw[j] = a[j * c + j];
+            for (int l = 0; l <= j; l++) {
+                double s = 0;
+                for (int r = 0; r < runs; r++) {
+                    if (sw[r] > 0) {
+                        s += sx[j][r] * sx[l][r] / sw[r];
+                    }
+                }
+                a[j * c + l] -= s;
+                a[l * c + j] = a[j * c + l];
+            }
+        }
+        // Cholesky in column order, dropping a column whose pivot vanishes against its raw size.
+        double[] chol = new double[c * c];
+        for (int j = 0; j < c; j++) {
+            double pivot = a[j * c + j];
+            for (int q = 0; q < j; q++) {
+                if (active[q]) {
+                    pivot -= chol[j * c + q] * chol[j * c + q];
+                }
+            }
+            if (!(pivot > COLLINEAR_TOLERANCE * Math.max(raw[j], Double.MIN_NORMAL))) {
+                continue;
+            }
+            active[j] = true;
+            double root = Math.sqrt(pivot);
+            chol[j * c + j] = root;
+            for (int l = j + 1; l < c; l++) {
+                double v = a[l * c + j];
+                for (int q = 0; q < j; q++) {
+                    if (active[q]) {
+                        v -= chol[l * c + q] * chol[j * c + q];
+                    }
+                }
+                chol[l * c + j] = v / root;
+            }
+        }
+        return active;
+    }
+
+    /** Weighted least squares for the run-intercept design, reusing its scratch arrays. */
+    static final class Solver {
+        private final double[] y;
+        private final int[] run;
+        private final int runs;
+        private final double[][] x;
+        private final int m;
+        private final double[] sw;
+        private final double[] sy;
+        private final double[] sx;
+        private final double[] a;
+        private final double[] b;
+
+        Solver(double[] y, int[] run, int runs, double[][] x) {
+            this.y = y;
+            this.run = run;
+            this.runs = runs;
+            this.x = x;
+            this.m = x.length;
+            sw = new double[runs];
+            sy = new double[runs];
+            sx = new double[runs * Math.max(m, 1)];
+            a = new double[m * m];
+            b = new double[m];
+        }
+
+        boolean solve(double[] w, double[] mu, double[] beta) {
+            java.util.Arrays.fill(sw, 0);
+            java.util.Arrays.fill(sy, 0);
+            java.util.Arrays.fill(sx, 0);
+            java.util.Arrays.fill(a, 0);
+            java.util.Arrays.fill(b, 0);
+            int n = y.length;
+            for (int i = 0; i < n; i++) {
+                int r = run[i];
+                double wi = w[i];
+                double wy = wi * y[i];
+                sw[r] += wi;
+                sy[r] += wy;
+                int base = r * m;
+                for (int j = 0; j < m; j++) {
+                    double xj = x[j][i];
+                    double wx = wi * xj;
+                    sx[base + j] += wx;
+                    b[j] += wx * y[i];
+                    for (int l = 0; l <= j; l++) {
+                        a[j * m + l] += wx * x[l][i];
+                    }
+                }
+            }
+            for (int r = 0; r < runs; r++) {
+                if (!(sw[r] > 0)) {
+                    return false;
+                }
+                int base = r * m;
+                double inv = 1.0 / sw[r];
+                for (int j = 0; j < m; j++) {
+                    double sj = sx[base + j] * inv;
+                    b[j] -= sj * sy[r];
+                    for (int l = 0; l <= j; l++) {
+                        a[j * m + l] -= sj * sx[base + l];
+                    }
+                }
+            }
+            if (!Cholesky.solveLowerStored(a, b, m, beta)) {
+                return false;
+            }
+            for (int r = 0; r < runs; r++) {
+                double v = sy[r];
+                int base = r * m;
+                for (int j = 0; j < m; j++) {
+                    v -= sx[base + j] * beta[j];
+                }
+                mu[r] = v / sw[r];
+            }
+            return true;
+        }
+
+        void residuals(double[] mu, double[] beta, double[] out) {
+            int n = y.length;
+            for (int i = 0; i < n; i++) {
+                double f = mu[run[i]];
+                for (int j = 0; j < m; j++) {
+                    f += beta[j] * x[j][i];
+                }
+                out[i] = y[i] - f;
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.splice.elf;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the write-back will do with the editor: new code in a new PT_LOAD segment (made from the
+ * PT_GNU_STACK entry, so the program header table keeps its place), a new entry point, a new
+ * symbol and a new build-id. The rewritten program must still run under qemu-riscv64 and be read
+ * by readelf and objdump without complaint.
+ */
+class ElfEditorSegmentTest {
+    @TempDir Path tmp;
+
+    /** auipc t0, hi(target - pc); jalr x0, lo(target - pc)(t0): a jump from pc to target. */
+    private static byte[] jump(long pc, long target) {
+        long offset = target - pc;
+        long hi = (offset + 0x800) >> 12;
+        long lo = offset - (hi << 12);
+        int auipc = (int) ((hi & 0xfffff) << 12) | (5 << 7) | 0x17;
+        int jalr = (int) ((lo & 0xfff) << 20) | (5 << 15) | 0x67;
+        byte[] out = new byte[8];
+        Le.putU32(out, 0, auipc);
+        Le.putU32(out, 4, jalr);
+        return out;
+    }
+
+    @Test
+    void newExecutableSegmentWithNewEntryRunsTheSameProgram() throws Exception {
+        Path file = TestPrograms.rv64("loops");
+        ElfFile elf = ElfFile.read(file);
+        long end = 0;
+        for (Segment s : elf.segments()) {
+            if (s.isLoad()) {
+                end = Math.max(end, s.virtualAddress() + s.memorySize());
+            }
+        }
+        long address = (end + 0x2000) & -0x1000L;
+        byte[] code = jump(address, elf.header().entry());
+
+        ElfEditor editor = elf.edit();
+        int text = editor.addSection(".splice.text", Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
+                address, 4, 0, 0, 0, code);
+        Segment stack = elf.segments().stream().filter(s -> s.type() == Segment.PT_GNU_STACK).findFirst().orElseThrow();
+        editor.setSegment(new Segment(stack.index(), Segment.PT_LOAD, Segment.PF_R | Segment.PF_X, 0, 0, 0, 0, 0,
+                ElfEditor.PAGE_SIZE));
+        editor.bindSegment(stack.index(), text);
+        editor.setEntry(address);
+        int symtab = elf.section(".symtab").orElseThrow().index();
+        int symbol = editor.addSymbol(symtab, new Symbol(0, "splice_entry_trampoline", address, code.length,
+                Symbol.STT_FUNC, Symbol.STB_GLOBAL, Symbol.STV_DEFAULT, text));
+        byte[] id = elf.buildId().orElseThrow();
+        id[0] ^= 0x5a;
+        editor.setBuildId(id);
+        Path out = tmp.resolve("loops.trampoline");
+        editor.write(out);
+        assertTrue(out.toFile().setExecutable(true));
+
+        ElfFile edited = ElfFile.read(out);
+        assertEquals(address, edited.header().entry());
+        Segment load = edited.segments().get(stack.index());
+        assertEquals(Segment.PT_LOAD, load.type());
+        assertEquals(address, load.virtualAddress());
+        assertEquals(code.length, load.fileSize());
+        assertEquals(0, (load.offset() - load.virtualAddress()) % ElfEditor.PAGE_SIZE);
+        assertArrayEquals(code, edited.contents(edited.section(".splice.text").orElseThrow()));
+        assertEquals("splice_entry_trampoline", edited.symbols().get(symbol).name());
+        assertEquals("splice_entry_trampoline", edited.functionContaining(address + 4).orElseThrow().name());
+        assertArrayEquals(id, edited.buildId().orElseThrow());
+        assertEquals(elf.symbols(), edited.symbols().subList(0, elf.symbols().size()));
+
+        Tools.Result before = Tools.run("qemu-riscv64", file.toString());
+        Tools.Result after = Tools.run("qemu-riscv64", out.toString());
+        assertEquals(before.exitCode(), after.exitCode(), after.stderr());
+        assertEquals(before.stdout(), after.stdout());
+        assertFalse(before.stdout().isEmpty());
+
+        Tools.Result gnu = Tools.run("readelf", "-a", "-W", out.toString()).checked("readelf -a");
+        assertTrue(gnu.stderr().isBlank(), gnu.stderr());
+        assertTrue(gnu.stdout().contains(HexFormat.of().formatHex(id)), "readelf shows the new build-id");
+        assertTrue(gnu.stdout().contains("splice_entry_trampoline"));
+        Tools.Result llvm = Tools.run(Readelf.TOOL, "-a", out.toString()).checked("llvm-readelf -a");
+        assertTrue(llvm.stderr().isBlank(), llvm.stderr());
+        Tools.Result objdump = Tools.run("riscv64-linux-gnu-objdump", "-d", "-j", ".splice.text", out.toString())
+                .checked("objdump");
+        assertTrue(objdump.stderr().isBlank(), objdump.stderr());
+        assertTrue(objdump.stdout().contains("<splice_entry_trampoline>:") && objdump.stdout().contains("auipc"),
+                objdump.stdout());
+    }
+
+    @Test
+    void misuseIsRefusedWithAReason() {
+        ElfEditor editor = ElfFile.read(TestPrograms.rv64("loops")).edit();
+        int symtab = editor.section(".symtab").orElseThrow().index();
+        IllegalArgumentException local = assertThrows(IllegalArgumentException.class, () -> editor.addSymbol(symtab,
+                new Symbol(0, "x", 0, 0, Symbol.STT_FUNC, Symbol.STB_LOCAL, 0, 1)));
+        assertTrue(local.getMessage().contains("local"));
+        assertThrows(IllegalArgumentException.class, () -> editor.setBuildId(new byte[3]));
+        int comment = editor.section(".comment").orElseThrow().index();
+        assertThrows(IllegalArgumentException.class, () -> editor.bindSegment(0, comment));
+        assertThrows(IllegalArgumentException.class, () -> editor.addSymbol(comment,
+                new Symbol(0, "x", 0, 0, Symbol.STT_FUNC, Symbol.STB_GLOBAL, 0, 1)));
+    }
+}

@@ -1,0 +1,218 @@
+package dev.splice.weigh.model;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * Synthetic campaigns with known truths. Per pair, in ns per target instruction:
+ * {@code d = theta_k + alpha_(run,k) + order*O + drift*D + slope*ln(N/N0) + overhead/N + noise}, with
+ * {@code alpha ~ N(0, runSd)} independent per run and context (so theta is the population value the
+ * run-cluster bootstrap targets), noise Student-t({@code tDf}) scaled to {@code sd * sqrt(N0/N)}, a
+ * share of contaminated pairs shifted by +-(10..50) sd (a disturbed probe or baseline window), and a
+ * share of pairs with translations (badly disturbed; the model must remove them).
+ */
+public record SyntheticCampaign(
+        int runs,
+        int rounds,
+        double[] truth,
+        String[] baselines,
+        int[] batches,
+        double runSd,
+        double order,
+        double drift,
+        double slope,
+        double overheadNs,
+        double sd,
+        int tDf,
+        double contamination,
+        double translationShare,
+        double offShift,
+        double guestShift,
+        boolean guestClock,
+        boolean pluginOff,
+        long seed) {
+
+    /** A well-behaved campaign of {@code k} contexts that should pass every gate. */
+    public static SyntheticCampaign typical(int k, long seed) {
+        double[] truth = new double[k];
+        String[] baselines = new String[k];
+        for (int j = 0; j < k; j++) {
+            truth[j] = 0.3 + 4.0 * j / Math.max(1, k - 1);
+            baselines[j] = "nop.shape";
+        }
+        return new SyntheticCampaign(12, 10, truth, baselines, new int[] {4096, 16384, 65536}, 0.012, 0.002, 0.002,
+                0.001, 0.0, 0.01, 4, 0.02, 0.01, 0.0, 0.0, true, true, seed);
+    }
+
+    public String context(int k) {
+        return String.format(Locale.ROOT, "op%03d.dependency", k);
+    }
+
+    public SyntheticCampaign with(java.util.function.UnaryOperator<Builder> edit) {
+        return edit.apply(new Builder(this)).build();
+    }
+
+    /** The plugin-on and plugin-off pairs. */
+    public Campaign campaign() {
+        List<Pair> on = new ArrayList<>();
+        List<Pair> off = new ArrayList<>();
+        SplittableRandom rng = new SplittableRandom(seed);
+        double logN0 = 0;
+        for (int b : batches) {
+            logN0 += Math.log(b);
+        }
+        logN0 /= batches.length;
+        int k = truth.length;
+        for (int r = 0; r < runs; r++) {
+            String run = String.format(Locale.ROOT, "run-%02d", r);
+            double[] alpha = new double[k];
+            for (int j = 0; j < k; j++) {
+                alpha[j] = runSd * rng.nextGaussian();
+            }
+            int slot = 0;
+            int slots = rounds * k * batches.length;
+            for (int q = 0; q < rounds; q++) {
+                for (int j = 0; j < k; j++) {
+                    for (int batch : batches) {
+                        double position = (slot++ + 0.5) / slots;
+                        boolean ab = rng.nextBoolean();
+                        double l = Math.log(batch) - logN0;
+                        double mean = truth[j] + alpha[j] + order * (ab ? 0.5 : -0.5) + drift * (position - 0.5)
+                                + slope * l + overheadNs / batch;
+                        double noise = sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
+                        if (rng.nextDouble() < contamination) {
+                            noise += (rng.nextBoolean() ? 1 : -1) * sd * (10 + 40 * rng.nextDouble());
+                        }
+                        int translations = 0;
+                        if (rng.nextDouble() < translationShare) {
+                            translations = 1 + rng.nextInt(3);
+                            noise += 200 * sd + 5 * rng.nextDouble();
+                        }
+                        double d = mean + noise;
+                        double base = 4000 + 0.31 * batch + 50 * rng.nextDouble();
+                        double probe = base + d * batch;
+                        double gBase = base * 1.02 + 30;
+                        double gProbe = gBase + (d + guestShift) * batch + 20 * rng.nextGaussian();
+                        on.add(new Pair(run, context(j), baselines[j], null, batch, ab, q, position, probe, base,
+                                guestClock ? gProbe : Double.NaN, guestClock ? gBase : Double.NaN, translations,
+                                "synthetic"));
+                        if (pluginOff) {
+                            double offD = mean + offShift + sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
+                            double oBase = base * 0.9;
+                            off.add(new Pair(run, context(j), baselines[j], null, batch, ab, q, position, Double.NaN,
+                                    Double.NaN, oBase + offD * batch, oBase, 0, "synthetic"));
+                        }
+                    }
+                }
+            }
+        }
+        return new Campaign(on, off, List.of(), Set.of(), pluginOff);
+    }
+
+    private double studentT(SplittableRandom rng) {
+        double z = rng.nextGaussian();
+        if (tDf <= 0) {
+            return z;
+        }
+        double chi = 0;
+        for (int i = 0; i < tDf; i++) {
+            double g = rng.nextGaussian();
+            chi += g * g;
+        }
+        // Scaled to unit variance so that sd means the same for every df > 2.
+        return z / Math.sqrt(chi / tDf) * Math.sqrt((tDf - 2.0) / tDf);
+    }
+
+    /** Writes pairs.jsonl and pairs-off.jsonl as the harness does. */
+    public void write(Path dir) {
+        Campaign c = campaign();
+        try {
+            Files.createDirectories(dir);
+            writeRows(dir.resolve("pairs.jsonl"), c.pairs(), false);
+            if (pluginOff) {
+                writeRows(dir.resolve("pairs-off.jsonl"), c.offPairs(), true);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void writeRows(Path file, List<Pair> rows, boolean off) throws IOException {
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            for (Pair p : rows) {
+                w.write(String.format(Locale.ROOT,
+                        "{\"run\":\"%s\",\"context\":\"%s\",\"baseline\":\"%s\",\"batch\":%d,\"order\":\"%s\","
+                                + "\"round\":%d,\"position\":%s,\"probe_ns\":%s,\"baseline_ns\":%s,"
+                                + "\"probe_guest_ns\":%s,\"baseline_guest_ns\":%s,\"translations\":%d}\n",
+                        p.run(), p.context(), p.baseline(), p.batch(), p.orderAB() ? "AB" : "BA", p.round(),
+                        Double.toString(p.position()), num(off ? Double.NaN : p.probeNs()),
+                        num(off ? Double.NaN : p.baselineNs()), num(p.probeGuestNs()), num(p.baselineGuestNs()),
+                        p.translations()));
+            }
+        }
+    }
+
+    private static String num(double v) {
+        return Double.isFinite(v) ? Double.toString(v) : "null";
+    }
+
+    /** Mutable copy for tests that change a few knobs. */
+    public static final class Builder {
+        public int runs;
+        public int rounds;
+        public double[] truth;
+        public String[] baselines;
+        public int[] batches;
+        public double runSd;
+        public double order;
+        public double drift;
+        public double slope;
+        public double overheadNs;
+        public double sd;
+        public int tDf;
+        public double contamination;
+        public double translationShare;
+        public double offShift;
+        public double guestShift;
+        public boolean guestClock;
+        public boolean pluginOff;
+        public long seed;
+
+        Builder(SyntheticCampaign s) {
+            runs = s.runs;
+            rounds = s.rounds;
+            truth = s.truth.clone();
+            baselines = s.baselines.clone();
+            batches = s.batches.clone();
+            runSd = s.runSd;
+            order = s.order;
+            drift = s.drift;
+            slope = s.slope;
+            overheadNs = s.overheadNs;
+            sd = s.sd;
+            tDf = s.tDf;
+            contamination = s.contamination;
+            translationShare = s.translationShare;
+            offShift = s.offShift;
+            guestShift = s.guestShift;
+            guestClock = s.guestClock;
+            pluginOff = s.pluginOff;
+            seed = s.seed;
+        }
+
+        SyntheticCampaign build() {
+            return new SyntheticCampaign(runs, rounds, truth, baselines, batches, runSd, order, drift, slope,
+                    overheadNs, sd, tDf, contamination, translationShare, offShift, guestShift, guestClock,
+                    pluginOff, seed);
+        }
+    }
+}
