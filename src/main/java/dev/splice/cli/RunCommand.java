@@ -62,7 +62,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         QemuRunner.CountedRun run = new QemuRunner(QemuPlugin.locate()).count(binary, args, streams);
         PrintWriter err = commandSpec.commandLine().getErr();
-        int signal = run.exitCode() > 128 ? run.exitCode() - 128 : 0;
+        int signal = run.signal();
         if (json) {
             ObjectMapper mapper = new ObjectMapper();
             ObjectNode report = mapper.createObjectNode();

@@ -104,7 +104,12 @@ public final class QemuRunner {
     }
 
     /** A run in count mode: the exit status and the count (empty when the guest died of a signal). */
-    public record CountedRun(int exitCode, OptionalLong executedInstructions) {}
+    public record CountedRun(int exitCode, OptionalLong executedInstructions) {
+        /** The signal that killed the guest, or 0. */
+        public int signal() {
+            return new Result(exitCode, Optional.empty()).signal();
+        }
+    }
 
     private static List<String> command(Path binary, List<String> args, List<String> qemuOptions) {
         if (!Files.isRegularFile(binary)) {
