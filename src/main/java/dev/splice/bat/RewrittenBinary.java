@@ -124,9 +124,16 @@ public final class RewrittenBinary {
         }
     }
 
+    private Section lastSection;
+
     private Section sectionOf(long address) {
+        Section last = lastSection;
+        if (last != null && address >= last.address() && address - last.address() < last.size()) {
+            return last;
+        }
         for (Section s : sections) {
             if (s.size() > 0 && address >= s.address() && address - s.address() < s.size()) {
+                lastSection = s;
                 return s;
             }
         }
@@ -242,6 +249,15 @@ public final class RewrittenBinary {
 
     public List<Function> functions() {
         return Arrays.asList(functions);
+    }
+
+    /** The index (in {@link #functions()}) of the function containing the address, or -1. */
+    public int indexContaining(long address) {
+        int i = Arrays.binarySearch(starts, address);
+        if (i < 0) {
+            i = -i - 2;
+        }
+        return i >= 0 && address < functions[i].end() ? i : -1;
     }
 
     /** The function whose max-size range contains the address, or null (perf2bolt's lookup). */

@@ -15,6 +15,8 @@ public final class Isa {
     private final List<Opcode> opcodes;
     private final Map<String, Opcode> byMnemonic = new HashMap<>();
     private final Map<Integer, String> csrNames;
+    /** CSR names by number, for allocation-free printing. */
+    private final String[] csrByNumber = new String[4096];
     private final Map<String, Integer> csrNumbers = new HashMap<>();
 
     Isa(List<Opcode> opcodes, Map<Integer, String> csrNames) {
@@ -25,7 +27,10 @@ public final class Isa {
             }
         }
         this.csrNames = Map.copyOf(csrNames);
-        csrNames.forEach((k, v) -> csrNumbers.put(v, k));
+        csrNames.forEach((k, v) -> {
+            csrNumbers.put(v, k);
+            csrByNumber[k] = v;
+        });
     }
 
     /** The whole RV64 table. */
@@ -49,7 +54,7 @@ public final class Isa {
 
     /** The name of a CSR number, or null if it has none. */
     public String csrName(int number) {
-        return csrNames.get(number);
+        return number >= 0 && number < csrByNumber.length ? csrByNumber[number] : null;
     }
 
     /** The number of a named CSR, or -1. */

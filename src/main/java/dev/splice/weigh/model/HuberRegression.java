@@ -14,10 +14,24 @@ package dev.splice.weigh.model;
 public final class HuberRegression {
     /** A covariate whose within-run variation is below this share of its raw sum of squares is dropped. */
     static final double COLLINEAR_TOLERANCE = 1e-9;
+    /**
+     * A robust scale below this share of the data's typical magnitude means more than half of the
+     * pairs are fitted exactly (constant or quantized times): the Huber weights are then arbitrary.
+     */
+    static final double SCALE_FLOOR_REL = 1e-9;
 
     private HuberRegression() {}
 
     public static HuberFit fit(Design d, FitOptions o) {
+        return fit(d, o, null);
+    }
+
+    /**
+     * Like {@link #fit(Design, FitOptions)} but starting from the coefficients of {@code start} (a fit
+     * of the same runs and columns, e.g. the unweighted preliminary fit) instead of least squares.
+     * The fixed point is the same; only the number of iterations changes.
+     */
+    public static HuberFit fit(Design d, FitOptions o, HuberFit start) {
         int n = d.size();
         int c = d.x().length;
         int runs = d.runs();
@@ -51,13 +65,26 @@ public final class HuberRegression {
         double[] abs = new double[n];
         double[] hw = new double[n];
         java.util.Arrays.fill(hw, 1.0);
-        if (!solver.solve(w, mu, ba)) {
+        if (start != null && start.ok() && start.runIntercepts().length == runs
+                && java.util.Arrays.equals(start.active(), active)) {
+            System.arraycopy(start.runIntercepts(), 0, mu, 0, runs);
+            for (int j = 0, q = 0; j < c; j++) {
+                if (active[j]) {
+                    ba[q++] = start.beta()[j];
+                }
+            }
+        } else if (!solver.solve(w, mu, ba)) {
             return failed(c, runs, active, n, "singular least-squares system");
         }
         solver.residuals(mu, ba, r);
         for (int i = 0; i < n; i++) {
             t[i] = sqrtH[i] * r[i];
         }
+        double magnitude = 0;
+        for (int i = 0; i < n; i++) {
+            magnitude += sqrtH[i] * Math.abs(d.y()[i]);
+        }
+        double floor = SCALE_FLOOR_REL * magnitude / n;
         boolean converged = false;
         int iter = 0;
         double scale = Double.NaN;
@@ -68,8 +95,8 @@ public final class HuberRegression {
                 abs[i] = Math.abs(t[i]);
             }
             scale = Select.median(abs) / o.scaleConstant();
-            if (!(scale > 0) || !Double.isFinite(scale)) {
-                return failed(c, runs, active, n, "robust scale is zero (more than half the residuals are exactly 0)");
+            if (!(scale > floor) || !Double.isFinite(scale)) {
+                return failed(c, runs, active, n, "robust scale vanishes (more than half the pairs fit exactly)");
             }
             double k = o.k() * scale;
             for (int i = 0; i < n; i++) {
@@ -184,7 +211,7 @@ public final class HuberRegression {
         private final double[] y;
         private final int[] run;
         private final int runs;
-        private final double[][] x;
+        private final double[] x;
         private final int m;
         private final double[] sw;
         private final double[] sy;
@@ -192,12 +219,18 @@ public final class HuberRegression {
         private final double[] a;
         private final double[] b;
 
-        Solver(double[] y, int[] run, int runs, double[][] x) {
+        Solver(double[] y, int[] run, int runs, double[][] columns) {
             this.y = y;
             this.run = run;
             this.runs = runs;
-            this.x = x;
-            this.m = x.length;
+            this.m = columns.length;
+            // Row-major copy: the accumulation loop reads one row at a time.
+            this.x = new double[y.length * m];
+            for (int j = 0; j < m; j++) {
+                for (int i = 0; i < y.length; i++) {
+                    x[i * m + j] = columns[j][i];
+                }
+            }
             sw = new double[runs];
             sy = new double[runs];
             sx = new double[runs * Math.max(m, 1)];
@@ -219,13 +252,13 @@ public final class HuberRegression {
                 sw[r] += wi;
                 sy[r] += wy;
                 int base = r * m;
+                int row = i * m;
                 for (int j = 0; j < m; j++) {
-                    double xj = x[j][i];
-                    double wx = wi * xj;
+                    double wx = wi * x[row + j];
                     sx[base + j] += wx;
                     b[j] += wx * y[i];
                     for (int l = 0; l <= j; l++) {
-                        a[j * m + l] += wx * x[l][i];
+                        a[j * m + l] += wx * x[row + l];
                     }
                 }
             }
@@ -261,8 +294,9 @@ public final class HuberRegression {
             int n = y.length;
             for (int i = 0; i < n; i++) {
                 double f = mu[run[i]];
+                int row = i * m;
                 for (int j = 0; j < m; j++) {
-                    f += beta[j] * x[j][i];
+                    f += beta[j] * x[row + j];
                 }
                 out[i] = y[i] - f;
             }
