@@ -146,6 +146,15 @@ public final class ProfileTranslator {
         samples.add(owner[f], offset, count, 0);
     }
 
+    /** Adds what another translator (over another part of the same profile) aggregated. */
+    public void mergeFrom(ProfileTranslator other) {
+        other.branches.forEach(branches::add);
+        other.entries.forEach(entries::add);
+        other.samples.forEach(samples::add);
+        eventNames.addAll(other.eventNames);
+        records += other.records;
+    }
+
     public void eventName(String name) {
         eventNames.add(name);
     }
