@@ -810,6 +810,12 @@ public final class Inserter {
             }
             case Rel.JAL, Rel.BRANCH, Rel.RVC_BRANCH, Rel.RVC_JUMP -> retargetBranch(r, m, to);
             case Rel.CALL, Rel.CALL_PLT, Rel.PCREL_HI20 -> retargetPair(r, to);
+            case Rel.GOT_HI20 -> {
+                // The GOT slot holds the old entry address, where the jump to the moved copy now is.
+                if (r.value() != m.function.address()) {
+                    throw refuseReference(r, "loads a GOT slot holding an address inside moved code");
+                }
+            }
             default -> throw refuseReference(r, "refers to moved code; this relocation type is not handled");
         }
     }
