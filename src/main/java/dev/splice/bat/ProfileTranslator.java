@@ -43,10 +43,9 @@ public final class ProfileTranslator {
     private Map<String, RewrittenBinary.Function> functionsByName;
     // A direct-mapped cache of address lookups (profiles revisit the same addresses): per slot the
     // address, its function index (-1: none) and whether it holds a return instruction.
+    // One slot = two longs side by side (one cache line): the address, then function index << 1 | return.
     private static final int CACHE_BITS = 18;
-    private final long[] cachedAddress = new long[1 << CACHE_BITS];
-    private final int[] cachedFunction = new int[1 << CACHE_BITS];
-    private final boolean[] cachedReturn = new boolean[1 << CACHE_BITS];
+    private final long[] cache = new long[2 << CACHE_BITS];
 
     public ProfileTranslator(BatTables bat, RewrittenBinary binary) {
         this(bat, binary, false);
@@ -58,7 +57,10 @@ public final class ProfileTranslator {
         this.binary = binary;
         this.basicSamples = basicSamples;
         this.functions = binary.functions();
-        java.util.Arrays.fill(cachedAddress, -1);
+        for (int i = 0; i < cache.length; i += 2) {
+            cache[i] = -1;
+            cache[i + 1] = -2; // address -1 is in no function: index -1, not a return
+        }
         int n = functions.size();
         maps = new BatMap[n];
         owner = new int[n];
@@ -76,22 +78,21 @@ public final class ProfileTranslator {
         }
     }
 
-    private int slot(long address) {
-        int slot = (int) ((address * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
-        if (cachedAddress[slot] != address) {
-            cachedAddress[slot] = address;
-            cachedFunction[slot] = binary.indexContaining(address);
-            cachedReturn[slot] = binary.isReturn(address);
+    private long lookup(long address) {
+        int slot = (int) ((address * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS)) << 1;
+        if (cache[slot] != address) {
+            cache[slot] = address;
+            cache[slot + 1] = (long) binary.indexContaining(address) << 1 | (binary.isReturn(address) ? 1 : 0);
         }
-        return slot;
+        return cache[slot + 1];
     }
 
     private int functionIndex(long address) {
-        return cachedFunction[slot(address)];
+        return (int) (lookup(address) >> 1);
     }
 
     private boolean isReturn(long address) {
-        return cachedReturn[slot(address)];
+        return (lookup(address) & 1) != 0;
     }
 
     /** A taken branch (pre-aggregated B). */
