@@ -119,8 +119,10 @@ class SpliceVersusPerf2boltTest {
         ElfFile input = ElfFile.read(o.input());
         BatTables bat = BatTables.read(output);
         String pa = blockSamples(bat, true);
-        Set<String> theirs = Perf2boltAgreementTest.lines(read(perf2boltFdata(o, pa, "coldsamples", "--ba")));
-        Set<String> ours = Perf2boltAgreementTest.lines(read(spliceFdata(o, pa, true, "coldsamples")));
+        Path theirFile = perf2boltFdata(o, pa, "coldsamples", "--ba");
+        Path ourFile = spliceFdata(o, pa, true, "coldsamples");
+        Set<String> theirs = Perf2boltAgreementTest.lines(read(theirFile));
+        Set<String> ours = Perf2boltAgreementTest.lines(read(ourFile));
         int pastEnd = 0;
         for (String line : theirs) {
             String[] f = line.split(" ");
@@ -135,8 +137,8 @@ class SpliceVersusPerf2boltTest {
             long size = input.symbol(f[1]).map(dev.splice.elf.Symbol::size).filter(x -> x > 0).orElse(Long.MAX_VALUE);
             assertTrue(Long.parseLong(f[2], 16) < size, "Splice sample past the end of " + f[1] + ": " + line);
         }
-        Applied perf2bolt = applyToInput(o.input(), rewriteHeader(perf2boltFdata(o, pa, "coldsamples", "--ba")));
-        Applied splice = applyToInput(o.input(), spliceFdata(o, pa, true, "coldsamples"));
+        Applied perf2bolt = applyToInput(o.input(), rewriteHeader(theirFile));
+        Applied splice = applyToInput(o.input(), ourFile);
         assertTrue(splice.profiled() >= perf2bolt.profiled(), splice.profiled() + " < " + perf2bolt.profiled());
     }
 
