@@ -62,11 +62,18 @@ final class CodeRegions {
         return Region.function(function.name(), function.address(), bytes);
     }
 
-    /** Function names for comments on targets. */
+    private static final int STT_OBJECT = 1;
+
+    /** Function and data object names for comments on targets and on auipc pairs. */
     static SymbolMap symbols(ElfFile elf) {
         List<SymbolMap.Entry> entries = new ArrayList<>();
         for (Function f : elf.functions()) {
             entries.add(new SymbolMap.Entry(f.name(), f.address(), f.size()));
+        }
+        for (dev.splice.elf.Symbol s : elf.symbols()) {
+            if (s.type() == STT_OBJECT && s.size() > 0 && !s.name().isEmpty()) {
+                entries.add(new SymbolMap.Entry(s.name(), s.value(), s.size()));
+            }
         }
         return new SymbolMap(entries);
     }
