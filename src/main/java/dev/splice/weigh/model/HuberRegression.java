@@ -90,13 +90,18 @@ public final class HuberRegression {
         boolean converged = false;
         int iter = 0;
         double scale = Double.NaN;
+        // The preliminary fit's scale is a good first guess: prior weights are normalised to it.
+        double previousMedian = start != null && start.ok() ? start.scale() * o.scaleConstant() : Double.NaN;
+        double[] scratch = new double[n];
         double[] y = d.y();
         while (iter < o.maxIterations()) {
             iter++;
             for (int i = 0; i < n; i++) {
                 abs[i] = Math.abs(t[i]);
             }
-            scale = Select.median(abs) / o.scaleConstant();
+            double med = Select.medianNear(abs, previousMedian, scratch);
+            previousMedian = med;
+            scale = med / o.scaleConstant();
             if (!(scale > floor) || !Double.isFinite(scale)) {
                 return failed(c, runs, active, n, "robust scale vanishes (more than half the pairs fit exactly)");
             }
