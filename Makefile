@@ -8,7 +8,7 @@ SHELL := /bin/bash
 
 DEB_PACKAGES := openjdk-17-jdk-headless maven make gcc \
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu binutils-riscv64-linux-gnu \
-	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass
+	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time
 MVN := mvn -B -q -Dstyle.color=never
 JAR := target/splice.jar
 SOURCES := $(shell find src/main -type f 2>/dev/null) pom.xml
@@ -51,8 +51,10 @@ deps:
 
 jar: deps $(JAR)
 
+# Maven 3.8 with -q still prints stray colour codes: keep its log, show it only on failure.
 $(JAR): $(SOURCES)
-	$(MVN) -DskipTests package
+	@mkdir -p build; echo "Building $(JAR)"
+	@$(MVN) -DskipTests package > build/mvn-package.log 2>&1 || { cat build/mvn-package.log; exit 1; }
 	@touch $@
 
 programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS)
@@ -86,7 +88,7 @@ plugin: deps $(PLUGIN)
 
 $(PLUGIN): $(PLUGIN_SRC)
 	@mkdir -p $(@D)
-	@if [ -n "$(filter %.c,$(PLUGIN_SRC))" ]; then gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $(filter %.c,$(PLUGIN_SRC)); else touch $@; fi
+	@if [ -n "$(filter %.c,$(PLUGIN_SRC))" ]; then gcc -O2 -Wall -Wextra -Werror -fvisibility=hidden -shared -fPIC -o $@ $(filter %.c,$(PLUGIN_SRC)); else touch $@; fi
 
 test: deps programs plugin
 	mvn -B -Dstyle.color=never test

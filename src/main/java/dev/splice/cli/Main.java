@@ -17,7 +17,17 @@ import picocli.CommandLine.ScopeType;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Machine-code toolkit for performance work on RISC-V64.",
-        subcommands = {CommandLine.HelpCommand.class, WeighCommand.class})
+        subcommands = {
+            DisasmCommand.class,
+            AsmCommand.class,
+            ExportCommand.class,
+            InfoCommand.class,
+            RunCommand.class,
+            PatchCommand.class,
+            BatCommand.class,
+            WeighCommand.class,
+            CommandLine.HelpCommand.class,
+        })
 public final class Main implements Runnable {
     /** Exit status for success. */
     public static final int OK = 0;

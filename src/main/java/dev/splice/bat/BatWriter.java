@@ -1,0 +1,144 @@
+package dev.splice.bat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Builds address translation tables for a rewritten binary, the way BOLT's writer does: per
+ * function, the input blocks (offset, index, hash), a map from output offset to (input offset,
+ * branch) for the main fragment and for each cold fragment, and the secondary entry points. The
+ * encoded bytes are identical to BOLT's for the same maps: functions and fragments are sorted by
+ * output address, entries stably by output offset, block entries carry their block's hash and index
+ * (0 and 0 for an offset that is not an input block), cold fragments without entries are left out.
+ *
+ * <pre>{@code
+ * BatWriter w = new BatWriter();
+ * BatWriter.Function f = w.function(0x400580, inputHash, 3);
+ * f.block(0x0, 0, h0).block(0xa, 1, h1).block(0x22, 2, h2);
+ * f.entry(0x0, 0x0, false).entry(0x1e, 0x1e, true).entry(0x28, 0xa, false);
+ * f.coldFragment(0x800000).entry(0x0, 0x22, false);
+ * byte[] note = w.encodeNote();
+ * }</pre>
+ */
+public final class BatWriter {
+    private final TreeMap<Long, Function> functions = new TreeMap<>();
+
+    /** Starts the function whose main fragment is at {@code outputAddress}. */
+    public Function function(long outputAddress, long inputHash, long blockCount) {
+        if (functions.containsKey(outputAddress)) {
+            throw new IllegalArgumentException("duplicate function at 0x" + Long.toHexString(outputAddress));
+        }
+        Function f = new Function(outputAddress, inputHash, blockCount);
+        functions.put(outputAddress, f);
+        return f;
+    }
+
+    /** One function: its input blocks, its main fragment's map, cold fragments, secondary entry points. */
+    public static final class Function {
+        private final long address;
+        private final long hash;
+        private final long blockCount;
+        private final Map<Long, long[]> blocks = new HashMap<>();
+        private final Fragment main;
+        private final List<Fragment> cold = new ArrayList<>();
+        private final List<Long> secondaryEntryPoints = new ArrayList<>();
+
+        private Function(long address, long hash, long blockCount) {
+            this.address = address;
+            this.hash = hash;
+            this.blockCount = blockCount;
+            this.main = new Fragment(address);
+        }
+
+        /** Records an input basic block (the first record for an offset wins, as in BOLT). */
+        public Function block(long inputOffset, long index, long blockHash) {
+            blocks.putIfAbsent(inputOffset, new long[] {index, blockHash});
+            return this;
+        }
+
+        /** Adds an entry to the main fragment. */
+        public Function entry(long outputOffset, long inputOffset, boolean branch) {
+            main.entry(outputOffset, inputOffset, branch);
+            return this;
+        }
+
+        /** Adds a secondary entry point (input offset), in table order. */
+        public Function secondaryEntryPoint(long inputOffset) {
+            BatMap.checkOffset(inputOffset, "secondary entry point");
+            secondaryEntryPoints.add(inputOffset);
+            return this;
+        }
+
+        /** Starts a cold fragment of this function at {@code outputAddress}. */
+        public Fragment coldFragment(long outputAddress) {
+            Fragment f = new Fragment(outputAddress);
+            cold.add(f);
+            return f;
+        }
+
+        private BatMap map(Fragment fragment) {
+            List<BatMap.Entry> entries = new ArrayList<>(fragment.entries.size());
+            for (long[] e : fragment.entries) {
+                boolean branch = e[2] != 0;
+                long[] block = branch ? null : blocks.get(e[1]);
+                entries.add(new BatMap.Entry(e[0], e[1], branch, block == null ? 0 : block[1], block == null ? 0 : block[0]));
+            }
+            return BatMap.of(entries);
+        }
+    }
+
+    /** One fragment's entries (output offsets relative to the fragment's output address). */
+    public static final class Fragment {
+        private final long address;
+        private final List<long[]> entries = new ArrayList<>();
+
+        private Fragment(long address) {
+            this.address = address;
+        }
+
+        public Fragment entry(long outputOffset, long inputOffset, boolean branch) {
+            BatMap.checkOffset(outputOffset, "output offset");
+            if (inputOffset < 0 || inputOffset > 0x7fffffffL) {
+                throw new IllegalArgumentException("input offset " + inputOffset + " does not fit in 31 bits");
+            }
+            entries.add(new long[] {outputOffset, inputOffset, branch ? 1 : 0});
+            return this;
+        }
+    }
+
+    /** The tables as BOLT would write them for these maps. */
+    public BatTables build() {
+        List<BatFunction> hot = new ArrayList<>();
+        Map<Long, Integer> hotIndex = new HashMap<>();
+        TreeMap<Long, BatColdFragment> cold = new TreeMap<>();
+        for (Function f : functions.values()) {
+            hotIndex.put(f.address, hot.size());
+            hot.add(new BatFunction(f.address, f.hash, f.blockCount, f.map(f.main), f.secondaryEntryPoints));
+        }
+        for (Function f : functions.values()) {
+            for (Fragment c : f.cold) {
+                if (c.entries.isEmpty()) {
+                    continue;
+                }
+                if (functions.containsKey(c.address) || cold.containsKey(c.address)) {
+                    throw new IllegalArgumentException("duplicate fragment at 0x" + Long.toHexString(c.address));
+                }
+                cold.put(c.address, new BatColdFragment(c.address, hotIndex.get(f.address), f.address, f.map(c)));
+            }
+        }
+        return new BatTables(hot, new ArrayList<>(cold.values()));
+    }
+
+    /** The note descriptor bytes. */
+    public byte[] encodeDescriptor() {
+        return build().encodeDescriptor();
+    }
+
+    /** The whole `.note.bolt_bat` section contents. */
+    public byte[] encodeNote() {
+        return build().encodeNote();
+    }
+}

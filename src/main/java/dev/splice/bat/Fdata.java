@@ -1,0 +1,70 @@
+package dev.splice.bat;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.util.List;
+
+/**
+ * A profile in BOLT's fdata format, in input-binary coordinates: branch lines (from location, to
+ * location, mispredictions, count) or, in no-LBR mode, sample lines (location, count). A location
+ * is a function name and an offset; an unknown location is written "0 [unknown] 0".
+ */
+public record Fdata(boolean noLbr, List<String> eventNames, List<Branch> branches, List<Sample> samples) {
+    public Fdata {
+        eventNames = List.copyOf(eventNames);
+        branches = List.copyOf(branches);
+        samples = List.copyOf(samples);
+    }
+
+    /** A location: a function's location name and an offset in the input function (name null: unknown). */
+    public record Location(String name, long offset) {
+        public static final Location UNKNOWN = new Location(null, 0);
+
+        void write(StringBuilder out) {
+            if (name == null) {
+                out.append("0 [unknown] ").append(Long.toHexString(offset));
+            } else {
+                out.append("1 ").append(escape(name)).append(' ').append(Long.toHexString(offset));
+            }
+        }
+    }
+
+    public record Branch(Location from, Location to, long mispreds, long count) {}
+
+    public record Sample(Location at, long count) {}
+
+    static String escape(String name) {
+        return name.replace(" ", "\\ ");
+    }
+
+    /**
+     * Writes the profile. The header says the profile was collected on a BOLTed binary; in no-LBR mode
+     * `no_lbr` comes first, the only order llvm-bolt's reader accepts (perf2bolt writes it second).
+     */
+    public void write(Writer out) throws IOException {
+        StringBuilder line = new StringBuilder(128);
+        if (noLbr) {
+            out.write("no_lbr");
+            for (String e : eventNames) {
+                out.write(' ');
+                out.write(e);
+            }
+            out.write('\n');
+        }
+        out.write("boltedcollection\n");
+        for (Branch b : branches) {
+            line.setLength(0);
+            b.from().write(line);
+            line.append(' ');
+            b.to().write(line);
+            line.append(' ').append(b.mispreds()).append(' ').append(b.count()).append('\n');
+            out.append(line);
+        }
+        for (Sample s : samples) {
+            line.setLength(0);
+            s.at().write(line);
+            line.append(' ').append(s.count()).append('\n');
+            out.append(line);
+        }
+    }
+}

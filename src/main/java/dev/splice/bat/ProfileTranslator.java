@@ -1,0 +1,286 @@
+package dev.splice.bat;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Translates a profile collected on a BOLTed binary back to the input binary, with perf2bolt's
+ * semantics (see docs/bat.md). Each record is translated as it arrives and only the translated
+ * result is aggregated, so memory depends on the number of distinct translated edges (bounded by
+ * the binary), not on the number of input lines.
+ *
+ * <ul>
+ *   <li>A branch (B, and the branch part of a T record) maps its source with the branch-source rule
+ *       (start of its input block) and its target exactly; cold fragments fold into their parents;
+ *       a branch whose source is a return instruction is ignored, as perf2bolt ignores returns.
+ *   <li>A fall-through range (F, f, and the trace part of T) becomes the block-to-block edges it
+ *       crosses (BOLT's getFallthroughsInTrace), attributed to the parent function.
+ *   <li>A sample (S) counts only in basic-sample mode and is translated with the map of the fragment
+ *       it hit (perf2bolt uses the parent's map for cold fragments, which is wrong).
+ * </ul>
+ */
+public final class ProfileTranslator {
+    private static final int UNKNOWN = -1;
+
+    private final BatTables bat;
+    private final RewrittenBinary binary;
+    private final boolean basicSamples;
+    private final List<RewrittenBinary.Function> functions;
+    // Per function index: its map (null if the table has none) and the index its profile goes to.
+    private final BatMap[] maps;
+    private final int[] owner;
+    // Aggregates keyed by function indices and input offsets.
+    private final RecordTable branches = new RecordTable();
+    private final RecordTable entries = new RecordTable();
+    private final RecordTable samples = new RecordTable();
+    private final TreeSet<String> eventNames = new TreeSet<>();
+    private final LongList pairs = new LongList();
+    private long records;
+    private Map<String, RewrittenBinary.Function> functionsByName;
+    // A direct-mapped cache of address lookups (profiles revisit the same addresses): per slot the
+    // address, its function index (-1: none) and whether it holds a return instruction.
+    private static final int CACHE_BITS = 18;
+    private final long[] cachedAddress = new long[1 << CACHE_BITS];
+    private final int[] cachedFunction = new int[1 << CACHE_BITS];
+    private final boolean[] cachedReturn = new boolean[1 << CACHE_BITS];
+
+    public ProfileTranslator(BatTables bat, RewrittenBinary binary) {
+        this(bat, binary, false);
+    }
+
+    /** With {@code basicSamples}, only samples (S) count, as perf2bolt's basic (no-LBR) mode. */
+    public ProfileTranslator(BatTables bat, RewrittenBinary binary, boolean basicSamples) {
+        this.bat = bat;
+        this.binary = binary;
+        this.basicSamples = basicSamples;
+        this.functions = binary.functions();
+        java.util.Arrays.fill(cachedAddress, -1);
+        int n = functions.size();
+        maps = new BatMap[n];
+        owner = new int[n];
+        for (int i = 0; i < n; i++) {
+            long address = functions.get(i).address();
+            maps[i] = bat.map(address).orElse(null);
+            owner[i] = i;
+            long parent = bat.fetchParentAddress(address);
+            if (parent != 0) {
+                int p = binary.indexContaining(parent);
+                if (p >= 0) {
+                    owner[i] = p;
+                }
+            }
+        }
+    }
+
+    private int slot(long address) {
+        int slot = (int) ((address * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
+        if (cachedAddress[slot] != address) {
+            cachedAddress[slot] = address;
+            cachedFunction[slot] = binary.indexContaining(address);
+            cachedReturn[slot] = binary.isReturn(address);
+        }
+        return slot;
+    }
+
+    private int functionIndex(long address) {
+        return cachedFunction[slot(address)];
+    }
+
+    private boolean isReturn(long address) {
+        return cachedReturn[slot(address)];
+    }
+
+    /** A taken branch (pre-aggregated B). */
+    public void branch(long from, long to, long count, long mispreds) {
+        records++;
+        if (!basicSamples && !isReturn(from)) {
+            doBranch(from, to, count, mispreds);
+        }
+    }
+
+    /** A taken branch followed by a fall-through range (pre-aggregated T, or a branch stack entry). */
+    public void trace(long branch, long from, long to, long count, long mispreds) {
+        records++;
+        if (basicSamples) {
+            return;
+        }
+        boolean isReturn = isReturn(branch);
+        if (!isReturn) {
+            doBranch(branch, from, count, mispreds);
+        }
+        doTrace(from, to, count, isReturn);
+    }
+
+    /** A fall-through range (pre-aggregated F). */
+    public void fallthrough(long from, long to, long count) {
+        records++;
+        if (!basicSamples) {
+            doTrace(from, to, count, false);
+        }
+    }
+
+    /** A fall-through range entered from outside the binary (pre-aggregated f). */
+    public void externalFallthrough(long from, long to, long count) {
+        fallthrough(from, to, count);
+    }
+
+    /** An instruction pointer sample without a branch stack (pre-aggregated S). */
+    public void sample(long pc, long count) {
+        records++;
+        if (!basicSamples) {
+            return;
+        }
+        int f = functionIndex(pc);
+        if (f < 0) {
+            return;
+        }
+        // Translate with the map of the fragment that was hit, then attribute to the parent.
+        long offset = pc - functions.get(f).address();
+        if (maps[f] != null) {
+            offset = maps[f].translate(offset, false);
+        }
+        samples.add(owner[f], offset, count, 0);
+    }
+
+    /** Adds what another translator (over another part of the same profile) aggregated. */
+    public void mergeFrom(ProfileTranslator other) {
+        other.branches.forEach(branches::add);
+        other.entries.forEach(entries::add);
+        other.samples.forEach(samples::add);
+        eventNames.addAll(other.eventNames);
+        records += other.records;
+    }
+
+    public void eventName(String name) {
+        eventNames.add(name);
+    }
+
+    public long records() {
+        return records;
+    }
+
+    /** Number of distinct translated edges (or samples) aggregated so far. */
+    public int distinctRecords() {
+        return basicSamples ? samples.size() : branches.size();
+    }
+
+    private long offset(int f, long address, boolean isFrom) {
+        long offset = address - functions.get(f).address();
+        return maps[f] == null ? offset : maps[f].translate(offset, isFrom);
+    }
+
+    private void doBranch(long from, long to, long count, long mispreds) {
+        int src = functionIndex(from);
+        int dst = functionIndex(to);
+        if (src < 0 && dst < 0) {
+            return;
+        }
+        long fromOffset = src < 0 ? 0 : offset(src, from, true);
+        long toOffset = dst < 0 ? 0 : offset(dst, to, false);
+        int srcOwner = src < 0 ? UNKNOWN : owner[src];
+        int dstOwner = dst < 0 ? UNKNOWN : owner[dst];
+        if (src >= 0 && dst >= 0 && srcOwner == dstOwner && toOffset != 0) {
+            branches.add(key(srcOwner, dstOwner), fromOffset << 32 | toOffset, count, mispreds);
+            return;
+        }
+        // Between functions: the source records a call (to an unknown target if there is none);
+        // the target records an entry; an entry from an unknown source is written as its own line
+        // (one from a known source would repeat the call line).
+        if (dst >= 0) {
+            entries.add(dstOwner, toOffset, count, 0);
+        }
+        branches.add(key(srcOwner, dstOwner), fromOffset << 32 | toOffset, count, mispreds);
+    }
+
+    private static long key(int from, int to) {
+        return (long) from << 32 | (to & 0xffffffffL);
+    }
+
+    private void doTrace(long from, long to, long count, boolean isReturn) {
+        int f = functionIndex(from);
+        if (f < 0 || functionIndex(to) != f) {
+            return; // out of range, or a trace across functions: invalid
+        }
+        BatMap map = maps[f];
+        if (map == null) {
+            return; // not a BAT function: perf2bolt would walk the CFG; Splice has none (docs/bat.md)
+        }
+        long start = from - (isReturn ? 1 : 0);
+        if (start >= to) {
+            return;
+        }
+        long base = functions.get(f).address();
+        pairs.clear();
+        int n = map.fallthroughs(start - base, to - base, pairs);
+        long k = key(owner[f], owner[f]);
+        for (int i = 0; i < n; i++) {
+            branches.add(k, pairs.get(2 * i) << 32 | pairs.get(2 * i + 1), count, 0);
+        }
+    }
+
+    private Fdata.Location location(int f, long offset) {
+        return f == UNKNOWN ? Fdata.Location.UNKNOWN : new Fdata.Location(functions.get(f).name(), offset);
+    }
+
+    /** The translated profile so far. */
+    public Fdata translate() {
+        functionsByName = new HashMap<>();
+        List<Fdata.Branch> branchLines = new ArrayList<>(branches.size());
+        branches.forEach((k, offsets, count, mispreds) -> {
+            int from = (int) (k >> 32);
+            int to = (int) k;
+            long fromOffset = offsets >>> 32;
+            long toOffset = offsets & 0xffffffffL;
+            remember(from);
+            remember(to);
+            branchLines.add(new Fdata.Branch(location(from, fromOffset), location(to, to == UNKNOWN ? 0 : toOffset), mispreds, count));
+        });
+        branchLines.sort(Comparator.comparing(Fdata.Branch::from, LOCATION_ORDER).thenComparing(Fdata.Branch::to, LOCATION_ORDER));
+        List<Fdata.Sample> sampleLines = new ArrayList<>(samples.size());
+        samples.forEach((f, offset, count, unused) -> {
+            remember((int) f);
+            sampleLines.add(new Fdata.Sample(location((int) f, offset), count));
+        });
+        sampleLines.sort(Comparator.comparing(Fdata.Sample::at, LOCATION_ORDER));
+        return new Fdata(basicSamples, new ArrayList<>(eventNames), branchLines, sampleLines);
+    }
+
+    /** Compatibility: the mode is fixed at construction; the argument must match it. */
+    public Fdata translate(boolean basic) {
+        if (basic != basicSamples) {
+            throw new IllegalStateException("translator was built for " + (basicSamples ? "basic samples" : "branches"));
+        }
+        return translate();
+    }
+
+    private void remember(int f) {
+        if (f != UNKNOWN) {
+            functionsByName.putIfAbsent(functions.get(f).name(), functions.get(f));
+        }
+    }
+
+    /** Output order: by function name (unknown first), then offset. */
+    private static final Comparator<Fdata.Location> LOCATION_ORDER = Comparator
+            .comparing(Fdata.Location::name, Comparator.nullsFirst(Comparator.<String>naturalOrder()))
+            .thenComparing(Fdata.Location::offset, Long::compareUnsigned);
+
+    /** The function behind a location name used in the last {@link #translate()}. */
+    public RewrittenBinary.Function function(String locationName) {
+        return functionsByName == null ? null : functionsByName.get(locationName);
+    }
+
+    /** Counts of inter-function branches into each location, from any source (perf2bolt's entry data). */
+    public Map<Fdata.Location, Long> entryCounts() {
+        Map<Fdata.Location, Long> out = new HashMap<>();
+        entries.forEach((f, offset, count, unused) -> out.merge(location((int) f, offset), count, Long::sum));
+        return out;
+    }
+
+    public RewrittenBinary binary() {
+        return binary;
+    }
+}

@@ -1,0 +1,100 @@
+package dev.splice.cli;
+
+import dev.splice.elf.ElfFile;
+import dev.splice.listing.JsonlWriter;
+import dev.splice.listing.ListingWriter;
+import dev.splice.listing.Region;
+import dev.splice.listing.SymbolMap;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** `splice disasm`: the listing of code in an ELF file or in a raw byte file. */
+@Command(
+        name = "disasm",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Disassembles the executable sections of a RISC-V64 ELF file (or the chosen sections and",
+            "functions, or a raw byte file with --raw) into an editable listing that 'splice asm'",
+            "reassembles to the same bytes."
+        })
+final class DisasmCommand implements Callable<Integer> {
+    enum Format { listing, jsonl }
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "ELF file (or raw bytes with --raw).")
+    Path file;
+
+    @Option(names = "--section", paramLabel = "NAME", description = "List this section (repeatable).")
+    List<String> sections = new ArrayList<>();
+
+    @Option(names = "--function", paramLabel = "NAME", description = "List this function (repeatable).")
+    List<String> functions = new ArrayList<>();
+
+    @Option(names = "--aliases", description = "Readable aliases (li, mv, ret, j, ...); not guaranteed to reassemble.")
+    boolean aliases;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "listing (default) or jsonl (one JSON object per instruction).")
+    Format format = Format.listing;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Output file (default: standard output).")
+    Path output;
+
+    @Option(names = "--raw", description = "FILE holds raw machine code, not an ELF file.")
+    boolean raw;
+
+    @Option(names = "--base", paramLabel = "ADDR", description = "With --raw: address of the first byte (default 0).",
+            converter = AddressConverter.class)
+    Long base;
+
+    @Override
+    public Integer call() throws Exception {
+        ListingWriter.prepare(); // builds the decoder tables while the input is read
+        List<Region> regions;
+        SymbolMap symbols = SymbolMap.EMPTY;
+        if (raw) {
+            if (!sections.isEmpty() || !functions.isEmpty()) {
+                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                        "--section and --function need an ELF file, not --raw");
+            }
+            regions = List.of(Region.raw(base == null ? 0 : base, Files.readAllBytes(file)));
+        } else {
+            if (base != null) {
+                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--base needs --raw");
+            }
+            ElfFile elf = ElfFile.read(file);
+            regions = CodeRegions.select(elf, sections, functions);
+            symbols = CodeRegions.symbols(elf);
+        }
+        SymbolMap names = symbols;
+        AtomicOutput.writeOrPrint(output, out -> {
+            if (format == Format.jsonl) {
+                new JsonlWriter(aliases, names).write(regions, out);
+            } else {
+                new ListingWriter(aliases, names).write(regions, out);
+            }
+        });
+        return Main.OK;
+    }
+
+    /** Addresses as 0x hex or decimal, unsigned 64-bit. */
+    static final class AddressConverter implements picocli.CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                String v = value.trim();
+                if (v.startsWith("0x") || v.startsWith("0X")) {
+                    return Long.parseUnsignedLong(v.substring(2), 16);
+                }
+                return Long.parseUnsignedLong(v);
+            } catch (NumberFormatException e) {
+                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not an address (0x... or decimal)");
+            }
+        }
+    }
+
+}

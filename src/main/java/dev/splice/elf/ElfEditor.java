@@ -1,0 +1,802 @@
+package dev.splice.elf;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A mutable copy of an ELF file's headers and contents that serialises back to bytes.
+ *
+ * <p>The editor owns three tables: the ELF header, the program header table and the section
+ * header table (plus the section name string table when names are added). Everything else is
+ * file bytes: sections whose contents are replaced with a different size, and new sections, are
+ * appended after the existing contents, and the editor computes their offsets. Sections that are
+ * not touched keep their offsets and bytes. With no edits, {@link #toBytes()} reproduces the
+ * input byte for byte (the three tables are re-serialised from the model, not copied).
+ *
+ * <p>Layout of an edited file: [original bytes up to the old section header table] [relocated
+ * and new section contents, in section order, each aligned; allocated ones congruent to their
+ * address modulo the page size] [program header table, if it outgrew its slot] [section header
+ * table]. Mapping new allocated sections (a PT_LOAD covering them, and the program header table
+ * when it moves) is the caller's job: {@link #addSegment} and {@link #layout()} give the offsets.
+ */
+public final class ElfEditor {
+    /** Page size used to keep offset and address congruent for new allocated sections. */
+    public static final long PAGE_SIZE = 0x1000;
+
+    private final String name;
+    private final byte[] original;
+    private final int originalShoff;
+    private final int originalShCount;
+    private final long originalPhoff;
+    private final int originalPhnum;
+    private final byte[] image;
+    private ElfHeader header;
+    private final List<Entry> sections = new ArrayList<>();
+    private final List<Segment> segments;
+    private long programHeaderOffset = -1;
+    private boolean mapProgramHeaders = true;
+    /** The most zero padding the editor adds to find a free address for a moved program header table. */
+    private static final long MAX_GAP = 64L << 20;
+    /** Segments whose placement follows sections: segment index -> section indices. */
+    private final java.util.Map<Integer, int[]> segmentBindings = new java.util.TreeMap<>();
+    /** Strings appended to string tables, per section index: name -> offset. */
+    private final java.util.Map<Integer, java.util.Map<String, Integer>> appendedStrings = new java.util.HashMap<>();
+
+    /** One section header being edited; {@code contents} is null while the bytes stay where they are. */
+    private static final class Entry {
+        boolean isNobits() {
+            return header.type() == Section.SHT_NOBITS;
+        }
+
+        String name;
+        int nameOffset;
+        Section header;
+        byte[] contents;
+        /** The used part of {@code contents} (which may have room to grow). */
+        int length;
+
+        Entry(String name, int nameOffset, Section header, byte[] contents) {
+            this.name = name;
+            this.nameOffset = nameOffset;
+            this.header = header;
+            this.contents = contents;
+            this.length = contents == null ? 0 : contents.length;
+        }
+    }
+
+    /** Where the last {@link #toBytes()} put the tables and each section. */
+    public record Layout(long programHeaderOffset, long sectionHeaderOffset, List<Section> sections,
+                         List<Segment> segments, int length) {}
+
+    ElfEditor(ElfFile elf) {
+        this.name = elf.name();
+        this.original = elf.rawBytes();
+        this.image = original.clone();
+        this.header = elf.header();
+        this.originalShoff = (int) header.shoff();
+        this.originalShCount = elf.sections().size();
+        this.originalPhoff = header.phoff();
+        this.originalPhnum = elf.segments().size();
+        for (Section s : elf.sections()) {
+            sections.add(new Entry(s.name(), elf.sectionNameOffset(s.index()), s, null));
+        }
+        this.segments = new ArrayList<>(elf.segments());
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public ElfHeader header() {
+        return header;
+    }
+
+    /** Replaces the header fields; e_phoff, e_shoff and the counts are recomputed by {@link #toBytes()}. */
+    public void setHeader(ElfHeader newHeader) {
+        this.header = newHeader;
+    }
+
+    public void setEntry(long entry) {
+        ElfHeader h = header;
+        header = new ElfHeader(h.elfClass(), h.dataEncoding(), h.identVersion(), h.osAbi(), h.abiVersion(), h.type(),
+                h.machine(), h.version(), entry, h.phoff(), h.shoff(), h.flags(), h.ehsize(), h.phentsize(), h.phnum(),
+                h.shentsize(), h.shnum(), h.shstrndx());
+    }
+
+    /** The section headers as they are now (offsets of moved sections are final only after {@link #layout()}). */
+    public List<Section> sections() {
+        List<Section> out = new ArrayList<>(sections.size());
+        for (Entry e : sections) {
+            out.add(e.header);
+        }
+        return out;
+    }
+
+    public Section section(int index) {
+        return entry(index).header;
+    }
+
+    /** The first section with this name. */
+    public java.util.Optional<Section> section(String sectionName) {
+        for (Entry e : sections) {
+            if (e.name.equals(sectionName)) {
+                return java.util.Optional.of(e.header);
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Replaces the header of section {@code s.index()} (name, flags, address, link, info, ...). The
+     * offset and size of a section whose contents were replaced are the editor's; for other
+     * sections they are taken as given.
+     */
+    public void setSection(Section s) {
+        Entry e = entry(s.index());
+        if (!e.name.equals(s.name())) {
+            e.name = s.name();
+            e.nameOffset = -1;
+        }
+        if (e.contents != null) {
+            s = withPlacement(s, e.header.offset(), e.isNobits() ? s.size() : e.length);
+        }
+        e.header = s;
+    }
+
+    /** The current bytes of a section (a copy). */
+    public byte[] contents(int index) {
+        Entry e = entry(index);
+        if (e.contents != null) {
+            return Arrays.copyOf(e.contents, e.length);
+        }
+        long size = e.header.fileSize();
+        return size == 0 ? new byte[0] : Arrays.copyOfRange(image, (int) e.header.offset(), (int) (e.header.offset() + size));
+    }
+
+    /**
+     * Replaces a section's contents. Same size: written in place. Other sizes: the section moves
+     * to the end of the file ({@link #toBytes()} assigns the offset). A NOBITS section keeps no bytes.
+     */
+    public void setContents(int index, byte[] data) {
+        Entry e = entry(index);
+        if (e.header.isNobits()) {
+            throw new IllegalArgumentException("section [" + index + "] " + e.name + " is NOBITS and holds no bytes");
+        }
+        if (e.contents == null && data.length == e.header.size()) {
+            System.arraycopy(data, 0, image, (int) e.header.offset(), data.length);
+            return;
+        }
+        e.contents = data.clone();
+        e.length = data.length;
+        e.header = withPlacement(e.header, e.header.offset(), data.length);
+    }
+
+    /** Overwrites file bytes in place (e.g. instructions inside .text); never changes the size. */
+    public void patch(long fileOffset, byte[] data) {
+        if (fileOffset < 0 || fileOffset > image.length || data.length > image.length - fileOffset) {
+            throw new IllegalArgumentException("patch of " + data.length + " bytes at 0x" + Long.toHexString(fileOffset)
+                    + " is outside the file (" + image.length + " bytes)");
+        }
+        System.arraycopy(data, 0, image, (int) fileOffset, data.length);
+    }
+
+    /**
+     * Adds a section at the end of the section header table and returns its index. Its contents
+     * go after the existing ones; NOBITS sections take {@code data.length} as their size and no bytes.
+     */
+    public int addSection(String sectionName, int type, long flags, long address, long alignment, long entrySize,
+                          int link, int info, byte[] data) {
+        if (sections.isEmpty()) {
+            throw new IllegalStateException(name + " has no section header table to add a section to");
+        }
+        if (alignment < 0 || (alignment & (alignment - 1)) != 0) {
+            throw new IllegalArgumentException("alignment " + alignment + " is not a power of two");
+        }
+        if (link < 0 || link >= sections.size() + 1 || info < 0) {
+            throw new IllegalArgumentException("sh_link " + link + " is out of range");
+        }
+        int index = sections.size();
+        Section s = new Section(index, sectionName, type, flags, address, 0, data.length, link, info, alignment, entrySize);
+        sections.add(new Entry(sectionName, -1, s, type == Section.SHT_NOBITS ? new byte[0] : data.clone()));
+        return index;
+    }
+
+    /** Adds a SHT_NOTE section holding one note (4-byte aligned; allocated when {@code flags} says so). */
+    public int addNote(String sectionName, String owner, int type, byte[] descriptor, long flags, long address) {
+        return addSection(sectionName, Section.SHT_NOTE, flags, address, 4, 0, 0, 0, noteBytes(owner, type, descriptor));
+    }
+
+    /** The bytes of one note entry: namesz, descsz, type, owner + NUL padded to 4, descriptor padded to 4. */
+    public static byte[] noteBytes(String owner, int type, byte[] descriptor) {
+        byte[] ownerBytes = owner.getBytes(StandardCharsets.UTF_8);
+        int nameSize = ownerBytes.length + 1;
+        int size = 12 + align4(nameSize) + align4(descriptor.length);
+        byte[] out = new byte[size];
+        Le.putU32(out, 0, nameSize);
+        Le.putU32(out, 4, descriptor.length);
+        Le.putU32(out, 8, type);
+        System.arraycopy(ownerBytes, 0, out, 12, ownerBytes.length);
+        System.arraycopy(descriptor, 0, out, 12 + align4(nameSize), descriptor.length);
+        return out;
+    }
+
+    public List<Segment> segments() {
+        return List.copyOf(segments);
+    }
+
+    /** Replaces program header {@code s.index()}. */
+    public void setSegment(Segment s) {
+        if (s.index() < 0 || s.index() >= segments.size()) {
+            throw new IllegalArgumentException("no segment [" + s.index() + "]");
+        }
+        segments.set(s.index(), s);
+    }
+
+    /**
+     * Appends a program header and returns its index. When the table outgrows its slot it moves
+     * to the end of the file (or to {@link #setProgramHeaderOffset}); mapping it is the caller's job.
+     */
+    public int addSegment(Segment s) {
+        int index = segments.size();
+        segments.add(new Segment(index, s.type(), s.flags(), s.offset(), s.virtualAddress(), s.physicalAddress(),
+                s.fileSize(), s.memorySize(), s.alignment()));
+        return index;
+    }
+
+    /**
+     * Whether a program header table that outgrows its slot gets its own PT_LOAD (default true),
+     * so that the C library still finds it through AT_PHDR.
+     */
+    public void setMapProgramHeaders(boolean map) {
+        this.mapProgramHeaders = map;
+    }
+
+    /** Puts the program header table at this file offset (e.g. inside a section the caller reserved for it). */
+    public void setProgramHeaderOffset(long offset) {
+        this.programHeaderOffset = offset;
+    }
+
+    /**
+     * Makes segment {@code segmentIndex} cover the given sections (in address order): at layout
+     * its offset, addresses, file size and memory size are computed from theirs; its type, flags
+     * and alignment stay as set. Use it for a new PT_LOAD over new sections, or to turn an
+     * existing entry (e.g. PT_GNU_STACK) into one without growing the program header table.
+     */
+    public void bindSegment(int segmentIndex, int... sectionIndices) {
+        if (segmentIndex < 0 || segmentIndex >= segments.size()) {
+            throw new IllegalArgumentException("no segment [" + segmentIndex + "]");
+        }
+        if (sectionIndices.length == 0) {
+            throw new IllegalArgumentException("a segment must cover at least one section");
+        }
+        for (int i : sectionIndices) {
+            if (!entry(i).header.isAllocated()) {
+                throw new IllegalArgumentException("section [" + i + "] " + entry(i).name + " is not allocated");
+            }
+        }
+        segmentBindings.put(segmentIndex, sectionIndices.clone());
+    }
+
+    /**
+     * The load base: p_vaddr - p_offset of the PT_LOAD that maps the lowest file offset (for a
+     * non-PIE executable the address of the ELF header). Loaders compute the program header
+     * table's address from it (QEMU: the smallest p_vaddr - p_offset of all PT_LOADs + e_phoff), so
+     * a new PT_LOAD must not map its bytes below it: its p_vaddr - p_offset must stay >= the base.
+     */
+    public long loadBase() {
+        Segment first = null;
+        for (Segment s : segments) {
+            if (s.isLoad() && (first == null || Long.compareUnsigned(s.offset(), first.offset()) < 0)) {
+                first = s;
+            }
+        }
+        return first == null ? 0 : first.virtualAddress() - first.offset();
+    }
+
+    /**
+     * An address for new allocated sections: above every segment's memory, and far enough above
+     * the load base that contents appended to the file (up to {@code reserve} more bytes) keep
+     * p_vaddr - p_offset >= the load base. Aligned to 2 MiB, like BOLT's new segments.
+     */
+    public long addressForNewSegments(long reserve) {
+        long end = 0;
+        for (Segment s : segments) {
+            if (s.isLoad()) {
+                end = Math.max(end, s.virtualAddress() + s.memorySize());
+            }
+        }
+        long fileEnd = image.length;
+        for (Entry e : sections) {
+            if (e.contents != null) {
+                fileEnd += e.length + Math.max(e.header.alignment(), PAGE_SIZE);
+            }
+        }
+        long needed = loadBase() + fileEnd + reserve + PAGE_SIZE;
+        return alignUp(Math.max(end, needed), 0x200000);
+    }
+
+    /**
+     * Adds a PT_LOAD segment (page-aligned) covering the given allocated sections and returns its
+     * index in the editor. The written table keeps PT_LOAD entries sorted by address, so the
+     * final index may differ: {@link #layout()} gives the final table.
+     */
+    public int addLoadSegment(int flags, int... sectionIndices) {
+        int index = addSegment(new Segment(0, Segment.PT_LOAD, flags, 0, 0, 0, 0, 0, PAGE_SIZE));
+        bindSegment(index, sectionIndices);
+        return index;
+    }
+
+    /** Sets symbol {@code s.index()} of the symbol table in section {@code tableIndex} (name, value, size, ...). */
+    public void setSymbol(int tableIndex, Symbol s) {
+        Entry table = symbolTable(tableIndex);
+        long count = sectionLength(table) / Symbol.ENTRY_SIZE;
+        if (s.index() < 0 || s.index() >= count) {
+            throw new IllegalArgumentException("no symbol " + s.index() + " in " + table.name);
+        }
+        byte[] entry = readBytes(table, (long) s.index() * Symbol.ENTRY_SIZE, Symbol.ENTRY_SIZE);
+        int nameOffset = Le.u32(entry, 0);
+        if (!stringAt(table.header.link(), nameOffset).equals(s.name())) {
+            nameOffset = addString(table.header.link(), s.name());
+        }
+        writeBytes(table, (long) s.index() * Symbol.ENTRY_SIZE, symbolBytes(s, nameOffset));
+    }
+
+    /**
+     * Appends a global or weak symbol to the symbol table in section {@code tableIndex} and
+     * returns its index (the table and its string table then move to the end of the file).
+     * Local symbols are refused: they must precede the globals, and inserting one would renumber
+     * the symbols that relocations refer to.
+     */
+    public int addSymbol(int tableIndex, Symbol s) {
+        Entry table = symbolTable(tableIndex);
+        if (s.binding() == Symbol.STB_LOCAL) {
+            throw new IllegalArgumentException("cannot append local symbol " + s.name()
+                    + ": locals precede globals, and inserting one would renumber referenced symbols");
+        }
+        for (Entry e : sections) {
+            if (e.header.type() == Section.SHT_SYMTAB_SHNDX && e.header.link() == tableIndex) {
+                throw new IllegalArgumentException(table.name + " has an extended section index table; appending is not supported");
+            }
+        }
+        int index = (int) (sectionLength(table) / Symbol.ENTRY_SIZE);
+        int nameOffset = addString(table.header.link(), s.name());
+        append(tableIndex, symbolBytes(s, nameOffset));
+        return index;
+    }
+
+    /** Replaces the GNU build-id descriptor in place; the new id must have the old id's length. */
+    public void setBuildId(byte[] id) {
+        ElfFile current = ElfFile.parse(image, name);
+        for (Note n : current.notes()) {
+            if (n.type() == Note.NT_GNU_BUILD_ID && n.owner().equals("GNU")) {
+                if (n.descriptor().length != id.length) {
+                    throw new IllegalArgumentException("build-id of " + id.length + " bytes does not replace one of "
+                            + n.descriptor().length + " bytes");
+                }
+                long nameSize = Le.u32L(image, n.offset());
+                patch(n.offset() + 12 + ((nameSize + 3) & -4), id);
+                return;
+            }
+        }
+        throw new IllegalArgumentException(name + " has no GNU build-id note");
+    }
+
+    private Entry symbolTable(int tableIndex) {
+        Entry table = entry(tableIndex);
+        if (table.header.type() != Section.SHT_SYMTAB && table.header.type() != Section.SHT_DYNSYM) {
+            throw new IllegalArgumentException("section [" + tableIndex + "] " + table.name + " is not a symbol table");
+        }
+        return table;
+    }
+
+    private static byte[] symbolBytes(Symbol s, int nameOffset) {
+        byte[] b = new byte[Symbol.ENTRY_SIZE];
+        Le.putU32(b, 0, nameOffset);
+        b[4] = (byte) s.info();
+        b[5] = (byte) (s.visibility() & 3);
+        Le.putU16(b, 6, s.sectionIndex());
+        Le.putU64(b, 8, s.value());
+        Le.putU64(b, 16, s.size());
+        return b;
+    }
+
+    private long sectionLength(Entry e) {
+        return e.contents != null ? e.length : e.header.fileSize();
+    }
+
+    private byte[] readBytes(Entry e, long at, int n) {
+        return e.contents != null ? Arrays.copyOfRange(e.contents, (int) at, (int) at + n)
+                : Arrays.copyOfRange(image, (int) (e.header.offset() + at), (int) (e.header.offset() + at + n));
+    }
+
+    private void writeBytes(Entry e, long at, byte[] data) {
+        if (e.contents != null) {
+            System.arraycopy(data, 0, e.contents, (int) at, data.length);
+        } else {
+            System.arraycopy(data, 0, image, (int) (e.header.offset() + at), data.length);
+        }
+    }
+
+    /** Appends bytes to a section; it then moves to the end of the file. Amortised O(length). */
+    private void append(int index, byte[] data) {
+        Entry e = entry(index);
+        if (e.contents == null) {
+            e.contents = contents(index);
+            e.length = e.contents.length;
+        }
+        if (e.length + data.length > e.contents.length) {
+            e.contents = Arrays.copyOf(e.contents, Math.max(e.length + data.length, e.contents.length * 2 + 64));
+        }
+        System.arraycopy(data, 0, e.contents, e.length, data.length);
+        e.length += data.length;
+        e.header = withPlacement(e.header, e.header.offset(), e.length);
+    }
+
+    private String stringAt(int tableIndex, int offset) {
+        Entry e = entry(tableIndex);
+        long size = sectionLength(e);
+        int from = offset;
+        int at = from;
+        while (at < size && readBytes(e, at, 1)[0] != 0) {
+            at++;
+        }
+        return at >= size ? "" : new String(readBytes(e, from, at - from), StandardCharsets.UTF_8);
+    }
+
+    /** Appends a string to a string table (once per editor) and returns its offset. */
+    private int addString(int tableIndex, String value) {
+        Entry e = entry(tableIndex);
+        if (e.header.type() != Section.SHT_STRTAB) {
+            throw new IllegalArgumentException("section [" + tableIndex + "] " + e.name + " is not a string table");
+        }
+        if (value.isEmpty()) {
+            return 0;
+        }
+        java.util.Map<String, Integer> added = appendedStrings.computeIfAbsent(tableIndex, k -> new java.util.HashMap<>());
+        Integer known = added.get(value);
+        if (known != null) {
+            return known;
+        }
+        int offset = (int) sectionLength(e);
+        append(tableIndex, (value + "\0").getBytes(StandardCharsets.UTF_8));
+        added.put(value, offset);
+        return offset;
+    }
+
+    /** Lays the file out as {@link #toBytes()} would and says where everything went. */
+    public Layout layout() {
+        return build().layout;
+    }
+
+    /** The edited file; the unmodified file when nothing was edited. */
+    public byte[] toBytes() {
+        return build().bytes;
+    }
+
+    /** Writes {@link #toBytes()} atomically. */
+    public void write(Path out) {
+        AtomicFiles.write(out, toBytes());
+    }
+
+    /** The edited file, read back and validated. */
+    public ElfFile toElfFile() {
+        return ElfFile.parse(toBytes(), name);
+    }
+
+    private record Built(byte[] bytes, Layout layout) {}
+
+    private Built build() {
+        int count = sections.size();
+        List<Section> placed = new ArrayList<>(count);
+        for (Entry e : sections) {
+            placed.add(e.header);
+        }
+        // New names: extend the section name string table (it then moves to the end).
+        byte[] names = null;
+        int shstrndx = count == 0 ? 0 : (header.shstrndx() == Section.SHN_XINDEX ? sections.get(0).header.link() : header.shstrndx());
+        int[] nameOffsets = new int[count];
+        boolean newNames = false;
+        for (int i = 0; i < count; i++) {
+            nameOffsets[i] = sections.get(i).nameOffset;
+            newNames |= nameOffsets[i] < 0;
+        }
+        if (newNames) {
+            if (shstrndx == 0) {
+                throw new IllegalStateException(name + " has no section name string table for the new names");
+            }
+            ByteArrayOutputStream table = new ByteArrayOutputStream();
+            byte[] old = contents(shstrndx);
+            table.writeBytes(old);
+            for (int i = 0; i < count; i++) {
+                if (nameOffsets[i] < 0) {
+                    byte[] n = (sections.get(i).name + "\0").getBytes(StandardCharsets.UTF_8);
+                    byte[] sofar = table.toByteArray();
+                    int found = indexOf(sofar, n);
+                    if (found >= 0) {
+                        nameOffsets[i] = found;
+                    } else {
+                        nameOffsets[i] = sofar.length;
+                        table.writeBytes(n);
+                    }
+                }
+            }
+            names = table.toByteArray();
+            Section s = placed.get(shstrndx);
+            placed.set(shstrndx, withPlacement(s, s.offset(), names.length));
+        }
+
+        boolean moved = newNames;
+        for (Entry e : sections) {
+            moved |= e.contents != null;
+        }
+        boolean phMoves = segments.size() > originalPhnum || programHeaderOffset >= 0;
+        boolean restructured = moved || phMoves || count != originalShCount;
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream(image.length + 4096);
+        long shoff = header.shoff();
+        long phoff = segments.isEmpty() ? header.phoff() : originalPhoff;
+        List<Segment> finalSegments;
+        if (!restructured) {
+            out.writeBytes(image);
+            finalSegments = bindSegments(placed);
+        } else {
+            // Drop the old section header table when it is the last thing in the file.
+            int bodyEnd = originalShCount > 0 && originalShoff + (long) originalShCount * Section.HEADER_SIZE == image.length
+                    ? originalShoff : image.length;
+            out.write(image, 0, bodyEnd);
+            for (int i = 0; i < count; i++) {
+                Entry e = sections.get(i);
+                byte[] data = i == shstrndx && names != null ? names : e.contents;
+                if (data == null) {
+                    continue;
+                }
+                int dataLength = i == shstrndx && names != null ? names.length : e.length;
+                Section s = placed.get(i);
+                long at = out.size();
+                if (s.type() != Section.SHT_NOBITS) {
+                    at = alignUp(at, Math.max(1, s.alignment()));
+                    if (s.isAllocated() && s.address() != 0) {
+                        at += Math.floorMod(s.address() - at, PAGE_SIZE);
+                    }
+                    pad(out, at);
+                    out.write(data, 0, dataLength);
+                }
+                placed.set(i, withPlacement(s, at, s.type() == Section.SHT_NOBITS ? s.size() : dataLength));
+            }
+            finalSegments = bindSegments(placed);
+            if (phMoves) {
+                if (programHeaderOffset >= 0) {
+                    phoff = programHeaderOffset;
+                } else if (mapProgramHeaders && finalSegments.stream().anyMatch(Segment::isLoad)) {
+                    phoff = placeMappedProgramHeaders(out, finalSegments);
+                } else {
+                    phoff = alignUp(out.size(), 8);
+                    pad(out, phoff + (long) finalSegments.size() * Segment.HEADER_SIZE);
+                }
+            }
+            if (count > 0) {
+                shoff = alignUp(out.size(), 8);
+                pad(out, shoff + (long) count * Section.HEADER_SIZE);
+            }
+        }
+        byte[] bytes = out.toByteArray();
+        if (phMoves || !segmentBindings.isEmpty()) {
+            sortLoadSegments(finalSegments);
+        }
+        if (!phMoves && !segments.isEmpty() && originalPhnum > 0) {
+            // The old slot: clear it, then re-serialise (a smaller table leaves zeros behind).
+            Arrays.fill(bytes, (int) originalPhoff, (int) (originalPhoff + (long) originalPhnum * Segment.HEADER_SIZE), (byte) 0);
+        }
+        if (count > 0 && !restructured) {
+            Arrays.fill(bytes, originalShoff, originalShoff + count * Section.HEADER_SIZE, (byte) 0);
+        }
+        if (phoff + (long) finalSegments.size() * Segment.HEADER_SIZE > bytes.length) {
+            throw new IllegalStateException("program header table at 0x" + Long.toHexString(phoff) + " does not fit the file");
+        }
+        writeSegments(bytes, phoff, finalSegments);
+        writeSections(bytes, shoff, placed, nameOffsets, finalSegments.size());
+        writeHeader(bytes, phoff, shoff, count, shstrndx, finalSegments.size());
+        return new Built(bytes, new Layout(phoff, count > 0 ? shoff : 0, List.copyOf(placed), List.copyOf(finalSegments),
+                bytes.length));
+    }
+
+    private void writeHeader(byte[] bytes, long phoff, long shoff, int count, int shstrndx, int segmentCount) {
+        ElfHeader h = header;
+        int phnum = segmentCount >= ElfHeader.PN_XNUM ? ElfHeader.PN_XNUM : segmentCount;
+        int shnum = count >= Section.SHN_LORESERVE ? 0 : count;
+        int strndx = shstrndx >= Section.SHN_LORESERVE ? Section.SHN_XINDEX : shstrndx;
+        ElfHeader out = new ElfHeader(h.elfClass(), h.dataEncoding(), h.identVersion(), h.osAbi(), h.abiVersion(),
+                h.type(), h.machine(), h.version(), h.entry(), segmentCount == 0 ? h.phoff() : phoff,
+                count == 0 ? h.shoff() : shoff, h.flags(), h.ehsize(),
+                segmentCount == 0 ? h.phentsize() : Segment.HEADER_SIZE, phnum,
+                count == 0 ? h.shentsize() : Section.HEADER_SIZE, shnum, strndx);
+        out.writeTo(bytes, 0);
+    }
+
+    /**
+     * Puts the program header table, grown by one PT_LOAD that maps it, at a page-aligned offset X
+     * whose address (load base + X) is free. Loaders find the table at load base + e_phoff (QEMU)
+     * or through the PT_LOAD that holds e_phoff (Linux); both then land on it. PT_PHDR follows.
+     */
+    private long placeMappedProgramHeaders(ByteArrayOutputStream out, List<Segment> segs) {
+        Segment first = null;
+        for (Segment s : segs) {
+            if (s.isLoad() && (first == null || Long.compareUnsigned(s.offset(), first.offset()) < 0)) {
+                first = s;
+            }
+        }
+        long base = first.virtualAddress() - first.offset();
+        int n = segs.size() + 1;
+        long size = (long) n * Segment.HEADER_SIZE;
+        long x = alignUp(out.size(), PAGE_SIZE);
+        boolean clash = true;
+        for (int pass = 0; pass <= n && clash; pass++) {
+            clash = false;
+            for (Segment s : segs) {
+                if (s.isLoad() && base + x < s.virtualAddress() + s.memorySize() && s.virtualAddress() < base + x + size) {
+                    x = alignUp(s.virtualAddress() + s.memorySize() - base, PAGE_SIZE);
+                    clash = true;
+                }
+            }
+        }
+        if (clash || x - out.size() > MAX_GAP) {
+            throw new IllegalStateException(name + ": found no free address for the moved program header table"
+                    + " (load base 0x" + Long.toHexString(base) + "); place it with setProgramHeaderOffset");
+        }
+        pad(out, x + size);
+        for (int i = 0; i < segs.size(); i++) {
+            Segment s = segs.get(i);
+            if (s.type() == Segment.PT_PHDR) {
+                segs.set(i, new Segment(i, s.type(), s.flags(), x, base + x, base + x, size, size, s.alignment()));
+            }
+        }
+        segs.add(new Segment(n - 1, Segment.PT_LOAD, Segment.PF_R, x, base + x, base + x, size, size, PAGE_SIZE));
+        return x;
+    }
+
+    /**
+     * Puts the PT_LOAD entries in ascending address order, as the ELF specification requires and
+     * the kernel assumes when it sizes the mapping of a position-independent executable. Only the
+     * PT_LOAD slots are permuted; other entries keep their index.
+     */
+    private static void sortLoadSegments(List<Segment> segs) {
+        List<Integer> slots = new ArrayList<>();
+        List<Segment> loads = new ArrayList<>();
+        for (int i = 0; i < segs.size(); i++) {
+            if (segs.get(i).isLoad()) {
+                slots.add(i);
+                loads.add(segs.get(i));
+            }
+        }
+        loads.sort((x, y) -> Long.compareUnsigned(x.virtualAddress(), y.virtualAddress()));
+        for (int k = 0; k < slots.size(); k++) {
+            Segment s = loads.get(k);
+            int i = slots.get(k);
+            segs.set(i, new Segment(i, s.type(), s.flags(), s.offset(), s.virtualAddress(), s.physicalAddress(),
+                    s.fileSize(), s.memorySize(), s.alignment()));
+        }
+    }
+
+    /** The segments with the placement of the bound ones computed from their sections. */
+    private List<Segment> bindSegments(List<Section> placed) {
+        List<Segment> out = new ArrayList<>(segments);
+        for (var binding : segmentBindings.entrySet()) {
+            long start = Long.MAX_VALUE;
+            long fileStart = 0;
+            long fileEnd = 0;
+            long memoryEnd = 0;
+            for (int i : binding.getValue()) {
+                Section s = placed.get(i);
+                if (Long.compareUnsigned(s.address(), start) < 0) {
+                    start = s.address();
+                    fileStart = s.offset();
+                }
+            }
+            for (int i : binding.getValue()) {
+                Section s = placed.get(i);
+                memoryEnd = Math.max(memoryEnd, s.address() + s.size());
+                if (!s.isNobits()) {
+                    fileEnd = Math.max(fileEnd, s.address() + s.size());
+                }
+            }
+            Segment old = out.get(binding.getKey());
+            long fileSize = Math.max(0, fileEnd - start);
+            long base = loadBase();
+            if (old.isLoad() && start - fileStart < base) {
+                throw new IllegalStateException("segment [" + binding.getKey() + "] at 0x" + Long.toHexString(start)
+                        + " lands at file offset 0x" + Long.toHexString(fileStart) + ", which would move the load base 0x"
+                        + Long.toHexString(base) + " down and misplace AT_PHDR; use an address >= 0x"
+                        + Long.toHexString(alignUp(base + fileStart, PAGE_SIZE)) + " (see addressForNewSegments)");
+            }
+            out.set(binding.getKey(), new Segment(old.index(), old.type(), old.flags(), fileStart, start, start, fileSize,
+                    memoryEnd - start, old.alignment()));
+        }
+        return out;
+    }
+
+    private void writeSegments(byte[] bytes, long phoff, List<Segment> segments) {
+        for (Segment s : segments) {
+            int at = (int) (phoff + (long) s.index() * Segment.HEADER_SIZE);
+            Le.putU32(bytes, at, s.type());
+            Le.putU32(bytes, at + 4, s.flags());
+            Le.putU64(bytes, at + 8, s.offset());
+            Le.putU64(bytes, at + 16, s.virtualAddress());
+            Le.putU64(bytes, at + 24, s.physicalAddress());
+            Le.putU64(bytes, at + 32, s.fileSize());
+            Le.putU64(bytes, at + 40, s.memorySize());
+            Le.putU64(bytes, at + 48, s.alignment());
+        }
+    }
+
+    private void writeSections(byte[] bytes, long shoff, List<Section> placed, int[] nameOffsets, int segmentCount) {
+        int count = placed.size();
+        for (int i = 0; i < count; i++) {
+            Section s = placed.get(i);
+            int at = (int) (shoff + (long) i * Section.HEADER_SIZE);
+            long size = s.size();
+            int link = s.link();
+            int info = s.info();
+            // Extended numbering lives in section 0.
+            if (i == 0 && count >= Section.SHN_LORESERVE) {
+                size = count;
+            }
+            if (i == 0 && segmentCount >= ElfHeader.PN_XNUM) {
+                info = segmentCount;
+            }
+            Le.putU32(bytes, at, nameOffsets[i]);
+            Le.putU32(bytes, at + 4, s.type());
+            Le.putU64(bytes, at + 8, s.flags());
+            Le.putU64(bytes, at + 16, s.address());
+            Le.putU64(bytes, at + 24, s.offset());
+            Le.putU64(bytes, at + 32, size);
+            Le.putU32(bytes, at + 40, link);
+            Le.putU32(bytes, at + 44, info);
+            Le.putU64(bytes, at + 48, s.alignment());
+            Le.putU64(bytes, at + 56, s.entrySize());
+        }
+    }
+
+    private Entry entry(int index) {
+        if (index < 0 || index >= sections.size()) {
+            throw new IllegalArgumentException("no section [" + index + "] in " + name);
+        }
+        return sections.get(index);
+    }
+
+    private static Section withPlacement(Section s, long offset, long size) {
+        return new Section(s.index(), s.name(), s.type(), s.flags(), s.address(), offset, size, s.link(), s.info(),
+                s.alignment(), s.entrySize());
+    }
+
+    private static void pad(ByteArrayOutputStream out, long to) {
+        while (out.size() < to) {
+            out.write(0);
+        }
+    }
+
+    private static long alignUp(long v, long alignment) {
+        return (v + alignment - 1) & -alignment;
+    }
+
+    private static int align4(int n) {
+        return (n + 3) & -4;
+    }
+
+    /** The first offset where {@code needle} starts in {@code hay}, or -1. */
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}

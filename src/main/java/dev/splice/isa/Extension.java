@@ -1,0 +1,107 @@
+package dev.splice.isa;
+
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
+/** The RV64 extensions Splice knows, in canonical ISA-string order. */
+public enum Extension {
+    I("i"), M("m"), A("a"), F("f"), D("d"), C("c"),
+    ZICBOM("zicbom"), ZICBOZ("zicboz"), ZICOND("zicond"), ZICSR("zicsr"), ZIFENCEI("zifencei"),
+    ZIHINTPAUSE("zihintpause"), ZBA("zba"), ZBB("zbb"), ZBS("zbs");
+
+    private final String isaName;
+
+    Extension(String isaName) {
+        this.isaName = isaName;
+    }
+
+    /** The lower-case name used in ISA strings ("m", "zba", ...). */
+    public String isaName() {
+        return isaName;
+    }
+
+    /** The extensions that "g" stands for. */
+    private static final Set<Extension> G = EnumSet.of(I, M, A, F, D, ZICSR, ZIFENCEI);
+
+    /** Every extension Splice knows. */
+    public static Set<Extension> all() {
+        return EnumSet.allOf(Extension.class);
+    }
+
+    /**
+     * Parses a target string such as "rv64gc" or "rv64gc_zba_zbb_zicond" (case-insensitive);
+     * throws IllegalArgumentException naming the bad part.
+     */
+    public static Set<Extension> parseTarget(String target) {
+        if (target == null) {
+            throw new IllegalArgumentException("missing target");
+        }
+        String t = target.trim().toLowerCase(Locale.ROOT);
+        if (!t.startsWith("rv64")) {
+            throw new IllegalArgumentException("target '" + target + "' must start with rv64");
+        }
+        String[] parts = t.substring(4).split("_", -1);
+        String letters = parts[0];
+        if (letters.isEmpty() || (letters.charAt(0) != 'i' && letters.charAt(0) != 'g')) {
+            throw new IllegalArgumentException("target '" + target + "': base must be i or g after rv64");
+        }
+        Set<Extension> set = EnumSet.of(I);
+        for (int i = 0; i < letters.length(); i++) {
+            char c = letters.charAt(i);
+            switch (c) {
+                case 'i' -> set.add(I);
+                case 'g' -> set.addAll(G);
+                case 'm' -> set.add(M);
+                case 'a' -> set.add(A);
+                case 'f' -> { set.add(F); set.add(ZICSR); }
+                case 'd' -> { set.add(D); set.add(F); set.add(ZICSR); }
+                case 'c' -> set.add(C);
+                default -> throw new IllegalArgumentException(
+                        "target '" + target + "': unknown single-letter extension '" + c + "'");
+            }
+        }
+        for (int i = 1; i < parts.length; i++) {
+            Extension e = byIsaName(parts[i]);
+            if (e == null || e.isaName.length() == 1) {
+                throw new IllegalArgumentException("target '" + target + "': unknown extension '" + parts[i] + "'");
+            }
+            set.add(e);
+        }
+        return set;
+    }
+
+    private static Extension byIsaName(String name) {
+        for (Extension e : values()) {
+            if (e.isaName.equals(name)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** The canonical target string: "rv64gc" (or "rv64i..."), then "_z..." suffixes in canonical order. */
+    public static String targetName(Set<Extension> extensions) {
+        StringBuilder sb = new StringBuilder("rv64");
+        boolean g = extensions.containsAll(G);
+        if (g) {
+            sb.append('g');
+        } else {
+            sb.append('i');
+            for (Extension e : EnumSet.of(M, A, F, D)) {
+                if (extensions.contains(e)) {
+                    sb.append(e.isaName);
+                }
+            }
+        }
+        if (extensions.contains(C)) {
+            sb.append('c');
+        }
+        for (Extension e : values()) {
+            if (e.isaName.length() > 1 && extensions.contains(e) && !(g && G.contains(e))) {
+                sb.append('_').append(e.isaName);
+            }
+        }
+        return sb.toString();
+    }
+}

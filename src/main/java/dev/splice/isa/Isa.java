@@ -1,0 +1,73 @@
+package dev.splice.isa;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The RV64 instruction set, built once from the declarative table {@code rv64.tbl}. */
+public final class Isa {
+    private static final class Holder {
+        static final Isa RV64 = TableReader.load("rv64.tbl");
+    }
+
+    private final List<Opcode> opcodes;
+    private final Map<Set<Extension>, Decoder> decoders = new ConcurrentHashMap<>();
+    private final Map<String, Opcode> byMnemonic = new HashMap<>();
+    private final Map<Integer, String> csrNames;
+    /** CSR names by number, for allocation-free printing. */
+    private final String[] csrByNumber = new String[4096];
+    private final Map<String, Integer> csrNumbers = new HashMap<>();
+
+    Isa(List<Opcode> opcodes, Map<Integer, String> csrNames) {
+        this.opcodes = List.copyOf(opcodes);
+        for (Opcode op : opcodes) {
+            if (byMnemonic.putIfAbsent(op.mnemonic(), op) != null) {
+                throw new IllegalStateException("duplicate mnemonic in table: " + op.mnemonic());
+            }
+        }
+        this.csrNames = Map.copyOf(csrNames);
+        csrNames.forEach((k, v) -> {
+            csrNumbers.put(v, k);
+            csrByNumber[k] = v;
+        });
+    }
+
+    /** The whole RV64 table. */
+    public static Isa rv64() {
+        return Holder.RV64;
+    }
+
+    /** The opcode with this exact mnemonic (as the exact printer prints it), or null. */
+    public Opcode opcode(String mnemonic) {
+        return byMnemonic.get(mnemonic);
+    }
+
+    public List<Opcode> opcodes() {
+        return opcodes;
+    }
+
+    /** A decoder for the enabled extensions (built once per set of extensions, then shared). */
+    public Decoder decoder(Set<Extension> enabled) {
+        Set<Extension> key = enabled.isEmpty() ? EnumSet.noneOf(Extension.class) : EnumSet.copyOf(enabled);
+        return decoders.computeIfAbsent(key, k -> new Decoder(opcodes, k));
+    }
+
+    /** The name of a CSR number, or null if it has none. */
+    public String csrName(int number) {
+        return number >= 0 && number < csrByNumber.length ? csrByNumber[number] : null;
+    }
+
+    /** The number of a named CSR, or -1. */
+    public int csrNumber(String name) {
+        return csrNumbers.getOrDefault(name, -1);
+    }
+
+    /** Every named CSR by number. */
+    public Map<Integer, String> csrNames() {
+        return Collections.unmodifiableMap(csrNames);
+    }
+}

@@ -1,0 +1,90 @@
+package dev.splice.isa;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** Register, rounding-mode and fence-set names. */
+final class Names {
+    private Names() {}
+
+    static final String[] XREG = {
+        "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+        "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6"};
+    static final String[] FREG = {
+        "ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0", "fs1", "fa0", "fa1", "fa2", "fa3",
+        "fa4", "fa5", "fa6", "fa7", "fs2", "fs3", "fs4", "fs5", "fs6", "fs7", "fs8", "fs9", "fs10", "fs11",
+        "ft8", "ft9", "ft10", "ft11"};
+    /** Rounding modes by value; null for the reserved 5 and 6. */
+    static final String[] RM = {"rne", "rtz", "rdn", "rup", "rmm", null, null, "dyn"};
+
+    private static final Map<String, Integer> X = new HashMap<>();
+    private static final Map<String, Integer> FR = new HashMap<>();
+
+    static {
+        for (int i = 0; i < 32; i++) {
+            X.put(XREG[i], i);
+            X.put("x" + i, i);
+            FR.put(FREG[i], i);
+            FR.put("f" + i, i);
+        }
+        X.put("fp", 8);
+    }
+
+    /** The number of an integer register name (ABI or x-name), or -1. */
+    static int xreg(String name) {
+        return X.getOrDefault(name.toLowerCase(Locale.ROOT), -1);
+    }
+
+    /** The number of a floating-point register name (ABI or f-name), or -1. */
+    static int freg(String name) {
+        return FR.getOrDefault(name.toLowerCase(Locale.ROOT), -1);
+    }
+
+    static int roundingMode(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        for (int i = 0; i < RM.length; i++) {
+            if (n.equals(RM[i])) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** "iorw" letters of a fence set, "0" when empty. */
+    static void appendFence(StringBuilder out, int set) {
+        if (set == 0) {
+            out.append('0');
+            return;
+        }
+        if ((set & 8) != 0) out.append('i');
+        if ((set & 4) != 0) out.append('o');
+        if ((set & 2) != 0) out.append('r');
+        if ((set & 1) != 0) out.append('w');
+    }
+
+    /** Parses a fence set ("iorw" letters in that order, or "0"); -1 if malformed. */
+    static int fence(String text) {
+        String t = text.toLowerCase(Locale.ROOT);
+        if (t.equals("0")) {
+            return 0;
+        }
+        int set = 0;
+        int last = 16;
+        for (int i = 0; i < t.length(); i++) {
+            int bit = switch (t.charAt(i)) {
+                case 'i' -> 8;
+                case 'o' -> 4;
+                case 'r' -> 2;
+                case 'w' -> 1;
+                default -> -1;
+            };
+            if (bit < 0 || bit >= last) {
+                return -1;
+            }
+            set |= bit;
+            last = bit;
+        }
+        return t.isEmpty() ? -1 : set;
+    }
+}

@@ -1,0 +1,39 @@
+package dev.splice.isa;
+
+/** How an operand field's value is interpreted, printed and parsed. */
+enum OperandKind {
+    /** Integer register x0..x31. */
+    XREG,
+    /** Compressed integer register x8..x15 (3-bit field). */
+    XREGQ,
+    /** Floating-point register f0..f31. */
+    FREG,
+    /** Compressed floating-point register f8..f15. */
+    FREGQ,
+    /** Signed immediate, printed in decimal. */
+    SIMM,
+    /** Unsigned immediate, printed in decimal. */
+    UIMM,
+    /** Signed pc-relative byte offset to a branch or jump target. */
+    PCREL,
+    /** 20-bit upper immediate of lui/auipc, printed in hex. */
+    HEX20,
+    /** c.lui's 6-bit signed immediate, printed as the 20-bit value lui would use. */
+    CLUI,
+    /** 12-bit CSR number, printed by name when named. */
+    CSR,
+    /** Rounding mode; 5 and 6 are reserved; always printed in the exact form. */
+    RM,
+    /** Rounding mode of an exact conversion; rne (0) is the default and not printed. */
+    RMX,
+    /** A fence predecessor/successor set (i, o, r, w). */
+    FENCE;
+
+    boolean signed() {
+        return this == SIMM || this == PCREL || this == CLUI;
+    }
+
+    boolean register() {
+        return this == XREG || this == XREGQ || this == FREG || this == FREGQ;
+    }
+}

@@ -1,0 +1,12 @@
+package dev.splice.isa;
+
+/** Resolves a symbol name used as a pc-relative target to an absolute address. */
+@FunctionalInterface
+public interface SymbolResolver {
+    long resolve(String name) throws OperandException;
+
+    /** Knows no symbols. */
+    SymbolResolver NONE = name -> {
+        throw new OperandException("unknown symbol '" + name + "'", -1);
+    };
+}

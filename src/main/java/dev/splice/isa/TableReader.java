@@ -1,0 +1,326 @@
+package dev.splice.isa;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Reads the declarative instruction table (see docs/isa.md for the format) and checks it: every
+ * instruction bit is either fixed or in exactly one operand field.
+ */
+final class TableReader {
+    private final String source;
+    private final Map<String, Field> fields = new LinkedHashMap<>();
+    private final List<Opcode> opcodes = new ArrayList<>();
+    private final Map<String, Opcode> byName = new LinkedHashMap<>();
+    private final Map<String, List<Alias>> aliases = new LinkedHashMap<>();
+    private final Map<Integer, String> csrs = new TreeMap<>();
+    private int lineNo;
+
+    private TableReader(String source) {
+        this.source = source;
+    }
+
+    static Isa load(String resource) {
+        try (InputStream in = TableReader.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("instruction table " + resource + " is missing");
+            }
+            TableReader r = new TableReader(resource);
+            try (BufferedReader br = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = br.readLine()) != null) {
+                    r.lineNo++;
+                    r.line(line);
+                }
+            }
+            return r.finish();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read instruction table " + resource, e);
+        }
+    }
+
+    private IllegalStateException error(String message) {
+        return new IllegalStateException(source + ":" + lineNo + ": " + message);
+    }
+
+    private void line(String raw) {
+        String line = raw.strip();
+        if (line.isEmpty() || line.startsWith("#")) {
+            return;
+        }
+        String[] words = line.split("\\s+");
+        switch (words[0]) {
+            case "field" -> field(words);
+            case "insn" -> insn(line.substring(4));
+            case "alias" -> alias(line.substring(5));
+            case "csr" -> csr(words);
+            default -> throw error("unknown line kind '" + words[0] + "'");
+        }
+    }
+
+    private void field(String[] w) {
+        if (w.length < 4) {
+            throw error("field needs NAME KIND SEGMENT...");
+        }
+        OperandKind kind = OperandKind.valueOf(w[2].toUpperCase(Locale.ROOT));
+        int n = w.length - 3;
+        int[] instLo = new int[n];
+        int[] width = new int[n];
+        int[] valueLo = new int[n];
+        int nextValue = 0;
+        boolean explicit = false;
+        for (int i = 0; i < n; i++) {
+            String seg = w[3 + i];
+            String[] parts = seg.split(":");
+            int[] inst = range(parts[0]);
+            instLo[i] = inst[1];
+            width[i] = inst[0] - inst[1] + 1;
+            if (parts.length == 2) {
+                int[] val = range(parts[1]);
+                if (val[0] - val[1] != inst[0] - inst[1]) {
+                    throw error("segment " + seg + " has different widths");
+                }
+                valueLo[i] = val[1];
+                explicit = true;
+            } else {
+                if (explicit) {
+                    throw error("segment " + seg + " needs its value bits");
+                }
+                valueLo[i] = nextValue;
+                nextValue += width[i];
+            }
+        }
+        if (fields.put(w[1], new Field(w[1], kind, instLo, width, valueLo)) != null) {
+            throw error("duplicate field " + w[1]);
+        }
+    }
+
+    /** "HI..LO" or "BIT" as {hi, lo}. */
+    private int[] range(String s) {
+        try {
+            int dots = s.indexOf("..");
+            if (dots < 0) {
+                int b = Integer.parseInt(s);
+                return new int[] {b, b};
+            }
+            int hi = Integer.parseInt(s.substring(0, dots));
+            int lo = Integer.parseInt(s.substring(dots + 2));
+            if (hi < lo || lo < 0 || hi > 31) {
+                throw error("bad bit range " + s);
+            }
+            return new int[] {hi, lo};
+        } catch (NumberFormatException e) {
+            throw error("bad bit range " + s);
+        }
+    }
+
+    private static long number(String s) {
+        String t = s.strip();
+        boolean neg = t.startsWith("-");
+        if (neg) {
+            t = t.substring(1);
+        }
+        long v = t.startsWith("0x") ? Long.parseLong(t.substring(2), 16) : Long.parseLong(t);
+        return neg ? -v : v;
+    }
+
+    private void insn(String rest) {
+        String[] cols = rest.split("\\|", -1);
+        if (cols.length < 3) {
+            throw error("insn needs MNEMONIC EXT | FIXED | OPERANDS");
+        }
+        String[] head = cols[0].strip().split("\\s+");
+        String mnemonic = head[0];
+        Set<Extension> req = EnumSet.noneOf(Extension.class);
+        Extension ext = null;
+        for (String e : head[1].split(",")) {
+            Extension x = Extension.valueOf(e);
+            req.add(x);
+            if (ext == null) {
+                ext = x;
+            }
+        }
+        int mask = 0;
+        int match = 0;
+        for (String fixed : cols[1].strip().split("\\s+")) {
+            if (fixed.isEmpty()) {
+                continue;
+            }
+            int eq = fixed.indexOf('=');
+            int[] r = range(fixed.substring(0, eq));
+            long v = number(fixed.substring(eq + 1));
+            int width = r[0] - r[1] + 1;
+            long m = width == 32 ? 0xffffffffL : ((1L << width) - 1);
+            if ((v & ~m) != 0) {
+                throw error("value " + v + " does not fit bits " + fixed);
+            }
+            if ((mask & (int) (m << r[1])) != 0) {
+                throw error("bits fixed twice in " + fixed);
+            }
+            mask |= (int) (m << r[1]);
+            match |= (int) (v << r[1]);
+        }
+        int size = mnemonic.startsWith("c.") ? 2 : 4;
+        if (size == 4 && (match & 3) != 3 && (mask & 3) != 3) {
+            throw error(mnemonic + ": a 32-bit instruction must fix bits 1..0 to 3");
+        }
+        Template t = Template.compile(cols[2].strip(), fields);
+        String conditions = cols.length > 3 ? cols[3].strip() : "";
+        String expansion = cols.length > 4 ? cols[4].strip() : "";
+        boolean aqrl = false;
+        List<Field> cf = new ArrayList<>();
+        List<long[]> forbidden = new ArrayList<>();
+        for (String c : conditions.split("\\s+")) {
+            if (c.isEmpty()) {
+                continue;
+            }
+            if (c.equals("aqrl")) {
+                aqrl = true;
+                continue;
+            }
+            int ne = c.indexOf("!=");
+            if (ne < 0) {
+                throw error("bad condition " + c);
+            }
+            Field f = fields.get(c.substring(0, ne));
+            if (f == null) {
+                throw error("unknown field in condition " + c);
+            }
+            String[] vs = c.substring(ne + 2).split(",");
+            long[] bad = new long[vs.length];
+            for (int i = 0; i < vs.length; i++) {
+                bad[i] = number(vs[i]);
+            }
+            cf.add(f);
+            forbidden.add(bad);
+        }
+        for (Field f : t.fields()) {
+            if (f.kind == OperandKind.RM || f.kind == OperandKind.RMX) {
+                cf.add(f);
+                forbidden.add(new long[] {5, 6});
+            }
+        }
+        int full = size == 2 ? 0xffff : 0xffffffff;
+        String[] suffixes = aqrl ? new String[] {"", ".aq", ".rl", ".aqrl"} : new String[] {""};
+        for (int k = 0; k < suffixes.length; k++) {
+            int m = mask;
+            int v = match;
+            if (aqrl) {
+                m |= 3 << 25;
+                v |= (k == 1 ? 2 : k == 2 ? 1 : k == 3 ? 3 : 0) << 25;
+            }
+            int covered = m;
+            for (Field f : t.fields()) {
+                if ((covered & f.instMask) != 0) {
+                    throw error(mnemonic + ": field " + f.name + " overlaps fixed bits or another field");
+                }
+                covered |= f.instMask;
+            }
+            if (covered != full) {
+                throw error(mnemonic + suffixes[k] + ": bits 0x" + Integer.toHexString(~covered & full)
+                        + " are neither fixed nor in a field");
+            }
+            Opcode op = new Opcode(mnemonic + suffixes[k], req, ext, size, m, v, t,
+                    cf.toArray(new Field[0]), forbidden.toArray(new long[0][]), expansion);
+            opcodes.add(op);
+            if (byName.put(op.mnemonic(), op) != null) {
+                throw error("duplicate mnemonic " + op.mnemonic());
+            }
+        }
+    }
+
+    private void alias(String rest) {
+        String[] cols = rest.split("\\|", -1);
+        if (cols.length != 3) {
+            throw error("alias needs MNEMONIC | CONDITIONS | TEXT");
+        }
+        String base = cols[0].strip();
+        Opcode op = byName.get(base);
+        if (op == null) {
+            throw error("alias of unknown instruction " + base);
+        }
+        Map<String, Field> own = new LinkedHashMap<>();
+        for (Field f : op.fields) {
+            own.put(f.name, f);
+        }
+        List<Field> cf = new ArrayList<>();
+        List<Long> cv = new ArrayList<>();
+        List<Field> co = new ArrayList<>();
+        for (String c : cols[1].strip().split("\\s+")) {
+            if (c.isEmpty()) {
+                continue;
+            }
+            int eq = c.indexOf('=');
+            Field f = own.get(c.substring(0, eq));
+            if (f == null) {
+                throw error("alias condition on a field " + base + " does not have: " + c);
+            }
+            String rhs = c.substring(eq + 1);
+            Field other = own.get(rhs);
+            cf.add(f);
+            co.add(other);
+            cv.add(other != null ? 0L : number(rhs));
+        }
+        String text = cols[2].strip();
+        int sp = text.indexOf(' ');
+        String mnemonic = sp < 0 ? text : text.substring(0, sp);
+        Template t = Template.compile(sp < 0 ? "" : text.substring(sp + 1).strip(), own);
+        long[] values = new long[cv.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = cv.get(i);
+        }
+        aliases.computeIfAbsent(base, k -> new ArrayList<>())
+                .add(new Alias(mnemonic, t, cf.toArray(new Field[0]), values, co.toArray(new Field[0])));
+    }
+
+    private void csr(String[] w) {
+        int number = (int) number(w[1]);
+        if (w.length == 3) {
+            putCsr(number, w[2]);
+        } else if (w.length == 4) {
+            String[] r = w[3].split("\\.\\.");
+            int first = Integer.parseInt(r[0]);
+            int last = Integer.parseInt(r[1]);
+            for (int i = first; i <= last; i++) {
+                putCsr(number + i - first, w[2] + i);
+            }
+        } else {
+            throw error("csr needs NUMBER NAME [FIRST..LAST]");
+        }
+    }
+
+    private void putCsr(int number, String name) {
+        if (number < 0 || number > 0xfff || csrs.put(number, name) != null) {
+            throw error("bad or duplicate CSR " + name);
+        }
+    }
+
+    private Isa finish() {
+        for (Opcode op : opcodes) {
+            List<Alias> list = aliases.get(op.mnemonic());
+            if (list != null) {
+                op.aliases = list.toArray(new Alias[0]);
+            }
+            if (op.size() == 2 && !op.expansion.isEmpty()) {
+                String target = op.expansion.split("\\s+")[0];
+                op.expandsTo = byName.get(target);
+                if (op.expandsTo == null || op.expandsTo.size() != 4) {
+                    throw new IllegalStateException(source + ": " + op.mnemonic()
+                            + " expands to unknown instruction " + target);
+                }
+            }
+        }
+        return new Isa(opcodes, csrs);
+    }
+}

@@ -1,0 +1,94 @@
+package dev.splice.isa;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An operand template such as "rd, imm12(rs1)": literal text and operand fields in order. It is
+ * both the printed form and the grammar the operand parser accepts.
+ */
+final class Template {
+    /** A literal piece of text, or an operand field (optional ones carry their separator). */
+    record Token(String literal, Field field, boolean optional, String separator) {
+        boolean isField() {
+            return field != null;
+        }
+    }
+
+    private final String text;
+    private final Token[] tokens;
+    private final Field[] fields;
+
+    private Template(String text, Token[] tokens) {
+        this.text = text;
+        this.tokens = tokens;
+        List<Field> fs = new ArrayList<>();
+        for (Token t : tokens) {
+            if (t.isField()) {
+                fs.add(t.field());
+            }
+        }
+        this.fields = fs.toArray(new Field[0]);
+    }
+
+    String text() {
+        return text;
+    }
+
+    Token[] tokens() {
+        return tokens;
+    }
+
+    Field[] fields() {
+        return fields;
+    }
+
+    /** Compiles a template; words that name a field become fields, "name?" an optional one. */
+    static Template compile(String text, Map<String, Field> known) {
+        List<Token> out = new ArrayList<>();
+        StringBuilder lit = new StringBuilder();
+        int i = 0;
+        while (i < text.length()) {
+            char c = text.charAt(i);
+            if (Character.isLetterOrDigit(c) || c == '_' || c == '.') {
+                int j = i;
+                while (j < text.length() && (Character.isLetterOrDigit(text.charAt(j))
+                        || text.charAt(j) == '_' || text.charAt(j) == '.')) {
+                    j++;
+                }
+                String word = text.substring(i, j);
+                Field f = known.get(word);
+                if (f == null) {
+                    lit.append(word);
+                    i = j;
+                    continue;
+                }
+                boolean optional = j < text.length() && text.charAt(j) == '?';
+                if (optional) {
+                    j++;
+                }
+                String sep = "";
+                if (optional || f.kind == OperandKind.RM || f.kind == OperandKind.RMX) {
+                    // An omitted optional operand takes its separator with it.
+                    sep = lit.toString();
+                    lit.setLength(0);
+                    optional = true;
+                }
+                if (lit.length() > 0) {
+                    out.add(new Token(lit.toString(), null, false, ""));
+                    lit.setLength(0);
+                }
+                out.add(new Token(null, f, optional, sep));
+                i = j;
+            } else {
+                lit.append(c);
+                i++;
+            }
+        }
+        if (lit.length() > 0) {
+            out.add(new Token(lit.toString(), null, false, ""));
+        }
+        return new Template(text, out.toArray(new Token[0]));
+    }
+}

@@ -1,0 +1,347 @@
+package dev.splice.listing;
+
+import dev.splice.isa.Decoder;
+import dev.splice.isa.Extension;
+import dev.splice.isa.Opcode;
+import dev.splice.isa.Printer;
+import dev.splice.isa.TargetNamer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Writes the listing of code regions: a {@code .target} line naming the extensions the code
+ * uses, then per region a region line ({@code .section NAME, ADDR}, {@code .function NAME, ADDR}
+ * or {@code .origin ADDR}) and one instruction per line in exact form. Branch targets that are
+ * instruction boundaries inside the region become labels {@code .L<hex address>}; other targets
+ * stay absolute addresses with a {@code <symbol+offset>} comment. Each line ends with a comment
+ * giving the address and the instruction word, which the assembler ignores.
+ *
+ * <p>Two passes per region (boundaries and targets, then text), no allocation per instruction.
+ */
+public final class ListingWriter {
+    /** Every extension the decoder knows; the listing's .target names the ones actually used. */
+    static final Set<Extension> ALL_EXTENSIONS = EnumSet.of(Extension.I, Extension.M, Extension.A,
+            Extension.F, Extension.D, Extension.C, Extension.ZICSR, Extension.ZIFENCEI,
+            Extension.ZIHINTPAUSE, Extension.ZICBOM, Extension.ZICBOZ, Extension.ZBA, Extension.ZBB,
+            Extension.ZBS, Extension.ZICOND);
+    /** What every listing's target includes, used or not: "rv64gc". */
+    static final Set<Extension> BASE_TARGET = EnumSet.of(Extension.I, Extension.M, Extension.A,
+            Extension.F, Extension.D, Extension.C, Extension.ZICSR, Extension.ZIFENCEI);
+
+    /** Column where the address/bytes comment starts. */
+    private static final int COMMENT_COLUMN = 40;
+    private static final String INDENT = "        ";
+    /** Bytes of code per parallel chunk. */
+    private static final int CHUNK_BYTES = 128 * 1024;
+    private static final char[] SPACES = " ".repeat(COMMENT_COLUMN).toCharArray();
+
+    private final Decoder decoder;
+    private final Printer printer;
+    private final SymbolMap symbols;
+
+    /**
+     * @param aliases print readable aliases (li, mv, ret, ...) instead of the exact form; such a
+     *     listing is for reading and is not guaranteed to reassemble to the same bytes
+     * @param symbols names for comments on targets outside the region and for function headings
+     */
+    public ListingWriter(boolean aliases, SymbolMap symbols) {
+        this.decoder = Decoders.all();
+        this.printer = aliases ? Printer.ALIASES : Printer.EXACT;
+        this.symbols = symbols == null ? SymbolMap.EMPTY : symbols;
+    }
+
+    /**
+     * Starts building the instruction tables in the background, so that a command can read its
+     * input meanwhile. Optional: the first writer builds them anyway.
+     */
+    public static void prepare() {
+        Thread thread = new Thread(Decoders::all, "splice-decoder-tables");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** An exact-form writer without symbols. */
+    public ListingWriter() {
+        this(false, SymbolMap.EMPTY);
+    }
+
+    /** The listing of the regions as text. */
+    public String toText(List<Region> regions) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            write(regions, out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.US_ASCII);
+    }
+
+    /** Writes the listing of the regions (one .target line for all of them) to {@code out}. */
+    public void write(List<Region> regions, OutputStream out) throws IOException {
+        Labels[] labels = new Labels[regions.size()];
+        EnumSet<Extension> used = EnumSet.copyOf(BASE_TARGET);
+        for (int i = 0; i < labels.length; i++) {
+            labels[i] = scan(regions.get(i), used);
+        }
+        AsciiOutput sink = new AsciiOutput(out);
+        StringBuilder line = new StringBuilder(256);
+        line.append(".target ").append(Extension.targetName(used)).append('\n');
+        for (int i = 0; i < labels.length; i++) {
+            writeRegion(regions.get(i), labels[i], line, sink);
+        }
+        sink.drain(line);
+        sink.flush();
+    }
+
+    /** The extensions the regions use (at least rv64gc), as the listing's .target names them. */
+    public String targetOf(List<Region> regions) {
+        EnumSet<Extension> used = EnumSet.copyOf(BASE_TARGET);
+        for (Region region : regions) {
+            scan(region, used);
+        }
+        return Extension.targetName(used);
+    }
+
+    /** Pass 1: instruction boundaries, branch targets inside the region, extensions used. */
+    private Labels scan(Region region, Set<Extension> used) {
+        byte[] bytes = region.bytes();
+        Labels labels = new Labels(region.address(), bytes.length);
+        InstructionCursor cursor = new InstructionCursor(bytes, decoder);
+        Extension last = null;
+        while (cursor.advance()) {
+            labels.markBoundary(cursor.offset);
+            Opcode op = cursor.opcode;
+            if (op != null) {
+                Extension extension = op.extension();
+                if (extension != last) { // cheap filter: runs of the same extension are common
+                    used.add(extension);
+                    last = extension;
+                }
+                if (op.hasBranchTarget()) {
+                    long pc = region.address() + cursor.offset;
+                    labels.markTarget(pc + op.branchOffset((int) cursor.bits));
+                }
+            }
+        }
+        return labels;
+    }
+
+    /** Pass 2: the text, in chunks rendered in parallel on big regions and written in order. */
+    private void writeRegion(Region region, Labels labels, StringBuilder line, AsciiOutput sink)
+            throws IOException {
+        long base = region.address();
+        line.append(region.kind().directive()).append(' ');
+        if (region.kind() != Region.Kind.RAW) {
+            line.append(region.name()).append(", ");
+        }
+        line.append("0x");
+        Hex.append(line, base);
+        line.append("    # ").append(region.bytes().length).append(" bytes\n");
+        int length = region.bytes().length;
+        int threads = Math.min(Runtime.getRuntime().availableProcessors(), 8);
+        if (threads < 2 || length < 2 * CHUNK_BYTES) {
+            writeRange(region, labels, 0, length, line, sink);
+            return;
+        }
+        sink.drain(line);
+        ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+            Thread thread = new Thread(runnable, "splice-listing");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            // At most 2 chunks per thread in flight: bounded memory, in-order output.
+            Deque<Future<byte[]>> inFlight = new ArrayDeque<>();
+            int from = 0;
+            while (from < length || !inFlight.isEmpty()) {
+                while (from < length && inFlight.size() < 2 * threads) {
+                    int to = labels.boundaryAtOrAfter(Math.min(length, from + CHUNK_BYTES));
+                    int start = from;
+                    inFlight.add(pool.submit(() -> render(region, labels, start, to)));
+                    from = to;
+                }
+                sink.write(inFlight.removeFirst().get());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IOException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private byte[] render(Region region, Labels labels, int from, int to) throws IOException {
+        StringBuilder text = new StringBuilder((to - from) * 16);
+        writeRange(region, labels, from, to, text, null);
+        return text.toString().getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** The lines of region bytes [from, to), both instruction boundaries. */
+    private void writeRange(Region region, Labels labels, int from, int to, StringBuilder line, AsciiOutput sink)
+            throws IOException {
+        long base = region.address();
+        List<SymbolMap.Entry> headings = symbols.startingIn(base + from, base + to);
+        int nextHeading = 0;
+        Namer namer = new Namer(labels);
+        InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, from, to);
+        while (cursor.advance()) {
+            long pc = base + cursor.offset;
+            while (nextHeading < headings.size()
+                    && Long.compareUnsigned(headings.get(nextHeading).address(), pc) <= 0) {
+                heading(region, headings.get(nextHeading++), pc, line);
+            }
+            if (labels.isLabel(cursor.offset)) {
+                line.append(".L");
+                Hex.append(line, pc);
+                line.append(":\n");
+            }
+            int lineStart = line.length();
+            line.append(INDENT);
+            namer.outside = false;
+            switch (cursor.kind) {
+                case INSTRUCTION -> printer.print(cursor.opcode, (int) cursor.bits, pc, line, namer);
+                case RAW -> {
+                    line.append(".insn ").append(cursor.size).append(", 0x");
+                    Hex.appendFixed(line, cursor.bits, cursor.size * 2);
+                }
+                case BYTES -> {
+                    line.append(".byte ");
+                    for (int i = 0; i < cursor.size; i++) {
+                        line.append(i == 0 ? "0x" : ", 0x");
+                        Hex.appendFixed(line, cursor.byteAt(cursor.offset + i), 2);
+                    }
+                }
+            }
+            int pad = COMMENT_COLUMN - (line.length() - lineStart);
+            line.append(SPACES, 0, Math.max(1, pad));
+            line.append("# ");
+            Hex.append(line, pc);
+            line.append(": ");
+            if (cursor.kind == InstructionCursor.Kind.BYTES) {
+                for (int i = 0; i < cursor.size; i++) {
+                    if (i > 0) {
+                        line.append(' ');
+                    }
+                    Hex.appendFixed(line, cursor.byteAt(cursor.offset + i), 2);
+                }
+            } else {
+                Hex.appendFixed(line, cursor.bits, cursor.size * 2);
+            }
+            if (namer.outside) {
+                line.append(" <");
+                if (!symbols.append(line, namer.outsideTarget)) {
+                    line.append("0x");
+                    Hex.append(line, namer.outsideTarget);
+                }
+                line.append('>');
+            }
+            line.append('\n');
+            if (sink != null && line.length() > 32768) {
+                sink.drain(line);
+            }
+        }
+        while (nextHeading < headings.size()) { // symbols inside the range's last instruction
+            heading(region, headings.get(nextHeading++), base + to, line);
+        }
+        if (sink != null) {
+            sink.drain(line);
+        }
+    }
+
+    /** A comment line naming a symbol (function) that starts here. */
+    private static void heading(Region region, SymbolMap.Entry heading, long pc, StringBuilder line) {
+        if (region.kind() == Region.Kind.FUNCTION && heading.address() == region.address()) {
+            return; // the region line already names it
+        }
+        line.append("\n# ").append(heading.name());
+        if (heading.address() != pc) {
+            line.append(" (starts at 0x");
+            Hex.append(line, heading.address());
+            line.append(", inside an instruction)");
+        }
+        line.append('\n');
+    }
+
+    /** Prints in-region targets at instruction boundaries as labels, others as absolute addresses. */
+    private static final class Namer implements TargetNamer {
+        private final Labels labels;
+        boolean outside;
+        long outsideTarget;
+
+        Namer(Labels labels) {
+            this.labels = labels;
+        }
+
+        @Override
+        public void append(StringBuilder out, long pc, long target) {
+            long offset = target - labels.base;
+            if (offset >= 0 && offset < labels.length && labels.isLabel((int) offset)) {
+                out.append(".L");
+                Hex.append(out, target);
+            } else {
+                out.append("0x");
+                Hex.append(out, target);
+                outside = true;
+                outsideTarget = target;
+            }
+        }
+    }
+
+    /** Bit sets over the region's byte offsets: instruction boundaries and branch targets. */
+    static final class Labels {
+        final long base;
+        final int length;
+        private final long[] boundaries;
+        private final long[] targets;
+
+        Labels(long base, int length) {
+            this.base = base;
+            this.length = length;
+            this.boundaries = new long[(length >>> 6) + 1];
+            this.targets = new long[(length >>> 6) + 1];
+        }
+
+        void markBoundary(int offset) {
+            boundaries[offset >>> 6] |= 1L << offset;
+        }
+
+        void markTarget(long address) {
+            long offset = address - base;
+            if (offset >= 0 && offset < length) {
+                targets[(int) (offset >>> 6)] |= 1L << offset;
+            }
+        }
+
+        /** The first instruction boundary at or after {@code offset}, or the length. */
+        int boundaryAtOrAfter(int offset) {
+            for (int i = offset; i < length; i++) {
+                if ((boundaries[i >>> 6] & (1L << i)) != 0) {
+                    return i;
+                }
+            }
+            return length;
+        }
+
+        boolean isLabel(int offset) {
+            int word = offset >>> 6;
+            return ((boundaries[word] & targets[word]) & (1L << offset)) != 0;
+        }
+    }
+}

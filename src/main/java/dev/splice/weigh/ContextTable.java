@@ -1,0 +1,222 @@
+package dev.splice.weigh;
+
+import dev.splice.BadInputException;
+import dev.splice.weigh.Context.Form;
+import dev.splice.weigh.Context.Pattern;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The table of measurement contexts, read from the resource {@code contexts.tsv} (format in its
+ * header comment and docs/contexts.md). Loading checks every row: known columns, unique keys,
+ * keys that start with the slot's mnemonic, existing baselines without cycles.
+ */
+public final class ContextTable {
+    /** The resource holding Splice's own table. */
+    public static final String RESOURCE = "contexts.tsv";
+
+    private static final List<String> COLUMNS =
+            List.of("key", "mnemonic", "extension", "form", "pattern", "modifiers", "baseline", "qemu", "setup", "slot");
+    private static final Set<String> EXTENSIONS =
+            Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond");
+    private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ");
+
+    private final List<Context> contexts;
+    private final Map<String, Context> byKey;
+
+    private ContextTable(List<Context> contexts) {
+        this.contexts = List.copyOf(contexts);
+        Map<String, Context> m = new LinkedHashMap<>();
+        for (Context c : contexts) {
+            m.put(c.key(), c);
+        }
+        this.byKey = m;
+    }
+
+    /** Splice's own table. */
+    public static ContextTable load() {
+        try (InputStream in = ContextTable.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("resource " + RESOURCE + " is missing from the Splice jar");
+            }
+            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), RESOURCE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Parses table text; {@code source} names it in error messages. */
+    public static ContextTable parse(String text, String source) {
+        List<Context> rows = new ArrayList<>();
+        Map<String, Integer> lineOfKey = new HashMap<>();
+        boolean header = false;
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i];
+            int lineNumber = i + 1;
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split("\t", -1);
+            if (!header) {
+                if (!Arrays.asList(f).equals(COLUMNS)) {
+                    throw new BadInputException(source + ":" + lineNumber + ": expected the header line '"
+                            + String.join("<TAB>", COLUMNS) + "'");
+                }
+                header = true;
+                continue;
+            }
+            if (f.length != COLUMNS.size()) {
+                throw error(source, lineNumber, f.length + " columns, expected " + COLUMNS.size());
+            }
+            Context c = row(f, source, lineNumber);
+            if (lineOfKey.putIfAbsent(c.key(), lineNumber) != null) {
+                throw error(source, lineNumber, "key '" + c.key() + "' repeats line " + lineOfKey.get(c.key()));
+            }
+            rows.add(c);
+        }
+        if (!header) {
+            throw new BadInputException(source + ": no header line: not a context table");
+        }
+        checkBaselines(rows, lineOfKey, source);
+        return new ContextTable(rows);
+    }
+
+    private static Context row(String[] f, String source, int line) {
+        String key = f[0];
+        String mnemonic = f[1];
+        String slot = f[9];
+        String slotMnemonic = slot.split(" ", 2)[0];
+        if (slot.isBlank() || !slot.equals(slot.strip())) {
+            throw error(source, line, "empty slot or slot with surrounding spaces");
+        }
+        if (!key.startsWith(slotMnemonic + ".") || key.length() == slotMnemonic.length() + 1) {
+            throw error(source, line, "key '" + key + "' must be the slot's mnemonic '" + slotMnemonic
+                    + "', a dot, and the pattern or modifiers");
+        }
+        if (mnemonic.isEmpty() || mnemonic.contains(" ")) {
+            throw error(source, line, "bad mnemonic '" + mnemonic + "'");
+        }
+        if (!EXTENSIONS.contains(f[2])) {
+            throw error(source, line, "unknown extension '" + f[2] + "'");
+        }
+        Form form = Arrays.stream(Form.values()).filter(x -> x.label().equals(f[3])).findFirst()
+                .orElseThrow(() -> error(source, line, "form '" + f[3] + "' (expected full or compressed)"));
+        if ((form == Form.COMPRESSED) != mnemonic.startsWith("c.")) {
+            throw error(source, line, "form " + form.label() + " does not match mnemonic " + mnemonic);
+        }
+        Pattern pattern = Arrays.stream(Pattern.values()).filter(x -> x.label().equals(f[4])).findFirst()
+                .orElseThrow(() -> error(source, line, "unknown pattern '" + f[4] + "'"));
+        Map<String, String> modifiers = modifiers(f[5], source, line);
+        Optional<String> baseline = f[6].equals("-") ? Optional.empty() : Optional.of(f[6]);
+        if ((pattern == Pattern.BASELINE) != baseline.isEmpty()) {
+            throw error(source, line, "exactly the rows with pattern 'baseline' have no baseline ('-')");
+        }
+        boolean runs = switch (f[7]) {
+            case "yes" -> true;
+            case "sigill" -> false;
+            default -> throw error(source, line, "qemu column '" + f[7] + "' (expected yes or sigill)");
+        };
+        List<String> setup = f[8].equals("-") ? List.of() : List.of(f[8].split(" ; ", -1));
+        if (setup.stream().anyMatch(String::isBlank)) {
+            throw error(source, line, "empty setup line");
+        }
+        return new Context(key, mnemonic, f[2], form, pattern, modifiers, baseline, runs, setup, slot);
+    }
+
+    private static Map<String, String> modifiers(String text, String source, int line) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (text.equals("-")) {
+            return m;
+        }
+        for (String pair : text.split(";", -1)) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0 || eq == pair.length() - 1) {
+                throw error(source, line, "modifier '" + pair + "' is not key=value");
+            }
+            String k = pair.substring(0, eq);
+            if (!MODIFIER_KEYS.contains(k)) {
+                throw error(source, line, "unknown modifier '" + k + "' (expected one of " + MODIFIER_KEYS + ")");
+            }
+            if (m.put(k, pair.substring(eq + 1)) != null) {
+                throw error(source, line, "modifier '" + k + "' given twice");
+            }
+        }
+        return m;
+    }
+
+    /** Every baseline names a row, and following baselines always ends at a root baseline. */
+    private static void checkBaselines(List<Context> rows, Map<String, Integer> lineOfKey, String source) {
+        Map<String, Context> byKey = new HashMap<>();
+        rows.forEach(c -> byKey.put(c.key(), c));
+        for (Context c : rows) {
+            Set<String> seen = new HashSet<>();
+            Context at = c;
+            while (at.baseline().isPresent()) {
+                if (!seen.add(at.key())) {
+                    throw error(source, lineOfKey.get(c.key()), "baseline references of '" + c.key() + "' form a cycle");
+                }
+                Context next = byKey.get(at.baseline().get());
+                if (next == null) {
+                    throw error(source, lineOfKey.get(at.key()), "baseline '" + at.baseline().get() + "' is not a key");
+                }
+                at = next;
+            }
+        }
+    }
+
+    private static BadInputException error(String source, int line, String why) {
+        return new BadInputException(source + ":" + line + ": " + why);
+    }
+
+    public List<Context> contexts() {
+        return contexts;
+    }
+
+    public Optional<Context> context(String key) {
+        return Optional.ofNullable(byKey.get(key));
+    }
+
+    /**
+     * The contexts whose keys match any of the comma-separated glob patterns ({@code *} matches any
+     * run of characters, {@code ?} one character), in table order; a pattern matching nothing is an error.
+     */
+    public List<Context> select(String patterns) {
+        List<java.util.regex.Pattern> globs = new ArrayList<>();
+        for (String p : patterns.split(",", -1)) {
+            String glob = p.strip();
+            if (glob.isEmpty()) {
+                throw new BadInputException("empty context pattern in '" + patterns + "'");
+            }
+            java.util.regex.Pattern regex = globToRegex(glob);
+            if (contexts.stream().noneMatch(c -> regex.matcher(c.key()).matches())) {
+                throw new BadInputException("context pattern '" + glob + "' matches no context");
+            }
+            globs.add(regex);
+        }
+        return contexts.stream().filter(c -> globs.stream().anyMatch(g -> g.matcher(c.key()).matches())).toList();
+    }
+
+    private static java.util.regex.Pattern globToRegex(String glob) {
+        StringBuilder regex = new StringBuilder();
+        for (char ch : glob.toCharArray()) {
+            switch (ch) {
+                case '*' -> regex.append(".*");
+                case '?' -> regex.append('.');
+                default -> regex.append(java.util.regex.Pattern.quote(String.valueOf(ch)));
+            }
+        }
+        return java.util.regex.Pattern.compile(regex.toString());
+    }
+}

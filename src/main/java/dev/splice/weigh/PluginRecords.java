@@ -1,0 +1,159 @@
+package dev.splice.weigh;
+
+import dev.splice.BadInputException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The contents of a record file written by the Splice QEMU plugin ({@code native/qemu-plugin/},
+ * format in docs/formats.md, "QEMU plugin records"). Only complete files parse: a file without
+ * its final {@code end} line (a run that died) is refused.
+ *
+ * @param mode what the plugin measured
+ * @param apiCurrent the newest plugin interface version the QEMU that ran it implements
+ * @param apiMinimum the oldest plugin interface version that QEMU still supports
+ * @param startMarker the start marker's 32-bit encoding
+ * @param stopMarker the stop marker's 32-bit encoding
+ * @param minPc first address of the guest code range the plugin watched
+ * @param maxPc end (exclusive) of that range
+ * @param executedInstructions count mode: executed guest instructions; empty in other modes
+ * @param validationWindows validation mode: the windows in execution order; empty otherwise
+ * @param timingWindows timing mode: the windows in execution order; empty otherwise
+ * @param catalog catalog mode: per encoding, translated slots and executions; empty otherwise
+ * @param footer the failure counters every mode writes
+ */
+public record PluginRecords(
+        Mode mode,
+        int apiCurrent,
+        int apiMinimum,
+        long startMarker,
+        long stopMarker,
+        long minPc,
+        long maxPc,
+        OptionalLong executedInstructions,
+        List<ValidationWindow> validationWindows,
+        List<TimingWindow> timingWindows,
+        List<CatalogEntry> catalog,
+        Footer footer) {
+
+    public PluginRecords {
+        validationWindows = List.copyOf(validationWindows);
+        timingWindows = List.copyOf(timingWindows);
+        catalog = List.copyOf(catalog);
+    }
+
+    /** The plugin's modes, as named in its {@code mode=} argument. */
+    public enum Mode {
+        COUNT("count"),
+        VALIDATION("validation"),
+        TIMING("timing"),
+        CATALOG("catalog");
+
+        private final String argument;
+
+        Mode(String argument) {
+            this.argument = argument;
+        }
+
+        /** The value of the plugin's {@code mode=} argument. */
+        public String argument() {
+            return argument;
+        }
+    }
+
+    /**
+     * Catalog mode: one raw encoding over a whole run.
+     *
+     * @param translated instruction slots with this encoding that QEMU translated (a slot
+     *     translated twice counts twice)
+     * @param executed how many times those slots executed
+     */
+    public record CatalogEntry(long encoding, int size, long translated, long executed) {}
+
+    /** How many times one raw encoding executed inside a window. */
+    public record EncodingCount(long encoding, int size, long count) {}
+
+    /**
+     * A validation window: every encoding executed strictly between a start and a stop marker.
+     *
+     * @param translations translation blocks created while the window was open
+     * @param executed the sum of all counts
+     */
+    public record ValidationWindow(
+            long index, long startPc, long stopPc, long translations, long executed, List<EncodingCount> encodings) {
+        public ValidationWindow {
+            encodings = List.copyOf(encodings);
+        }
+
+        /** How many times {@code encoding} of {@code size} bytes executed in this window (0 if never). */
+        public long count(long encoding, int size) {
+            for (EncodingCount e : encodings) {
+                if (e.encoding() == encoding && e.size() == size) {
+                    return e.count();
+                }
+            }
+            return 0;
+        }
+    }
+
+    /**
+     * A timing window: the vCPU thread's CPU time (CLOCK_THREAD_CPUTIME_ID, ns) at the start and
+     * stop markers, and the translations inside (a window with translations is contaminated).
+     */
+    public record TimingWindow(
+            long index, long startPc, long stopPc, long startNs, long stopNs, long translations, boolean timerFailed) {
+        public long elapsedNs() {
+            return stopNs - startNs;
+        }
+    }
+
+    /**
+     * Counters of everything that went wrong; {@link #clean()} when nothing did.
+     *
+     * @param windows windows written
+     * @param nestedStarts start markers executed while a window was open (ignored, counted)
+     * @param inactiveStops stop markers executed with no open window (ignored, counted)
+     * @param translationFailures instructions in the range the plugin could not instrument
+     * @param timerFailures windows whose clock could not be read
+     * @param openWindows 1 when the guest exited inside a window
+     * @param vcpus vCPUs (guest threads) seen; counts are exact only with one
+     * @param translations translation blocks created during the whole run
+     */
+    public record Footer(
+            long windows,
+            long nestedStarts,
+            long inactiveStops,
+            long translationFailures,
+            long timerFailures,
+            long openWindows,
+            long vcpus,
+            long translations) {
+        /** Whether the run had no marker, translation or timer problem and one vCPU. */
+        public boolean clean() {
+            return nestedStarts == 0 && inactiveStops == 0 && translationFailures == 0 && timerFailures == 0
+                    && openWindows == 0 && vcpus == 1;
+        }
+    }
+
+    /** Reads and checks a record file. */
+    public static PluginRecords read(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        for (int i = 0; i < bytes.length; i++) {
+            int b = bytes[i] & 0xff;
+            if (b != '\n' && (b < 0x20 || b > 0x7e)) {
+                throw new BadInputException(file + ": byte offset " + i + ": unexpected byte 0x"
+                        + Integer.toHexString(b) + " (a plugin record file is ASCII text)");
+            }
+        }
+        return parse(new String(bytes, StandardCharsets.US_ASCII), file.toString());
+    }
+
+    /** Parses record text; {@code source} names it in error messages. */
+    public static PluginRecords parse(String text, String source) {
+        return new PluginRecordsParser(text, source).parse();
+    }
+}

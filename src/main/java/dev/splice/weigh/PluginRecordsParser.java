@@ -1,0 +1,270 @@
+package dev.splice.weigh;
+
+import dev.splice.BadInputException;
+import dev.splice.weigh.PluginRecords.CatalogEntry;
+import dev.splice.weigh.PluginRecords.EncodingCount;
+import dev.splice.weigh.PluginRecords.Footer;
+import dev.splice.weigh.PluginRecords.Mode;
+import dev.splice.weigh.PluginRecords.TimingWindow;
+import dev.splice.weigh.PluginRecords.ValidationWindow;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/** Parses the plugin's line-based record text; every error names the source and line. */
+final class PluginRecordsParser {
+    /** The record format version this parser reads (the first line's number). */
+    static final int FORMAT_VERSION = 1;
+
+    private static final String[] FOOTER_KEYS = {
+        "windows", "nested_starts", "inactive_stops", "translation_failures", "timer_failures",
+        "open_windows", "vcpus", "translations"
+    };
+
+    private final String source;
+    private final String[] lines;
+    private int next; // index of the next unread line
+
+    PluginRecordsParser(String text, String source) {
+        this.source = source;
+        if (text.isEmpty()) {
+            throw new BadInputException(source + ": empty record file (did the plugin run?)");
+        }
+        if (!text.endsWith("\n")) {
+            throw new BadInputException(source + ": the last line is unterminated (truncated record file)");
+        }
+        this.lines = text.substring(0, text.length() - 1).split("\n", -1);
+    }
+
+    PluginRecords parse() {
+        String[] magic = fields("splice-plugin-records", 2);
+        int version = (int) number(magic[1], 1000);
+        if (version != FORMAT_VERSION) {
+            throw error("record format version " + version + " is not supported (this Splice reads version "
+                    + FORMAT_VERSION + ")");
+        }
+        Mode mode = mode(fields("mode", 2)[1]);
+        String[] api = fields("api", 3);
+        int apiCurrent = (int) number(api[1], 1000);
+        int apiMinimum = (int) number(api[2], 1000);
+        String[] markers = fields("markers", 3);
+        long startMarker = hex(markers[1], 0xffff_ffffL);
+        long stopMarker = hex(markers[2], 0xffff_ffffL);
+        String[] range = fields("range", 3);
+        long minPc = hex(range[1], Long.MAX_VALUE);
+        long maxPc = hex(range[2], Long.MAX_VALUE);
+        if (minPc >= maxPc) {
+            throw error("empty code range");
+        }
+
+        OptionalLong executed = OptionalLong.empty();
+        List<ValidationWindow> validation = new ArrayList<>();
+        List<TimingWindow> timing = new ArrayList<>();
+        List<CatalogEntry> catalog = new ArrayList<>();
+        switch (mode) {
+            case COUNT -> executed = OptionalLong.of(number(fields("insns", 2)[1], Long.MAX_VALUE));
+            case VALIDATION -> {
+                while (peekIs("window")) {
+                    validation.add(validationWindow(validation.size()));
+                }
+            }
+            case TIMING -> {
+                while (peekIs("window")) {
+                    timing.add(timingWindow(timing.size()));
+                }
+            }
+            case CATALOG -> catalog = catalog();
+        }
+        Footer footer = footer();
+        long windows = validation.size() + timing.size();
+        if (footer.windows() != windows) {
+            throw error("the footer counts " + footer.windows() + " windows, the file has " + windows);
+        }
+        long failedTimers = timing.stream().filter(TimingWindow::timerFailed).count();
+        if (footer.timerFailures() < failedTimers) {
+            throw error("the footer counts " + footer.timerFailures() + " timer failures, the windows "
+                    + failedTimers);
+        }
+        fields("end", 1);
+        if (next != lines.length) {
+            next++;
+            throw error("content after the end line");
+        }
+        return new PluginRecords(mode, apiCurrent, apiMinimum, startMarker, stopMarker, minPc, maxPc, executed,
+                validation, timing, catalog, footer);
+    }
+
+    private ValidationWindow validationWindow(int expectedIndex) {
+        String[] f = fields("window", 7);
+        long index = number(f[1], Long.MAX_VALUE);
+        checkIndex(index, expectedIndex);
+        long startPc = hex(f[2], Long.MAX_VALUE);
+        long stopPc = hex(f[3], Long.MAX_VALUE);
+        long translations = number(f[4], Long.MAX_VALUE);
+        long executed = number(f[5], Long.MAX_VALUE);
+        long distinct = number(f[6], Long.MAX_VALUE);
+        if (distinct > lines.length - next) {
+            throw error("the window announces " + distinct + " encodings but the file has only "
+                    + (lines.length - next) + " lines left");
+        }
+        List<EncodingCount> encodings = new ArrayList<>((int) distinct);
+        long sum = 0;
+        for (long i = 0; i < distinct; i++) {
+            String[] e = fields("e", 4);
+            int size = (int) number(e[2], 4);
+            if (size != 2 && size != 4) {
+                throw error("instruction size " + size + " (expected 2 or 4)");
+            }
+            long encoding = hex(e[1], size == 2 ? 0xffffL : 0xffff_ffffL);
+            long count = number(e[3], Long.MAX_VALUE);
+            if (count == 0) {
+                throw error("an encoding with count 0");
+            }
+            if (!encodings.isEmpty()) {
+                EncodingCount last = encodings.get(encodings.size() - 1);
+                if (last.size() > size || (last.size() == size && last.encoding() >= encoding)) {
+                    throw error("encodings are not sorted by size, then encoding, without repeats");
+                }
+            }
+            sum = Math.addExact(sum, count);
+            encodings.add(new EncodingCount(encoding, size, count));
+        }
+        if (sum != executed) {
+            next--;
+            throw error("the window's encoding counts sum to " + sum + ", its header says " + executed);
+        }
+        return new ValidationWindow(index, startPc, stopPc, translations, executed, encodings);
+    }
+
+    private List<CatalogEntry> catalog() {
+        long distinct = number(fields("catalog", 2)[1], Long.MAX_VALUE);
+        if (distinct > lines.length - next) {
+            throw error("the catalog announces " + distinct + " encodings but the file has only "
+                    + (lines.length - next) + " lines left");
+        }
+        List<CatalogEntry> entries = new ArrayList<>((int) distinct);
+        for (long i = 0; i < distinct; i++) {
+            String[] c = fields("c", 5);
+            int size = (int) number(c[2], 4);
+            if (size != 2 && size != 4) {
+                throw error("instruction size " + size + " (expected 2 or 4)");
+            }
+            long encoding = hex(c[1], size == 2 ? 0xffffL : 0xffff_ffffL);
+            long translated = number(c[3], Long.MAX_VALUE);
+            long executedCount = number(c[4], Long.MAX_VALUE);
+            if (translated == 0) {
+                throw error("an encoding that was never translated");
+            }
+            if (!entries.isEmpty()) {
+                CatalogEntry last = entries.get(entries.size() - 1);
+                if (last.size() > size || (last.size() == size && last.encoding() >= encoding)) {
+                    throw error("encodings are not sorted by size, then encoding, without repeats");
+                }
+            }
+            entries.add(new CatalogEntry(encoding, size, translated, executedCount));
+        }
+        return entries;
+    }
+
+    private TimingWindow timingWindow(int expectedIndex) {
+        String[] f = fields("window", 8);
+        long index = number(f[1], Long.MAX_VALUE);
+        checkIndex(index, expectedIndex);
+        long startPc = hex(f[2], Long.MAX_VALUE);
+        long stopPc = hex(f[3], Long.MAX_VALUE);
+        long startNs = number(f[4], Long.MAX_VALUE);
+        long stopNs = number(f[5], Long.MAX_VALUE);
+        long translations = number(f[6], Long.MAX_VALUE);
+        boolean timerFailed = switch (f[7]) {
+            case "ok" -> false;
+            case "timer-failed" -> true;
+            default -> throw error("window status '" + f[7] + "' (expected ok or timer-failed)");
+        };
+        if (!timerFailed && stopNs < startNs) {
+            throw error("the stop time " + stopNs + " is before the start time " + startNs);
+        }
+        return new TimingWindow(index, startPc, stopPc, startNs, stopNs, translations, timerFailed);
+    }
+
+    private Footer footer() {
+        String[] f = fields("footer", 1 + 2 * FOOTER_KEYS.length);
+        long[] values = new long[FOOTER_KEYS.length];
+        for (int i = 0; i < FOOTER_KEYS.length; i++) {
+            if (!f[1 + 2 * i].equals(FOOTER_KEYS[i])) {
+                throw error("footer field " + (i + 1) + " is '" + f[1 + 2 * i] + "', expected '" + FOOTER_KEYS[i] + "'");
+            }
+            values[i] = number(f[2 + 2 * i], Long.MAX_VALUE);
+        }
+        return new Footer(values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7]);
+    }
+
+    private void checkIndex(long index, int expected) {
+        if (index != expected) {
+            throw error("window index " + index + ", expected " + expected);
+        }
+    }
+
+    private Mode mode(String name) {
+        for (Mode m : Mode.values()) {
+            if (m.argument().equals(name)) {
+                return m;
+            }
+        }
+        throw error("unknown mode '" + name + "' (expected count, validation, timing or catalog)");
+    }
+
+    private boolean peekIs(String keyword) {
+        return next < lines.length && lines[next].startsWith(keyword + " ");
+    }
+
+    /** Consumes the next line, which must be {@code keyword} followed by exactly {@code count - 1} fields. */
+    private String[] fields(String keyword, int count) {
+        if (next >= lines.length) {
+            throw new BadInputException(source + ": line " + (next + 1) + ": missing '" + keyword
+                    + "' line (truncated record file)");
+        }
+        String line = lines[next++];
+        String[] f = line.split(" ", -1);
+        if (!f[0].equals(keyword)) {
+            throw error("expected a '" + keyword + "' line, found '" + abbreviate(line) + "'");
+        }
+        if (f.length != count) {
+            throw error("'" + keyword + "' line has " + (f.length - 1) + " fields, expected " + (count - 1));
+        }
+        return f;
+    }
+
+    /** A non-negative decimal number not above {@code max}. */
+    private long number(String text, long max) {
+        if (text.isEmpty() || text.length() > 19 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw error("'" + abbreviate(text) + "' is not a decimal number");
+        }
+        long v = Long.parseLong(text);
+        if (v > max) {
+            throw error(v + " is out of range (at most " + max + ")");
+        }
+        return v;
+    }
+
+    /** A 0x-prefixed hexadecimal number not above {@code max}. */
+    private long hex(String text, long max) {
+        String digits = text.startsWith("0x") ? text.substring(2) : "";
+        if (digits.isEmpty() || digits.length() > 16
+                || !digits.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+            throw error("'" + abbreviate(text) + "' is not a 0x-prefixed lower-case hexadecimal number");
+        }
+        long v = Long.parseUnsignedLong(digits, 16);
+        if (Long.compareUnsigned(v, max) > 0) {
+            throw error(text + " is out of range (at most 0x" + Long.toHexString(max) + ")");
+        }
+        return v;
+    }
+
+    private BadInputException error(String why) {
+        return new BadInputException(source + ": line " + next + ": " + why);
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 60 ? s : s.substring(0, 60) + "...";
+    }
+}

@@ -1,0 +1,172 @@
+package dev.splice.weigh;
+
+import dev.splice.BadInputException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+
+/**
+ * Runs a RISC-V64 Linux executable under {@code qemu-riscv64} (user mode), optionally with the
+ * Splice plugin, and returns the guest's exit status and the plugin's records. QEMU passes the
+ * guest's exit status through; a guest killed by a signal makes QEMU die by the same signal,
+ * which shows here as 128 + the signal number.
+ */
+public final class QemuRunner {
+    /** The QEMU user-mode emulator Splice runs guests with. */
+    public static final String QEMU = "qemu-riscv64";
+
+    /** Where the guest's standard streams go. */
+    public record Streams(Redirect in, Redirect out, Redirect err) {
+        /** The caller's own stdin, stdout and stderr. */
+        public static Streams inherited() {
+            return new Streams(Redirect.INHERIT, Redirect.INHERIT, Redirect.INHERIT);
+        }
+    }
+
+    /**
+     * A finished run: the guest's exit status and, when a plugin ran, its records. The records are
+     * empty only when the guest died of a signal: QEMU 7.2 then kills itself without running the
+     * plugin's exit hook.
+     */
+    public record Result(int exitCode, Optional<PluginRecords> records) {
+        /** The signal that killed the guest, or 0. */
+        public int signal() {
+            return exitCode > 128 && exitCode < 128 + 65 ? exitCode - 128 : 0;
+        }
+    }
+
+    private final QemuPlugin plugin;
+
+    public QemuRunner(QemuPlugin plugin) {
+        this.plugin = plugin;
+    }
+
+    /** Runs the guest without a plugin. */
+    public static int runPlain(Path binary, List<String> args, Streams streams) {
+        return run(command(binary, args, List.of()), streams);
+    }
+
+    /**
+     * Runs the guest with the plugin in {@code mode}; the records are checked and returned. A run
+     * that ends without records is an error, unless the guest died of a signal (then the result
+     * has no records).
+     */
+    public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
+            Streams streams) {
+        Path dir = createTempDirectory();
+        try {
+            Path records = dir.resolve(mode.argument() + ".records");
+            List<String> qemuOptions = List.of("-plugin", plugin.argument(mode, records, range));
+            int exit = run(command(binary, args, qemuOptions), streams);
+            if (!Files.exists(records)) {
+                if (exit > 128 && exit < 128 + 65) {
+                    return new Result(exit, Optional.empty());
+                }
+                throw new BadInputException(QEMU + " exited with status " + exit + " without the plugin's records for "
+                        + binary + " (see the messages from QEMU and the plugin above)");
+            }
+            return new Result(exit, Optional.of(PluginRecords.read(records)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            deleteRecursively(dir);
+        }
+    }
+
+    /**
+     * Runs the guest in count mode and returns its exit status and exact executed-instruction
+     * count; no count when the guest died of a signal (QEMU writes no records then); refused when
+     * the count cannot be exact (more than one guest thread).
+     */
+    public CountedRun count(Path binary, List<String> args, Streams streams) {
+        Result result = run(binary, args, PluginRecords.Mode.COUNT, Optional.empty(), streams);
+        if (result.records().isEmpty()) {
+            return new CountedRun(result.exitCode(), OptionalLong.empty());
+        }
+        PluginRecords records = result.records().get();
+        if (records.mode() != PluginRecords.Mode.COUNT || records.executedInstructions().isEmpty()) {
+            throw new BadInputException("the plugin wrote " + records.mode().argument() + " records, not a count");
+        }
+        long vcpus = records.footer().vcpus();
+        if (vcpus != 1) {
+            throw new BadInputException(binary + " ran " + vcpus + " guest threads: the plugin's inline counter is "
+                    + "exact only for single-threaded programs, so no count is reported");
+        }
+        return new CountedRun(result.exitCode(), records.executedInstructions());
+    }
+
+    /** A run in count mode: the exit status and the count (empty when the guest died of a signal). */
+    public record CountedRun(int exitCode, OptionalLong executedInstructions) {
+        /** The signal that killed the guest, or 0. */
+        public int signal() {
+            return new Result(exitCode, Optional.empty()).signal();
+        }
+    }
+
+    private static List<String> command(Path binary, List<String> args, List<String> qemuOptions) {
+        if (!Files.isRegularFile(binary)) {
+            throw new BadInputException(binary + ": no such file");
+        }
+        List<String> command = new ArrayList<>();
+        command.add(qemuExecutable());
+        command.addAll(qemuOptions);
+        command.add(binary.toString());
+        command.addAll(args);
+        return command;
+    }
+
+    private static String qemuExecutable() {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, QEMU))) {
+                return Path.of(dir, QEMU).toString();
+            }
+        }
+        throw new BadInputException(QEMU + " is not installed (Debian package qemu-user)");
+    }
+
+    private static int run(List<String> command, Streams streams) {
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectInput(streams.in())
+                .redirectOutput(streams.out())
+                .redirectError(streams.err());
+        Process process;
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + command.get(0), e);
+        }
+        try {
+            return process.waitFor();
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new BadInputException("interrupted while " + QEMU + " was running");
+        }
+    }
+
+    private static Path createTempDirectory() {
+        try {
+            return Files.createTempDirectory("splice-qemu");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // A leftover temporary file is harmless; the run's result stands.
+        }
+    }
+}

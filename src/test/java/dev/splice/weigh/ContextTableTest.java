@@ -1,0 +1,187 @@
+package dev.splice.weigh;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.BadInputException;
+import dev.splice.testing.Tools;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The context table: its invariants, its loader's refusals, and every slot checked with llvm-mc and QEMU. */
+class ContextTableTest {
+    private static final String MATTR = "+m,+a,+f,+d,+c,+zba,+zbb,+zbs,+zicond";
+    private static final ContextTable TABLE = ContextTable.load();
+
+    @TempDir Path tmp;
+
+    @Test
+    void coversTheIssuesExamplesAndEveryExtension() {
+        assertTrue(TABLE.contexts().size() >= 200, TABLE.contexts().size() + " contexts");
+        for (String key : List.of("addi.independent", "div.dependency", "ld.hot-load", "beq.taken", "beq.not-taken",
+                "jalr.indirect-jump", "jalr.call", "jalr.ret", "sc.d.reservation-pair", "fdiv.d.dependency.nx-set",
+                "fdiv.d.dependency.nx-clear", "fcvt.w.d.rtz", "csrrs.fflags", "fence.rw-rw", "c.addi.dependency")) {
+            assertTrue(TABLE.context(key).isPresent(), key);
+        }
+        Set<String> extensions = TABLE.contexts().stream().map(Context::extension).collect(Collectors.toSet());
+        assertEquals(Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond"), extensions);
+    }
+
+    @Test
+    void selectionByGlob() {
+        List<Context> div = TABLE.select("div*");
+        assertFalse(div.isEmpty());
+        assertTrue(div.stream().allMatch(c -> c.key().startsWith("div")));
+        assertEquals(Set.of("div", "divu", "divw", "divuw"),
+                div.stream().map(Context::mnemonic).collect(Collectors.toSet()));
+        assertEquals(2, TABLE.select("beq.taken, beq.not-taken").size());
+        BadInputException e = assertThrows(BadInputException.class, () -> TABLE.select("vadd*"));
+        assertTrue(e.getMessage().contains("'vadd*' matches no context"), e.getMessage());
+    }
+
+    @Test
+    void everySlotAssemblesToItsMnemonicAndForm() {
+        // llvm-mc-22 without aliases prints the canonical mnemonic; the size follows from the encoding.
+        StringBuilder source = new StringBuilder();
+        for (Context c : TABLE.contexts()) {
+            source.append(c.form() == Context.Form.FULL ? ".option norvc\n" : ".option rvc\n");
+            source.append(c.slotWith("t3", "ft4").replace("1f", "2")).append('\n');
+        }
+        Tools.Result r = Tools.run(List.of("llvm-mc-22", "--triple=riscv64", "-mattr=" + MATTR, "-show-encoding",
+                "-M", "no-aliases"), source.toString(), 120).checked("llvm-mc-22");
+        List<String> lines = r.stdout().lines().filter(l -> l.contains("# encoding: [")).toList();
+        assertEquals(TABLE.contexts().size(), lines.size(), "one instruction per slot");
+        for (int i = 0; i < lines.size(); i++) {
+            Context c = TABLE.contexts().get(i);
+            String line = lines.get(i).strip();
+            String printed = line.split("\\s+", 2)[0];
+            int bytes = line.substring(line.indexOf('[') + 1, line.indexOf(']')).split(",").length;
+            assertEquals(c.mnemonic(), printed, c.key() + ": " + line);
+            assertEquals(c.form().size(), bytes, c.key() + " size: " + line);
+        }
+    }
+
+    private static final String PROLOGUE = """
+            .text
+            .globl _start
+            _start:
+                li a0, 0
+                li a1, 1
+                li a2, 2
+                lla s0, hot
+                li s1, 1
+                lla t0, fconst
+                fld fa0, 0(t0)
+                fld fa1, 0(t0)
+                fld fa2, 8(t0)
+                fld fa3, 16(t0)
+            """;
+    private static final String EPILOGUE = """
+                li a0, 0
+                li a7, 93
+                ecall
+            .data
+            .p2align 6
+            hot: .zero 256
+            fconst: .double 1.5, 1.0, 0.75
+            """;
+
+    private Path build(String name, String body) throws IOException {
+        Path asm = tmp.resolve(name + ".s");
+        Files.writeString(asm, PROLOGUE + body + EPILOGUE);
+        Path obj = tmp.resolve(name + ".o");
+        Tools.run("llvm-mc-22", "--triple=riscv64", "-mattr=" + MATTR, "-filetype=obj", "-o", obj.toString(),
+                asm.toString()).checked("llvm-mc-22 " + name);
+        Path exe = tmp.resolve(name);
+        Tools.run("riscv64-linux-gnu-ld", "-o", exe.toString(), obj.toString()).checked("ld " + name);
+        return exe;
+    }
+
+    @Test
+    void everySlotMarkedAsRunningExecutesExactlyOnceUnderQemu() throws IOException {
+        List<Context> running = TABLE.contexts().stream().filter(Context::runsOnQemu).toList();
+        StringBuilder body = new StringBuilder();
+        for (Context c : running) {
+            body.append("    .option norvc\n");
+            c.setup().forEach(s -> body.append("    ").append(s).append('\n'));
+            body.append("    slti zero, zero, 0x5a1\n");
+            body.append(c.form() == Context.Form.FULL ? "" : "    .option rvc\n");
+            body.append("    ").append(c.slotWith("t3", "ft4")).append("\n1:\n");
+            body.append("    .option norvc\n    slti zero, zero, 0x5a0\n    .option rvc\n");
+        }
+        Path exe = build("all-slots", body.toString());
+        QemuRunner.Result r = PluginFixtures.run(PluginRecords.Mode.VALIDATION, exe);
+        assertEquals(0, r.exitCode());
+        PluginRecords records = r.records().orElseThrow();
+        PluginFixtures.assertClean(records);
+        assertTrue(records.footer().clean());
+        assertEquals(running.size(), records.validationWindows().size());
+        for (int i = 0; i < running.size(); i++) {
+            PluginRecords.ValidationWindow w = records.validationWindows().get(i);
+            assertEquals(1, w.executed(), running.get(i).key() + ": one instruction between the markers");
+            assertEquals(running.get(i).form().size(), w.encodings().get(0).size(), running.get(i).key());
+        }
+    }
+
+    @Test
+    void slotsMarkedSigillAreIllegalOnThisQemu() throws IOException {
+        List<Context> illegal = TABLE.contexts().stream().filter(c -> !c.runsOnQemu()).toList();
+        assertFalse(illegal.isEmpty());
+        for (Context c : illegal) {
+            String body = String.join("\n", c.setup()) + "\n    " + c.slotWith("t3", "ft4") + "\n1:\n";
+            Path exe = build(c.key(), body);
+            int status = Tools.run(QemuRunner.QEMU, exe.toString()).exitCode();
+            assertEquals(128 + 4, status, c.key() + " should die of SIGILL");
+        }
+    }
+
+    @Test
+    void badTablesAreRefusedWithTheirLine() {
+        String header = "key\tmnemonic\textension\tform\tpattern\tmodifiers\tbaseline\tqemu\tsetup\tslot\n";
+        String root = "nop.baseline\taddi\ti\tfull\tbaseline\t-\t-\tyes\t-\tnop\n";
+        assertEquals(1, ContextTable.parse(header + root, "t").contexts().size());
+        assertRefused(root, "t:1: expected the header line");
+        assertRefused(header + root + root, "t:3: key 'nop.baseline' repeats line 2");
+        assertRefused(header + root + "add.dependency\tadd\ti\tfull\tdependency\t-\tnope\tyes\t-\tadd a0, a0, a1\n",
+                "t:3: baseline 'nope' is not a key");
+        assertRefused(header + "a.x\tadd\ti\tfull\tdependency\t-\tb.x\tyes\t-\ta a0\nb.x\tadd\ti\tfull\tdependency\t-\ta.x\tyes\t-\tb a0\n",
+                "form a cycle");
+        assertRefused(header + root + "sub.dependency\tadd\ti\tfull\tdependency\t-\tnop.baseline\tyes\t-\tadd a0, a0, a1\n",
+                "t:3: key 'sub.dependency' must be the slot's mnemonic 'add'");
+        assertRefused(header + root + "add.x\tadd\ti\tfull\tsideways\t-\tnop.baseline\tyes\t-\tadd a0, a0, a1\n",
+                "unknown pattern 'sideways'");
+        assertRefused(header + root + "add.x\tadd\ti\tfull\tdependency\tspeed=high\tnop.baseline\tyes\t-\tadd a0, a0, a1\n",
+                "unknown modifier 'speed'");
+        assertRefused(header + root + "add.x\tadd\ti\tcompressed\tdependency\t-\tnop.baseline\tyes\t-\tadd a0, a0, a1\n",
+                "form compressed does not match mnemonic add");
+        assertRefused(header + "nop.baseline\taddi\ti\tfull\tbaseline\t-\n", "t:2: 6 columns, expected 10");
+    }
+
+    private static void assertRefused(String table, String fragment) {
+        BadInputException e = assertThrows(BadInputException.class, () -> ContextTable.parse(table, "t"));
+        assertTrue(e.getMessage().contains(fragment), e.getMessage());
+    }
+
+    @Test
+    void baselinesAreRootsOrMeasuredContexts() {
+        Set<String> roots = new TreeSet<>();
+        for (Context c : TABLE.contexts()) {
+            if (c.baseline().isEmpty()) {
+                roots.add(c.key());
+            } else {
+                Context b = TABLE.context(c.baseline().get()).orElseThrow();
+                assertEquals(c.form(), b.form(), c.key() + " is measured against a kernel of its own width");
+            }
+        }
+        assertEquals(Set.of("c.nop.baseline", "nop.baseline"), roots);
+    }
+}
