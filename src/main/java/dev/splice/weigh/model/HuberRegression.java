@@ -90,13 +90,18 @@ public final class HuberRegression {
         boolean converged = false;
         int iter = 0;
         double scale = Double.NaN;
+        // The preliminary fit's scale is a good first guess: prior weights are normalised to it.
+        double previousMedian = start != null && start.ok() ? start.scale() * o.scaleConstant() : Double.NaN;
+        double[] scratch = new double[n];
         double[] y = d.y();
         while (iter < o.maxIterations()) {
             iter++;
             for (int i = 0; i < n; i++) {
                 abs[i] = Math.abs(t[i]);
             }
-            scale = Select.median(abs) / o.scaleConstant();
+            double med = Select.medianNear(abs, previousMedian, scratch);
+            previousMedian = med;
+            scale = med / o.scaleConstant();
             if (!(scale > floor) || !Double.isFinite(scale)) {
                 return failed(c, runs, active, n, "robust scale vanishes (more than half the pairs fit exactly)");
             }
@@ -219,6 +224,8 @@ public final class HuberRegression {
         private final int runs;
         private final double[] x;
         private final int m;
+        /** Row ranges {@code [segment[r], segment[r+1])} of each run, or null when rows are not grouped. */
+        private final int[] segment;
         private final double[] sw;
         private final double[] sy;
         private final double[] sx;
@@ -230,6 +237,23 @@ public final class HuberRegression {
             this.run = run;
             this.runs = runs;
             this.m = columns.length;
+            // Rows grouped by run (as bootstrap replicates are) let the step sum each run's block
+            // in registers instead of scattering into per-run arrays.
+            boolean grouped = true;
+            for (int i = 1; i < y.length && grouped; i++) {
+                grouped = run[i] == run[i - 1] || run[i] == run[i - 1] + 1;
+            }
+            if (grouped && y.length > 0 && run[0] == 0 && run[y.length - 1] == runs - 1) {
+                segment = new int[runs + 1];
+                for (int i = 0, r = 0; i < y.length; i++) {
+                    while (r < run[i]) {
+                        segment[++r] = i;
+                    }
+                }
+                segment[runs] = y.length;
+            } else {
+                segment = null;
+            }
             // Row-major copy: the accumulation loop reads one row at a time.
             this.x = new double[y.length * m];
             for (int j = 0; j < m; j++) {
@@ -311,6 +335,9 @@ public final class HuberRegression {
 
         /** {@link #solve} unrolled for the usual three covariates (order, drift, batch). */
         private boolean solve3(double[] w, double[] mu, double[] beta) {
+            if (segment != null) {
+                return solve3Grouped(w, mu, beta);
+            }
             java.util.Arrays.fill(sw, 0);
             java.util.Arrays.fill(sy, 0);
             java.util.Arrays.fill(sx, 0);
@@ -358,6 +385,71 @@ public final class HuberRegression {
                 b0 -= s0 * sy[r];
                 b1 -= s1 * sy[r];
                 b2 -= s2 * sy[r];
+            }
+            a[0] = a00;
+            a[3] = a10;
+            a[4] = a11;
+            a[6] = a20;
+            a[7] = a21;
+            a[8] = a22;
+            b[0] = b0;
+            b[1] = b1;
+            b[2] = b2;
+            if (!Cholesky.solveLowerStored(a, b, 3, beta)) {
+                return false;
+            }
+            for (int r = 0; r < runs; r++) {
+                mu[r] = (sy[r] - sx[3 * r] * beta[0] - sx[3 * r + 1] * beta[1] - sx[3 * r + 2] * beta[2]) / sw[r];
+            }
+            return true;
+        }
+
+        private boolean solve3Grouped(double[] w, double[] mu, double[] beta) {
+            double a00 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, a22 = 0, b0 = 0, b1 = 0, b2 = 0;
+            for (int r = 0; r < runs; r++) {
+                double rw = 0, ry = 0, r0 = 0, r1 = 0, r2 = 0;
+                for (int i = segment[r]; i < segment[r + 1]; i++) {
+                    double wi = w[i];
+                    double yi = y[i];
+                    double x0 = x[3 * i];
+                    double x1 = x[3 * i + 1];
+                    double x2 = x[3 * i + 2];
+                    double w0 = wi * x0;
+                    double w1 = wi * x1;
+                    double w2 = wi * x2;
+                    rw += wi;
+                    ry += wi * yi;
+                    r0 += w0;
+                    r1 += w1;
+                    r2 += w2;
+                    a00 += w0 * x0;
+                    a10 += w1 * x0;
+                    a11 += w1 * x1;
+                    a20 += w2 * x0;
+                    a21 += w2 * x1;
+                    a22 += w2 * x2;
+                    b0 += w0 * yi;
+                    b1 += w1 * yi;
+                    b2 += w2 * yi;
+                }
+                if (!(rw > 0)) {
+                    return false;
+                }
+                sw[r] = rw;
+                sy[r] = ry;
+                sx[3 * r] = r0;
+                sx[3 * r + 1] = r1;
+                sx[3 * r + 2] = r2;
+                double inv = 1.0 / rw;
+                a00 -= r0 * inv * r0;
+                a10 -= r1 * inv * r0;
+                a11 -= r1 * inv * r1;
+                a20 -= r2 * inv * r0;
+                a21 -= r2 * inv * r1;
+                a22 -= r2 * inv * r2;
+                b0 -= r0 * inv * ry;
+                b1 -= r1 * inv * ry;
+                b2 -= r2 * inv * ry;
             }
             a[0] = a00;
             a[3] = a10;

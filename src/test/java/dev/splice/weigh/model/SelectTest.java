@@ -17,5 +17,13 @@ class SelectTest {
         int n = sorted.length;
         double expected = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
         Assertions.assertEquals(expected, Select.median(values.clone()));
+        double[] abs = Arrays.stream(values).map(Math::abs).toArray();
+        double[] sortedAbs = abs.clone();
+        Arrays.sort(sortedAbs);
+        double expectedAbs = n % 2 == 1 ? sortedAbs[n / 2] : (sortedAbs[n / 2 - 1] + sortedAbs[n / 2]) / 2;
+        // Guesses that hit the bracket, miss it on either side, or are unusable.
+        for (double guess : new double[] {expectedAbs, expectedAbs * 1.05, expectedAbs * 0.5, expectedAbs * 3, 0, Double.NaN}) {
+            Assertions.assertEquals(expectedAbs, Select.medianNear(abs.clone(), guess, new double[n]), "guess " + guess);
+        }
     }
 }
