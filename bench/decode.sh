@@ -22,6 +22,10 @@ if [ -n "$prog" ]; then
 else
   echo "no test program built (run 'make programs' for real code); synthetic input only"
 fi
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+for c in "${codes[@]}"; do
+  java -cp "$cp" dev.splice.bench.DecodeBenchmark --cpu "$c"
+done
 for c in "${codes[@]}"; do
   java -cp "$cp" org.openjdk.jmh.Main 'dev.splice.bench.DecodeBenchmark.decode' -p code="$c" \
     -foe true -rf text -rff target/jmh-decode.txt 2>&1 | grep -E '^(Benchmark|DecodeBenchmark)' || true

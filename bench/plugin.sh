@@ -27,7 +27,7 @@ median_seconds() { # command...: median wall time in seconds over REPS runs
 off=$(median_seconds qemu-riscv64 "$guest" "$N")
 printf 'guest: count_loop %s (5 x %s loop instructions), median of %s runs\n' "$N" "$N" "$REPS"
 printf '%-11s %8.3f s  ratio 1.00\n' off "$off"
-for mode in count validation timing; do
+for mode in count validation timing catalog; do
   t=$(median_seconds qemu-riscv64 -plugin "$plugin,mode=$mode,out=$records" "$guest" "$N")
   printf '%-11s %8.3f s  ratio %.2f\n' "$mode" "$t" "$(echo "$t / $off" | bc -l)"
 done

@@ -1,7 +1,7 @@
 /*
  * The Splice QEMU plugin: entry point, arguments, interface version check and the record file.
  *
- *   qemu-riscv64 -plugin libsplice-plugin.so,mode=count|validation|timing,out=FILE \
+ *   qemu-riscv64 -plugin libsplice-plugin.so,mode=count|validation|timing|catalog,out=FILE \
  *                [,min_pc=ADDR,max_pc=ADDR] PROGRAM ...
  *
  * The record file is written to FILE.tmp.PID and renamed to FILE when the guest exits, so a run
@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +32,25 @@ static const char *mode_name;
 static void (*mode_finish)(void);
 static int api_cur, api_min;
 static int started;
+static int forked_child;
+
+/* A guest fork() forks QEMU: the child shares the parent's open record file. It must neither
+ * flush the parent's buffered records nor write, rename or remove anything; its instructions are
+ * not the parent's and are not counted. */
+static void after_fork_in_child(void)
+{
+    forked_child = 1;
+    if (g_splice.out != NULL) {
+        /* Drop the parent's buffered bytes, then send the child's own records (windows it may
+         * still write) nowhere; closing the child's copy of the descriptor leaves the parent's. */
+        __fpurge(g_splice.out);
+        FILE *sink = fopen("/dev/null", "w");
+        if (sink != NULL) {
+            fclose(g_splice.out);
+            g_splice.out = sink;
+        }
+    }
+}
 
 static int refuse(const char *message, const char *detail)
 {
@@ -90,6 +111,12 @@ static void finish(splice_qemu_id id, void *userdata)
     (void)userdata;
     if (g_splice.out == NULL) {
         return; /* already finished */
+    }
+    if (forked_child) {
+        __fpurge(g_splice.out);
+        fclose(g_splice.out);
+        g_splice.out = NULL;
+        return;
     }
     if (!started) {
         /* QEMU exits before the guest ran (e.g. it could not load the executable). */
@@ -179,7 +206,7 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
         return refuse("only QEMU user mode (qemu-riscv64) is supported", NULL);
     }
     if (mode_name == NULL) {
-        return refuse("missing argument mode=count|validation|timing", NULL);
+        return refuse("missing argument mode=count|validation|timing|catalog", NULL);
     }
     if (g_splice.out_path == NULL || g_splice.out_path[0] == '\0') {
         return refuse("missing argument out=FILE", NULL);
@@ -202,8 +229,11 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
     } else if (strcmp(mode_name, "timing") == 0) {
         mode_install = splice_timing_install;
         mode_finish = splice_timing_finish;
+    } else if (strcmp(mode_name, "catalog") == 0) {
+        mode_install = splice_catalog_install;
+        mode_finish = splice_catalog_finish;
     } else {
-        return refuse("unknown mode (expected count, validation or timing): ", mode_name);
+        return refuse("unknown mode (expected count, validation, timing or catalog): ", mode_name);
     }
 
     if (asprintf(&g_splice.tmp_path, "%s.tmp.%ld", g_splice.out_path, (long)getpid()) < 0) {
@@ -221,6 +251,9 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
         fclose(g_splice.out);
         unlink(g_splice.tmp_path);
         return -1;
+    }
+    if (pthread_atfork(NULL, NULL, after_fork_in_child) != 0) {
+        return refuse("cannot register the fork handler", NULL);
     }
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_atexit_cb(id, finish, NULL);

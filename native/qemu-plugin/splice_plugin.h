@@ -1,5 +1,6 @@
 /*
- * Shared state of the Splice QEMU plugin. The plugin has three modes (count, validation, timing,
+ * Shared state of the Splice QEMU plugin. The plugin has four modes (count, validation, timing,
+ * catalog;
  * see docs/qemu-plugin.md); each lives in its own file and installs its own callbacks.
  * The state is global because QEMU calls back into plain functions; Splice runs single-threaded
  * guests, and the footer records how many vCPUs were seen so that a reader can refuse more.
@@ -63,15 +64,34 @@ int splice_read_encoding(const struct qemu_plugin_insn *insn, uint32_t *encoding
 /* Whether a guest address lies in the executable's code range. */
 static inline int splice_in_range(uint64_t pc) { return pc >= g_splice.min_pc && pc < g_splice.max_pc; }
 
+/* The table of distinct encodings (encodings.c), used by the validation and catalog modes. */
+struct splice_encoding {
+    uint32_t encoding;
+    uint32_t size;
+};
+#define SPLICE_NO_SLOT UINT32_MAX
+int splice_encodings_init(void);
+/* The slot of an encoding, created on first sight; SPLICE_NO_SLOT when the table is full. */
+uint32_t splice_encoding_slot(uint32_t encoding, uint32_t size);
+uint32_t splice_encoding_count(void);
+/* The slot's execution counter: its address never changes. */
+uint64_t *splice_encoding_counter(uint32_t slot);
+const struct splice_encoding *splice_encoding_key(uint32_t slot);
+/* qsort order of records: by size, then encoding (the first member of a record must be a
+ * struct splice_encoding). */
+int splice_encoding_order(const void *a, const void *b);
+
 /* Mode set-up, called from qemu_plugin_install once the output file is open. */
 /* Each returns 0, or -1 after printing why it cannot run. */
 int splice_count_install(splice_qemu_id id);
 int splice_validation_install(splice_qemu_id id);
 int splice_timing_install(splice_qemu_id id);
+int splice_catalog_install(splice_qemu_id id);
 
 /* Mode-specific records written at exit, before the footer. */
 void splice_count_finish(void);
 void splice_validation_finish(void);
 void splice_timing_finish(void);
+void splice_catalog_finish(void);
 
 #endif

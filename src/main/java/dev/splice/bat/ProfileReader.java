@@ -21,11 +21,12 @@ public final class ProfileReader {
     private final boolean skipBadLines;
     private final LongConsumer progress;
     private long badLines;
-    private String firstBadLine;
+    private BadLine firstBadLine;
     private long lines;
 
-    // Current line.
-    private byte[] line = new byte[256];
+    // The current line is line[lineStart, length); pos is the parse position within it.
+    private byte[] line = new byte[1 << 22];
+    private int lineStart;
     private int length;
     private int pos;
     private long lineNumber;
@@ -41,54 +42,94 @@ public final class ProfileReader {
         return badLines;
     }
 
-    /** The message of the first skipped line, or null. */
-    public String firstBadLine() {
+    /** The first skipped line, or null. */
+    public BadLine firstBadLine() {
         return firstBadLine;
+    }
+
+    /** A malformed line: its number within what this reader read, column and what was wrong. */
+    public record BadLine(String source, long line, int column, String problem) {
+        /** The message, with line numbers shifted by the lines read before this reader's part. */
+        public String describe(long lineBase) {
+            return source + ":" + (lineBase + line) + ":" + column + ": " + problem;
+        }
+    }
+
+    /** Thrown for a malformed line when bad lines are not skipped. */
+    public static final class BadLineException extends BadInputException {
+        private static final long serialVersionUID = 1L;
+        private final transient BadLine badLine;
+
+        BadLineException(BadLine badLine) {
+            super(badLine.describe(0));
+            this.badLine = badLine;
+        }
+
+        public BadLine badLine() {
+            return badLine;
+        }
     }
 
     public long lines() {
         return lines;
     }
 
+    /** Reads the whole stream, parsing lines in place in a large buffer (no copy per line). */
     public void read(InputStream in, ProfileTranslator sink) throws IOException {
-        byte[] buffer = new byte[1 << 20];
-        int n;
-        while ((n = in.read(buffer)) > 0) {
-            for (int i = 0; i < n; ) {
-                int start = i;
-                while (i < n && buffer[i] != '\n') {
-                    i++;
-                }
-                append(buffer, start, i - start);
-                if (i < n) {
-                    i++;
-                    endLine(sink);
+        byte[] buffer = line;
+        int filled = 0;
+        int start = 0;
+        boolean eof = false;
+        while (true) {
+            int nl = -1;
+            for (int i = start; i < filled; i++) {
+                if (buffer[i] == '\n') {
+                    nl = i;
+                    break;
                 }
             }
-        }
-        if (length > 0) {
-            endLine(sink);
+            if (nl >= 0) {
+                parseLine(sink, start, nl);
+                start = nl + 1;
+                continue;
+            }
+            if (eof) {
+                if (start < filled) {
+                    parseLine(sink, start, filled);
+                }
+                return;
+            }
+            // Move the partial line to the front, grow if a single line fills the buffer, read more.
+            int partial = filled - start;
+            if (partial == buffer.length) {
+                if (buffer.length >= (1 << 26)) {
+                    throw new BadInputException(source + ":" + (lineNumber + 1) + ": line longer than 64 MiB");
+                }
+                buffer = java.util.Arrays.copyOf(buffer, buffer.length * 2);
+                line = buffer;
+            } else if (start > 0) {
+                System.arraycopy(buffer, start, buffer, 0, partial);
+            }
+            start = 0;
+            filled = partial;
+            int n = in.read(buffer, filled, buffer.length - filled);
+            if (n < 0) {
+                eof = true;
+            } else {
+                filled += n;
+            }
         }
     }
 
-    private void append(byte[] b, int off, int len) {
-        if (length + len > line.length) {
-            if (length + len > (1 << 24)) {
-                throw new BadInputException(source + ":" + (lineNumber + 1) + ": line longer than 16 MiB");
-            }
-            line = java.util.Arrays.copyOf(line, Math.max(line.length * 2, length + len));
-        }
-        System.arraycopy(b, off, line, length, len);
-        length += len;
-    }
-
-    private void endLine(ProfileTranslator sink) {
+    private void parseLine(ProfileTranslator sink, int start, int end) {
         lineNumber++;
         lines++;
-        if (length > 0 && line[length - 1] == '\r') {
-            length--;
+        if (end > start && line[end - 1] == '\r') {
+            end--;
         }
-        pos = 0;
+        lineStart = start;
+        length = end;
+        pos = start;
         try {
             if (format == Format.PRE_AGGREGATED) {
                 preAggregated(sink);
@@ -96,16 +137,15 @@ public final class ProfileReader {
                 perfScript(sink);
             }
         } catch (LineError e) {
-            String message = source + ":" + lineNumber + ":" + (e.column + 1) + ": " + e.getMessage();
+            BadLine bad = new BadLine(source, lineNumber, e.column - lineStart + 1, e.getMessage());
             if (!skipBadLines) {
-                throw new BadInputException(message);
+                throw new BadLineException(bad);
             }
             if (firstBadLine == null) {
-                firstBadLine = message;
+                firstBadLine = bad;
             }
             badLines++;
         }
-        length = 0;
         if (progress != null && (lineNumber & 0xfffff) == 0) {
             progress.accept(lineNumber);
         }
@@ -119,6 +159,19 @@ public final class ProfileReader {
         LineError(int column, String message) {
             super(message, null, false, false);
             this.column = column;
+        }
+    }
+
+    private static final byte[] HEX = new byte[256];
+
+    static {
+        java.util.Arrays.fill(HEX, (byte) -1);
+        for (int i = 0; i < 10; i++) {
+            HEX['0' + i] = (byte) i;
+        }
+        for (int i = 0; i < 6; i++) {
+            HEX['a' + i] = (byte) (10 + i);
+            HEX['A' + i] = (byte) (10 + i);
         }
     }
 
@@ -141,10 +194,9 @@ public final class ProfileReader {
         while (end < length && line[end] != ' ' && line[end] != '\t') {
             end++;
         }
-        for (int i = end - 1; i >= start; i--) {
+        for (int i = start; i < end; i++) {
             if (line[i] == ':') {
-                start = i + 1;
-                break;
+                start = i + 1; // a build-id or file name prefix: perf2bolt ignores it
             }
         }
         pos = start;
@@ -157,16 +209,20 @@ public final class ProfileReader {
         if (pos >= end) {
             throw new LineError(pos, "expected " + what + " (hexadecimal address)");
         }
-        long v = 0;
-        int digits = 0;
-        for (int i = pos; i < end; i++) {
-            int c = line[i];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-            if (d < 0) {
-                throw new LineError(i, "bad hexadecimal digit '" + (char) c + "' in " + what);
+        if (end - pos > 16) {
+            int i = pos;
+            while (i < end - 16 && line[i] == '0') {
+                i++;
             }
-            if (++digits > 16 && v >>> 60 != 0) {
+            if (end - i > 16) {
                 throw new LineError(pos, what + " does not fit in 64 bits");
+            }
+        }
+        long v = 0;
+        for (int i = pos; i < end; i++) {
+            int d = HEX[line[i] & 0xff];
+            if (d < 0) {
+                throw new LineError(i, "bad hexadecimal digit '" + (char) line[i] + "' in " + what);
             }
             v = v << 4 | d;
         }

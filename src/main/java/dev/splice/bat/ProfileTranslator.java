@@ -9,8 +9,9 @@ import java.util.TreeSet;
 
 /**
  * Translates a profile collected on a BOLTed binary back to the input binary, with perf2bolt's
- * aggregation semantics (see docs/bat.md): records are first aggregated by their addresses (memory
- * grows with distinct records, not with lines), then each distinct record is translated once.
+ * semantics (see docs/bat.md). Each record is translated as it arrives and only the translated
+ * result is aggregated, so memory depends on the number of distinct translated edges (bounded by
+ * the binary), not on the number of input lines.
  *
  * <ul>
  *   <li>A branch (B, and the branch part of a T record) maps its source with the branch-source rule
@@ -18,211 +19,268 @@ import java.util.TreeSet;
  *       a branch whose source is a return instruction is ignored, as perf2bolt ignores returns.
  *   <li>A fall-through range (F, f, and the trace part of T) becomes the block-to-block edges it
  *       crosses (BOLT's getFallthroughsInTrace), attributed to the parent function.
- *   <li>A sample (S) is kept only in no-LBR mode and is translated with the map of the fragment it
- *       hit (perf2bolt uses the parent's map for cold fragments, which is wrong).
+ *   <li>A sample (S) counts only in basic-sample mode and is translated with the map of the fragment
+ *       it hit (perf2bolt uses the parent's map for cold fragments, which is wrong).
  * </ul>
  */
 public final class ProfileTranslator {
-    private static final long BRANCH = 1;
-    private static final long TRACE = 2;
-    private static final long FALLTHROUGH = 3;
-    private static final long EXTERNAL_FALLTHROUGH = 4;
-    private static final long SAMPLE = 5;
+    private static final int UNKNOWN = -1;
 
     private final BatTables bat;
     private final RewrittenBinary binary;
-    private final RecordTable records = new RecordTable();
+    private final boolean basicSamples;
+    private final List<RewrittenBinary.Function> functions;
+    // Per function index: its map (null if the table has none) and the index its profile goes to.
+    private final BatMap[] maps;
+    private final int[] owner;
+    // Aggregates keyed by function indices and input offsets.
+    private final RecordTable branches = new RecordTable();
+    private final RecordTable entries = new RecordTable();
+    private final RecordTable samples = new RecordTable();
     private final TreeSet<String> eventNames = new TreeSet<>();
-    private long lbrRecords;
-    private long sampleRecords;
+    private final LongList pairs = new LongList();
+    private long records;
+    private Map<String, RewrittenBinary.Function> functionsByName;
+    // A direct-mapped cache of address lookups (profiles revisit the same addresses): per slot the
+    // address, its function index (-1: none) and whether it holds a return instruction.
+    private static final int CACHE_BITS = 18;
+    private final long[] cachedAddress = new long[1 << CACHE_BITS];
+    private final int[] cachedFunction = new int[1 << CACHE_BITS];
+    private final boolean[] cachedReturn = new boolean[1 << CACHE_BITS];
 
     public ProfileTranslator(BatTables bat, RewrittenBinary binary) {
+        this(bat, binary, false);
+    }
+
+    /** With {@code basicSamples}, only samples (S) count, as perf2bolt's basic (no-LBR) mode. */
+    public ProfileTranslator(BatTables bat, RewrittenBinary binary, boolean basicSamples) {
         this.bat = bat;
         this.binary = binary;
+        this.basicSamples = basicSamples;
+        this.functions = binary.functions();
+        java.util.Arrays.fill(cachedAddress, -1);
+        int n = functions.size();
+        maps = new BatMap[n];
+        owner = new int[n];
+        for (int i = 0; i < n; i++) {
+            long address = functions.get(i).address();
+            maps[i] = bat.map(address).orElse(null);
+            owner[i] = i;
+            long parent = bat.fetchParentAddress(address);
+            if (parent != 0) {
+                int p = binary.indexContaining(parent);
+                if (p >= 0) {
+                    owner[i] = p;
+                }
+            }
+        }
+    }
+
+    private int slot(long address) {
+        int slot = (int) ((address * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
+        if (cachedAddress[slot] != address) {
+            cachedAddress[slot] = address;
+            cachedFunction[slot] = binary.indexContaining(address);
+            cachedReturn[slot] = binary.isReturn(address);
+        }
+        return slot;
+    }
+
+    private int functionIndex(long address) {
+        return cachedFunction[slot(address)];
+    }
+
+    private boolean isReturn(long address) {
+        return cachedReturn[slot(address)];
     }
 
     /** A taken branch (pre-aggregated B). */
     public void branch(long from, long to, long count, long mispreds) {
-        records.add(BRANCH, from, to, 0, count, mispreds);
-        lbrRecords++;
+        records++;
+        if (!basicSamples && !isReturn(from)) {
+            doBranch(from, to, count, mispreds);
+        }
     }
 
-    /** A taken branch followed by a fall-through range (pre-aggregated T). */
+    /** A taken branch followed by a fall-through range (pre-aggregated T, or a branch stack entry). */
     public void trace(long branch, long from, long to, long count, long mispreds) {
-        records.add(TRACE, branch, from, to, count, mispreds);
-        lbrRecords++;
+        records++;
+        if (basicSamples) {
+            return;
+        }
+        boolean isReturn = isReturn(branch);
+        if (!isReturn) {
+            doBranch(branch, from, count, mispreds);
+        }
+        doTrace(from, to, count, isReturn);
     }
 
     /** A fall-through range (pre-aggregated F). */
     public void fallthrough(long from, long to, long count) {
-        records.add(FALLTHROUGH, from, to, 0, count, 0);
-        lbrRecords++;
+        records++;
+        if (!basicSamples) {
+            doTrace(from, to, count, false);
+        }
     }
 
     /** A fall-through range entered from outside the binary (pre-aggregated f). */
     public void externalFallthrough(long from, long to, long count) {
-        records.add(EXTERNAL_FALLTHROUGH, from, to, 0, count, 0);
-        lbrRecords++;
+        fallthrough(from, to, count);
     }
 
     /** An instruction pointer sample without a branch stack (pre-aggregated S). */
     public void sample(long pc, long count) {
-        records.add(SAMPLE, pc, 0, 0, count, 0);
-        sampleRecords++;
+        records++;
+        if (!basicSamples) {
+            return;
+        }
+        int f = functionIndex(pc);
+        if (f < 0) {
+            return;
+        }
+        // Translate with the map of the fragment that was hit, then attribute to the parent.
+        long offset = pc - functions.get(f).address();
+        if (maps[f] != null) {
+            offset = maps[f].translate(offset, false);
+        }
+        samples.add(owner[f], offset, count, 0);
+    }
+
+    /** Adds what another translator (over another part of the same profile) aggregated. */
+    public void mergeFrom(ProfileTranslator other) {
+        other.branches.forEach(branches::add);
+        other.entries.forEach(entries::add);
+        other.samples.forEach(samples::add);
+        eventNames.addAll(other.eventNames);
+        records += other.records;
     }
 
     public void eventName(String name) {
         eventNames.add(name);
     }
 
-    /** Number of distinct records aggregated so far. */
+    public long records() {
+        return records;
+    }
+
+    /** Number of distinct translated edges (or samples) aggregated so far. */
     public int distinctRecords() {
-        return records.size();
+        return basicSamples ? samples.size() : branches.size();
     }
 
-    /**
-     * The translated profile. In LBR mode (the default) samples are ignored, as perf2bolt does unless
-     * told to aggregate basic samples; with {@code basicSamples} only samples are used.
-     */
-    public Fdata translate(boolean basicSamples) {
-        Map<BranchKey, long[]> branches = new HashMap<>();
-        Map<Fdata.Location, long[]> samples = new HashMap<>();
-        LongList pairs = new LongList();
-        records.forEach((kind, a, b, c, count, mispreds) -> {
-            if (basicSamples) {
-                if (kind == SAMPLE) {
-                    doSample(a, count, samples);
-                }
-                return;
-            }
-            if (kind == BRANCH) {
-                if (!binary.isReturn(a)) {
-                    doBranch(a, b, count, mispreds, branches);
-                }
-            } else if (kind == TRACE) {
-                boolean isReturn = binary.isReturn(a);
-                if (!isReturn) {
-                    doBranch(a, b, count, mispreds, branches);
-                }
-                doTrace(b, c, count, isReturn, branches, pairs);
-            } else if (kind == FALLTHROUGH || kind == EXTERNAL_FALLTHROUGH) {
-                doTrace(a, b, count, false, branches, pairs);
-            }
-        });
-        List<Fdata.Branch> branchLines = new ArrayList<>(branches.size());
-        branches.forEach((k, v) -> branchLines.add(new Fdata.Branch(k.from(), k.to(), v[1], v[0])));
-        branchLines.sort(Comparator.comparing((Fdata.Branch x) -> key(x.from())).thenComparing(x -> key(x.to())));
-        List<Fdata.Sample> sampleLines = new ArrayList<>(samples.size());
-        samples.forEach((k, v) -> sampleLines.add(new Fdata.Sample(k, v[0])));
-        sampleLines.sort(Comparator.comparing(x -> key(x.at())));
-        return new Fdata(basicSamples, new ArrayList<>(eventNames), branchLines, sampleLines);
+    private long offset(int f, long address, boolean isFrom) {
+        long offset = address - functions.get(f).address();
+        return maps[f] == null ? offset : maps[f].translate(offset, isFrom);
     }
 
-    private static String key(Fdata.Location l) {
-        return (l.name() == null ? "" : l.name()) + String.format("\0%016x", l.offset());
-    }
-
-    private record BranchKey(Fdata.Location from, Fdata.Location to) {}
-
-    private static void bump(Map<BranchKey, long[]> branches, Fdata.Location from, Fdata.Location to, long count, long mispreds) {
-        long[] v = branches.computeIfAbsent(new BranchKey(from, to), k -> new long[2]);
-        v[0] += count;
-        v[1] += mispreds;
-    }
-
-    /** A translated address: the (parent) function and the offset in its input function. */
-    private record Place(RewrittenBinary.Function function, long offset) {}
-
-    private Place place(long address, boolean isFrom) {
-        RewrittenBinary.Function f = binary.functionContaining(address);
-        if (f == null) {
-            return null;
-        }
-        long offset = bat.translate(f.address(), address - f.address(), isFrom);
-        long parent = bat.fetchParentAddress(f.address());
-        if (parent != 0) {
-            RewrittenBinary.Function p = binary.functionContaining(parent);
-            if (p != null) {
-                return new Place(p, offset);
-            }
-        }
-        return new Place(f, offset);
-    }
-
-    private void doBranch(long from, long to, long count, long mispreds, Map<BranchKey, long[]> branches) {
-        Place src = place(from, true);
-        Place dst = place(to, false);
-        if (src == null && dst == null) {
+    private void doBranch(long from, long to, long count, long mispreds) {
+        int src = functionIndex(from);
+        int dst = functionIndex(to);
+        if (src < 0 && dst < 0) {
             return;
         }
-        if (src != null && dst != null && src.function() == dst.function() && dst.offset() != 0) {
-            String name = src.function().name();
-            bump(branches, new Fdata.Location(name, src.offset()), new Fdata.Location(name, dst.offset()), count, mispreds);
+        long fromOffset = src < 0 ? 0 : offset(src, from, true);
+        long toOffset = dst < 0 ? 0 : offset(dst, to, false);
+        int srcOwner = src < 0 ? UNKNOWN : owner[src];
+        int dstOwner = dst < 0 ? UNKNOWN : owner[dst];
+        if (src >= 0 && dst >= 0 && srcOwner == dstOwner && toOffset != 0) {
+            branches.add(key(srcOwner, dstOwner), fromOffset << 32 | toOffset, count, mispreds);
             return;
         }
-        // An inter-function branch: recorded by the source as a call; an entry from an unknown source
-        // is recorded by the target (an entry from a known source would duplicate the call line).
-        if (src != null) {
-            Fdata.Location target = dst == null ? Fdata.Location.UNKNOWN : new Fdata.Location(dst.function().name(), dst.offset());
-            bump(branches, new Fdata.Location(src.function().name(), src.offset()), target, count, mispreds);
-        } else {
-            bump(branches, Fdata.Location.UNKNOWN, new Fdata.Location(dst.function().name(), dst.offset()), count, mispreds);
+        // Between functions: the source records a call (to an unknown target if there is none);
+        // the target records an entry; an entry from an unknown source is written as its own line
+        // (one from a known source would repeat the call line).
+        if (dst >= 0) {
+            entries.add(dstOwner, toOffset, count, 0);
         }
+        branches.add(key(srcOwner, dstOwner), fromOffset << 32 | toOffset, count, mispreds);
     }
 
-    private void doTrace(long from, long to, long count, boolean isReturn, Map<BranchKey, long[]> branches, LongList pairs) {
-        RewrittenBinary.Function fromFunction = binary.functionContaining(from);
-        RewrittenBinary.Function toFunction = binary.functionContaining(to);
-        if (fromFunction == null || toFunction == null || fromFunction != toFunction) {
+    private static long key(int from, int to) {
+        return (long) from << 32 | (to & 0xffffffffL);
+    }
+
+    private void doTrace(long from, long to, long count, boolean isReturn) {
+        int f = functionIndex(from);
+        if (f < 0 || functionIndex(to) != f) {
             return; // out of range, or a trace across functions: invalid
         }
-        RewrittenBinary.Function parent = fromFunction;
-        long parentAddress = bat.fetchParentAddress(fromFunction.address());
-        if (parentAddress != 0) {
-            RewrittenBinary.Function p = binary.functionContaining(parentAddress);
-            if (p != null) {
-                parent = p;
-            }
-        }
-        BatMap map = bat.map(fromFunction.address()).orElse(null);
+        BatMap map = maps[f];
         if (map == null) {
-            return; // not a BAT function: perf2bolt would walk the CFG, Splice has none (docs/bat.md)
+            return; // not a BAT function: perf2bolt would walk the CFG; Splice has none (docs/bat.md)
         }
         long start = from - (isReturn ? 1 : 0);
         if (start >= to) {
             return;
         }
+        long base = functions.get(f).address();
         pairs.clear();
-        int n = map.fallthroughs(start - fromFunction.address(), to - fromFunction.address(), pairs);
+        int n = map.fallthroughs(start - base, to - base, pairs);
+        long k = key(owner[f], owner[f]);
         for (int i = 0; i < n; i++) {
-            bump(branches, new Fdata.Location(parent.name(), pairs.get(2 * i)),
-                    new Fdata.Location(parent.name(), pairs.get(2 * i + 1)), count, 0);
+            branches.add(k, pairs.get(2 * i) << 32 | pairs.get(2 * i + 1), count, 0);
         }
     }
 
-    private void doSample(long pc, long count, Map<Fdata.Location, long[]> samples) {
-        RewrittenBinary.Function f = binary.functionContaining(pc);
-        if (f == null) {
-            return;
-        }
-        // Translate with the map of the fragment that was hit, then name the parent.
-        long offset = bat.translate(f.address(), pc - f.address(), false);
-        RewrittenBinary.Function named = f;
-        long parentAddress = bat.fetchParentAddress(f.address());
-        if (parentAddress != 0) {
-            RewrittenBinary.Function p = binary.functionContaining(parentAddress);
-            if (p != null) {
-                named = p;
-            }
-        }
-        samples.computeIfAbsent(new Fdata.Location(named.name(), offset), k -> new long[1])[0] += count;
+    private Fdata.Location location(int f, long offset) {
+        return f == UNKNOWN ? Fdata.Location.UNKNOWN : new Fdata.Location(functions.get(f).name(), offset);
     }
 
-    public long lbrRecords() {
-        return lbrRecords;
+    /** The translated profile so far. */
+    public Fdata translate() {
+        functionsByName = new HashMap<>();
+        List<Fdata.Branch> branchLines = new ArrayList<>(branches.size());
+        branches.forEach((k, offsets, count, mispreds) -> {
+            int from = (int) (k >> 32);
+            int to = (int) k;
+            long fromOffset = offsets >>> 32;
+            long toOffset = offsets & 0xffffffffL;
+            remember(from);
+            remember(to);
+            branchLines.add(new Fdata.Branch(location(from, fromOffset), location(to, to == UNKNOWN ? 0 : toOffset), mispreds, count));
+        });
+        branchLines.sort(Comparator.comparing(Fdata.Branch::from, LOCATION_ORDER).thenComparing(Fdata.Branch::to, LOCATION_ORDER));
+        List<Fdata.Sample> sampleLines = new ArrayList<>(samples.size());
+        samples.forEach((f, offset, count, unused) -> {
+            remember((int) f);
+            sampleLines.add(new Fdata.Sample(location((int) f, offset), count));
+        });
+        sampleLines.sort(Comparator.comparing(Fdata.Sample::at, LOCATION_ORDER));
+        return new Fdata(basicSamples, new ArrayList<>(eventNames), branchLines, sampleLines);
     }
 
-    public long sampleRecords() {
-        return sampleRecords;
+    /** Compatibility: the mode is fixed at construction; the argument must match it. */
+    public Fdata translate(boolean basic) {
+        if (basic != basicSamples) {
+            throw new IllegalStateException("translator was built for " + (basicSamples ? "basic samples" : "branches"));
+        }
+        return translate();
+    }
+
+    private void remember(int f) {
+        if (f != UNKNOWN) {
+            functionsByName.putIfAbsent(functions.get(f).name(), functions.get(f));
+        }
+    }
+
+    /** Output order: by function name (unknown first), then offset. */
+    private static final Comparator<Fdata.Location> LOCATION_ORDER = Comparator
+            .comparing(Fdata.Location::name, Comparator.nullsFirst(Comparator.<String>naturalOrder()))
+            .thenComparing(Fdata.Location::offset, Long::compareUnsigned);
+
+    /** The function behind a location name used in the last {@link #translate()}. */
+    public RewrittenBinary.Function function(String locationName) {
+        return functionsByName == null ? null : functionsByName.get(locationName);
+    }
+
+    /** Counts of inter-function branches into each location, from any source (perf2bolt's entry data). */
+    public Map<Fdata.Location, Long> entryCounts() {
+        Map<Fdata.Location, Long> out = new HashMap<>();
+        entries.forEach((f, offset, count, unused) -> out.merge(location((int) f, offset), count, Long::sum));
+        return out;
+    }
+
+    public RewrittenBinary binary() {
+        return binary;
     }
 }

@@ -1,95 +1,85 @@
 package dev.splice.bat;
 
-import java.util.Arrays;
-
 /**
- * Aggregates profile records by (kind, three addresses) with summed count and mispredictions, in an
- * open-addressing table of primitive longs: memory grows with the number of distinct records, not
- * with the number of input lines.
+ * Aggregates records keyed by two longs with a summed count and misprediction count, in one
+ * interleaved open-addressing array (key, key, count, mispreds per slot: one cache line per probe).
+ * Memory grows with the number of distinct keys only.
  */
 final class RecordTable {
-    private long[] keys = new long[4 * 1024];      // kind, a, b, c per slot
-    private long[] values = new long[2 * 1024];    // count, mispreds per slot
-    private boolean[] used = new boolean[1024];
+    private static final long EMPTY = Long.MIN_VALUE; // never a first key: function indices are small
+    private long[] slots = emptySlots(1024);
     private int size;
+
+    private static long[] emptySlots(int count) {
+        long[] s = new long[count * 4];
+        for (int i = 0; i < s.length; i += 4) {
+            s[i] = EMPTY;
+        }
+        return s;
+    }
 
     int size() {
         return size;
     }
 
-    void add(long kind, long a, long b, long c, long count, long mispreds) {
-        if (size * 2 >= used.length) {
+    void add(long k1, long k2, long count, long mispreds) {
+        if (size * 2 >= slots.length / 4) {
             grow();
         }
-        int mask = used.length - 1;
-        int slot = hash(kind, a, b, c) & mask;
-        while (used[slot]) {
-            int k = slot * 4;
-            if (keys[k] == kind && keys[k + 1] == a && keys[k + 2] == b && keys[k + 3] == c) {
-                values[slot * 2] += count;
-                values[slot * 2 + 1] += mispreds;
+        int mask = slots.length / 4 - 1;
+        int slot = hash(k1, k2) & mask;
+        while (true) {
+            int i = slot * 4;
+            long key = slots[i];
+            if (key == EMPTY) {
+                slots[i] = k1;
+                slots[i + 1] = k2;
+                slots[i + 2] = count;
+                slots[i + 3] = mispreds;
+                size++;
+                return;
+            }
+            if (key == k1 && slots[i + 1] == k2) {
+                slots[i + 2] += count;
+                slots[i + 3] += mispreds;
                 return;
             }
             slot = (slot + 1) & mask;
         }
-        used[slot] = true;
-        int k = slot * 4;
-        keys[k] = kind;
-        keys[k + 1] = a;
-        keys[k + 2] = b;
-        keys[k + 3] = c;
-        values[slot * 2] = count;
-        values[slot * 2 + 1] = mispreds;
-        size++;
     }
 
-    private static int hash(long kind, long a, long b, long c) {
-        long h = kind * 0x9E3779B97F4A7C15L;
-        h = (h ^ a) * 0xC2B2AE3D27D4EB4FL;
-        h = (h ^ b) * 0x165667B19E3779F9L;
-        h = (h ^ c) * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ (h >>> 32));
+    private static int hash(long k1, long k2) {
+        long h = k1 * 0x9E3779B97F4A7C15L + k2;
+        // murmur3's 64-bit finalizer: every input bit reaches the low bits used for the slot.
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return (int) h;
     }
 
     private void grow() {
-        long[] oldKeys = keys;
-        long[] oldValues = values;
-        boolean[] oldUsed = used;
-        keys = new long[oldKeys.length * 2];
-        values = new long[oldValues.length * 2];
-        used = new boolean[oldUsed.length * 2];
+        long[] old = slots;
+        slots = emptySlots(old.length / 4 * 2);
         size = 0;
-        for (int i = 0; i < oldUsed.length; i++) {
-            if (oldUsed[i]) {
-                add(oldKeys[i * 4], oldKeys[i * 4 + 1], oldKeys[i * 4 + 2], oldKeys[i * 4 + 3], oldValues[i * 2], oldValues[i * 2 + 1]);
+        for (int i = 0; i < old.length; i += 4) {
+            if (old[i] != EMPTY) {
+                add(old[i], old[i + 1], old[i + 2], old[i + 3]);
             }
         }
     }
 
-    /** Visits every record in a deterministic order (sorted by key). */
+    /** Visits every record (in table order, which depends only on the records added). */
     void forEach(Visitor v) {
-        Integer[] order = new Integer[size];
-        int n = 0;
-        for (int i = 0; i < used.length; i++) {
-            if (used[i]) {
-                order[n++] = i;
+        for (int i = 0; i < slots.length; i += 4) {
+            if (slots[i] != EMPTY) {
+                v.visit(slots[i], slots[i + 1], slots[i + 2], slots[i + 3]);
             }
-        }
-        Arrays.sort(order, (x, y) -> {
-            for (int j = 0; j < 4; j++) {
-                int c = Long.compareUnsigned(keys[x * 4 + j], keys[y * 4 + j]);
-                if (c != 0) {
-                    return c;
-                }
-            }
-            return 0;
-        });
-        for (int i : order) {
-            v.visit(keys[i * 4], keys[i * 4 + 1], keys[i * 4 + 2], keys[i * 4 + 3], values[i * 2], values[i * 2 + 1]);
         }
     }
 
     interface Visitor {
-        void visit(long kind, long a, long b, long c, long count, long mispreds);
+        void visit(long k1, long k2, long count, long mispreds);
     }
 }

@@ -7,7 +7,6 @@ import dev.splice.elf.Section;
 import dev.splice.listing.Region;
 import dev.splice.listing.SymbolMap;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /** Picks the code regions of an ELF file that the listing commands print. */
@@ -57,8 +56,9 @@ final class CodeRegions {
                     + Long.toHexString(function.address()) + ", " + function.size() + " bytes) lies outside its section "
                     + section.name());
         }
-        byte[] contents = elf.contents(section);
-        byte[] bytes = Arrays.copyOfRange(contents, (int) start, (int) (start + function.size()));
+        // A view of the section, not a copy: export reads thousands of functions of one section.
+        byte[] bytes = new byte[(int) function.size()];
+        elf.buffer(section).get((int) start, bytes);
         return Region.function(function.name(), function.address(), bytes);
     }
 

@@ -53,6 +53,7 @@ final class DisasmCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ListingWriter.prepare(); // builds the decoder tables while the input is read
         List<Region> regions;
         SymbolMap symbols = SymbolMap.EMPTY;
         if (raw) {

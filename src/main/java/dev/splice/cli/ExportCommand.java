@@ -37,6 +37,7 @@ final class ExportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ListingWriter.prepare(); // builds the decoder tables while the input is read
         ElfFile elf = ElfFile.read(file);
         CodeRegions.requireRiscV(elf);
         SymbolMap symbols = CodeRegions.symbols(elf);

@@ -24,6 +24,7 @@ import picocli.CommandLine.ScopeType;
             InfoCommand.class,
             RunCommand.class,
             PatchCommand.class,
+            BatCommand.class,
             WeighCommand.class,
             CommandLine.HelpCommand.class,
         })

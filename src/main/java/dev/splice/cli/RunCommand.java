@@ -32,7 +32,8 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--json",
             description = "With --count: print the report as one JSON object on stderr "
-                    + "({\"binary\", \"exit_code\", \"instructions\"}).")
+                    + "({\"binary\", \"exit_code\", \"instructions\"}; instructions is null and \"signal\" "
+                    + "is set when the program died of a signal).")
     boolean json;
 
     @Parameters(index = "0", paramLabel = "BINARY", description = "The RISC-V64 executable.")
@@ -61,16 +62,25 @@ public final class RunCommand implements Callable<Integer> {
         }
         QemuRunner.CountedRun run = new QemuRunner(QemuPlugin.locate()).count(binary, args, streams);
         PrintWriter err = commandSpec.commandLine().getErr();
+        int signal = run.signal();
         if (json) {
             ObjectMapper mapper = new ObjectMapper();
             ObjectNode report = mapper.createObjectNode();
             report.put("binary", binary.toString());
             report.put("exit_code", run.exitCode());
-            report.put("instructions", run.executedInstructions());
+            if (run.executedInstructions().isPresent()) {
+                report.put("instructions", run.executedInstructions().getAsLong());
+            } else {
+                report.putNull("instructions");
+                report.put("signal", signal);
+            }
             err.println(mapper.writeValueAsString(report));
-        } else {
-            err.println("splice: " + run.executedInstructions() + " instructions executed (exit status "
+        } else if (run.executedInstructions().isPresent()) {
+            err.println("splice: " + run.executedInstructions().getAsLong() + " instructions executed (exit status "
                     + run.exitCode() + ")");
+        } else {
+            err.println("splice: no instruction count: the program died of signal " + signal
+                    + " (QEMU 7.2 runs no plugin exit hook then)");
         }
         err.flush();
         return run.exitCode();

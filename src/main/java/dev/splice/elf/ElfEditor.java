@@ -38,6 +38,9 @@ public final class ElfEditor {
     private final List<Entry> sections = new ArrayList<>();
     private final List<Segment> segments;
     private long programHeaderOffset = -1;
+    private boolean mapProgramHeaders = true;
+    /** The most zero padding the editor adds to find a free address for a moved program header table. */
+    private static final long MAX_GAP = 64L << 20;
     /** Segments whose placement follows sections: segment index -> section indices. */
     private final java.util.Map<Integer, int[]> segmentBindings = new java.util.TreeMap<>();
     /** Strings appended to string tables, per section index: name -> offset. */
@@ -244,6 +247,14 @@ public final class ElfEditor {
         return index;
     }
 
+    /**
+     * Whether a program header table that outgrows its slot gets its own PT_LOAD (default true),
+     * so that the C library still finds it through AT_PHDR.
+     */
+    public void setMapProgramHeaders(boolean map) {
+        this.mapProgramHeaders = map;
+    }
+
     /** Puts the program header table at this file offset (e.g. inside a section the caller reserved for it). */
     public void setProgramHeaderOffset(long offset) {
         this.programHeaderOffset = offset;
@@ -270,7 +281,49 @@ public final class ElfEditor {
         segmentBindings.put(segmentIndex, sectionIndices.clone());
     }
 
-    /** Adds a PT_LOAD segment (page-aligned) covering the given allocated sections; returns its index. */
+    /**
+     * The load base: p_vaddr - p_offset of the PT_LOAD that maps the lowest file offset (for a
+     * non-PIE executable the address of the ELF header). Loaders compute the program header
+     * table's address from it (QEMU: the smallest p_vaddr - p_offset of all PT_LOADs + e_phoff), so
+     * a new PT_LOAD must not map its bytes below it: its p_vaddr - p_offset must stay >= the base.
+     */
+    public long loadBase() {
+        Segment first = null;
+        for (Segment s : segments) {
+            if (s.isLoad() && (first == null || Long.compareUnsigned(s.offset(), first.offset()) < 0)) {
+                first = s;
+            }
+        }
+        return first == null ? 0 : first.virtualAddress() - first.offset();
+    }
+
+    /**
+     * An address for new allocated sections: above every segment's memory, and far enough above
+     * the load base that contents appended to the file (up to {@code reserve} more bytes) keep
+     * p_vaddr - p_offset >= the load base. Aligned to 2 MiB, like BOLT's new segments.
+     */
+    public long addressForNewSegments(long reserve) {
+        long end = 0;
+        for (Segment s : segments) {
+            if (s.isLoad()) {
+                end = Math.max(end, s.virtualAddress() + s.memorySize());
+            }
+        }
+        long fileEnd = image.length;
+        for (Entry e : sections) {
+            if (e.contents != null) {
+                fileEnd += e.length + Math.max(e.header.alignment(), PAGE_SIZE);
+            }
+        }
+        long needed = loadBase() + fileEnd + reserve + PAGE_SIZE;
+        return alignUp(Math.max(end, needed), 0x200000);
+    }
+
+    /**
+     * Adds a PT_LOAD segment (page-aligned) covering the given allocated sections and returns its
+     * index in the editor. The written table keeps PT_LOAD entries sorted by address, so the
+     * final index may differ: {@link #layout()} gives the final table.
+     */
     public int addLoadSegment(int flags, int... sectionIndices) {
         int index = addSegment(new Segment(0, Segment.PT_LOAD, flags, 0, 0, 0, 0, 0, PAGE_SIZE));
         bindSegment(index, sectionIndices);
@@ -486,8 +539,10 @@ public final class ElfEditor {
         ByteArrayOutputStream out = new ByteArrayOutputStream(image.length + 4096);
         long shoff = header.shoff();
         long phoff = segments.isEmpty() ? header.phoff() : originalPhoff;
+        List<Segment> finalSegments;
         if (!restructured) {
             out.writeBytes(image);
+            finalSegments = bindSegments(placed);
         } else {
             // Drop the old section header table when it is the last thing in the file.
             int bodyEnd = originalShCount > 0 && originalShoff + (long) originalShCount * Section.HEADER_SIZE == image.length
@@ -512,12 +567,15 @@ public final class ElfEditor {
                 }
                 placed.set(i, withPlacement(s, at, s.type() == Section.SHT_NOBITS ? s.size() : dataLength));
             }
+            finalSegments = bindSegments(placed);
             if (phMoves) {
                 if (programHeaderOffset >= 0) {
                     phoff = programHeaderOffset;
+                } else if (mapProgramHeaders && finalSegments.stream().anyMatch(Segment::isLoad)) {
+                    phoff = placeMappedProgramHeaders(out, finalSegments);
                 } else {
                     phoff = alignUp(out.size(), 8);
-                    pad(out, phoff + (long) segments.size() * Segment.HEADER_SIZE);
+                    pad(out, phoff + (long) finalSegments.size() * Segment.HEADER_SIZE);
                 }
             }
             if (count > 0) {
@@ -526,7 +584,9 @@ public final class ElfEditor {
             }
         }
         byte[] bytes = out.toByteArray();
-        List<Segment> finalSegments = bindSegments(placed);
+        if (phMoves || !segmentBindings.isEmpty()) {
+            sortLoadSegments(finalSegments);
+        }
         if (!phMoves && !segments.isEmpty() && originalPhnum > 0) {
             // The old slot: clear it, then re-serialise (a smaller table leaves zeros behind).
             Arrays.fill(bytes, (int) originalPhoff, (int) (originalPhoff + (long) originalPhnum * Segment.HEADER_SIZE), (byte) 0);
@@ -534,27 +594,91 @@ public final class ElfEditor {
         if (count > 0 && !restructured) {
             Arrays.fill(bytes, originalShoff, originalShoff + count * Section.HEADER_SIZE, (byte) 0);
         }
-        if (phoff + (long) segments.size() * Segment.HEADER_SIZE > bytes.length) {
+        if (phoff + (long) finalSegments.size() * Segment.HEADER_SIZE > bytes.length) {
             throw new IllegalStateException("program header table at 0x" + Long.toHexString(phoff) + " does not fit the file");
         }
         writeSegments(bytes, phoff, finalSegments);
-        writeSections(bytes, shoff, placed, nameOffsets);
-        writeHeader(bytes, phoff, shoff, count, shstrndx);
+        writeSections(bytes, shoff, placed, nameOffsets, finalSegments.size());
+        writeHeader(bytes, phoff, shoff, count, shstrndx, finalSegments.size());
         return new Built(bytes, new Layout(phoff, count > 0 ? shoff : 0, List.copyOf(placed), List.copyOf(finalSegments),
                 bytes.length));
     }
 
-    private void writeHeader(byte[] bytes, long phoff, long shoff, int count, int shstrndx) {
+    private void writeHeader(byte[] bytes, long phoff, long shoff, int count, int shstrndx, int segmentCount) {
         ElfHeader h = header;
-        int phnum = segments.size() >= ElfHeader.PN_XNUM ? ElfHeader.PN_XNUM : segments.size();
+        int phnum = segmentCount >= ElfHeader.PN_XNUM ? ElfHeader.PN_XNUM : segmentCount;
         int shnum = count >= Section.SHN_LORESERVE ? 0 : count;
         int strndx = shstrndx >= Section.SHN_LORESERVE ? Section.SHN_XINDEX : shstrndx;
         ElfHeader out = new ElfHeader(h.elfClass(), h.dataEncoding(), h.identVersion(), h.osAbi(), h.abiVersion(),
-                h.type(), h.machine(), h.version(), h.entry(), segments.isEmpty() ? h.phoff() : phoff,
+                h.type(), h.machine(), h.version(), h.entry(), segmentCount == 0 ? h.phoff() : phoff,
                 count == 0 ? h.shoff() : shoff, h.flags(), h.ehsize(),
-                segments.isEmpty() ? h.phentsize() : Segment.HEADER_SIZE, phnum,
+                segmentCount == 0 ? h.phentsize() : Segment.HEADER_SIZE, phnum,
                 count == 0 ? h.shentsize() : Section.HEADER_SIZE, shnum, strndx);
         out.writeTo(bytes, 0);
+    }
+
+    /**
+     * Puts the program header table, grown by one PT_LOAD that maps it, at a page-aligned offset X
+     * whose address (load base + X) is free. Loaders find the table at load base + e_phoff (QEMU)
+     * or through the PT_LOAD that holds e_phoff (Linux); both then land on it. PT_PHDR follows.
+     */
+    private long placeMappedProgramHeaders(ByteArrayOutputStream out, List<Segment> segs) {
+        Segment first = null;
+        for (Segment s : segs) {
+            if (s.isLoad() && (first == null || Long.compareUnsigned(s.offset(), first.offset()) < 0)) {
+                first = s;
+            }
+        }
+        long base = first.virtualAddress() - first.offset();
+        int n = segs.size() + 1;
+        long size = (long) n * Segment.HEADER_SIZE;
+        long x = alignUp(out.size(), PAGE_SIZE);
+        boolean clash = true;
+        for (int pass = 0; pass <= n && clash; pass++) {
+            clash = false;
+            for (Segment s : segs) {
+                if (s.isLoad() && base + x < s.virtualAddress() + s.memorySize() && s.virtualAddress() < base + x + size) {
+                    x = alignUp(s.virtualAddress() + s.memorySize() - base, PAGE_SIZE);
+                    clash = true;
+                }
+            }
+        }
+        if (clash || x - out.size() > MAX_GAP) {
+            throw new IllegalStateException(name + ": found no free address for the moved program header table"
+                    + " (load base 0x" + Long.toHexString(base) + "); place it with setProgramHeaderOffset");
+        }
+        pad(out, x + size);
+        for (int i = 0; i < segs.size(); i++) {
+            Segment s = segs.get(i);
+            if (s.type() == Segment.PT_PHDR) {
+                segs.set(i, new Segment(i, s.type(), s.flags(), x, base + x, base + x, size, size, s.alignment()));
+            }
+        }
+        segs.add(new Segment(n - 1, Segment.PT_LOAD, Segment.PF_R, x, base + x, base + x, size, size, PAGE_SIZE));
+        return x;
+    }
+
+    /**
+     * Puts the PT_LOAD entries in ascending address order, as the ELF specification requires and
+     * the kernel assumes when it sizes the mapping of a position-independent executable. Only the
+     * PT_LOAD slots are permuted; other entries keep their index.
+     */
+    private static void sortLoadSegments(List<Segment> segs) {
+        List<Integer> slots = new ArrayList<>();
+        List<Segment> loads = new ArrayList<>();
+        for (int i = 0; i < segs.size(); i++) {
+            if (segs.get(i).isLoad()) {
+                slots.add(i);
+                loads.add(segs.get(i));
+            }
+        }
+        loads.sort((x, y) -> Long.compareUnsigned(x.virtualAddress(), y.virtualAddress()));
+        for (int k = 0; k < slots.size(); k++) {
+            Segment s = loads.get(k);
+            int i = slots.get(k);
+            segs.set(i, new Segment(i, s.type(), s.flags(), s.offset(), s.virtualAddress(), s.physicalAddress(),
+                    s.fileSize(), s.memorySize(), s.alignment()));
+        }
     }
 
     /** The segments with the placement of the bound ones computed from their sections. */
@@ -581,6 +705,13 @@ public final class ElfEditor {
             }
             Segment old = out.get(binding.getKey());
             long fileSize = Math.max(0, fileEnd - start);
+            long base = loadBase();
+            if (old.isLoad() && start - fileStart < base) {
+                throw new IllegalStateException("segment [" + binding.getKey() + "] at 0x" + Long.toHexString(start)
+                        + " lands at file offset 0x" + Long.toHexString(fileStart) + ", which would move the load base 0x"
+                        + Long.toHexString(base) + " down and misplace AT_PHDR; use an address >= 0x"
+                        + Long.toHexString(alignUp(base + fileStart, PAGE_SIZE)) + " (see addressForNewSegments)");
+            }
             out.set(binding.getKey(), new Segment(old.index(), old.type(), old.flags(), fileStart, start, start, fileSize,
                     memoryEnd - start, old.alignment()));
         }
@@ -601,7 +732,7 @@ public final class ElfEditor {
         }
     }
 
-    private void writeSections(byte[] bytes, long shoff, List<Section> placed, int[] nameOffsets) {
+    private void writeSections(byte[] bytes, long shoff, List<Section> placed, int[] nameOffsets, int segmentCount) {
         int count = placed.size();
         for (int i = 0; i < count; i++) {
             Section s = placed.get(i);
@@ -613,8 +744,8 @@ public final class ElfEditor {
             if (i == 0 && count >= Section.SHN_LORESERVE) {
                 size = count;
             }
-            if (i == 0 && segments.size() >= ElfHeader.PN_XNUM) {
-                info = segments.size();
+            if (i == 0 && segmentCount >= ElfHeader.PN_XNUM) {
+                info = segmentCount;
             }
             Le.putU32(bytes, at, nameOffsets[i]);
             Le.putU32(bytes, at + 4, s.type());

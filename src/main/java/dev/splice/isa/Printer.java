@@ -16,19 +16,16 @@ public final class Printer {
     /** Appends "mnemonic operands" (operands separated by ", ", memory operands as "imm(reg)"). */
     public void print(Opcode op, int bits, long pc, StringBuilder out, TargetNamer targets) {
         if (aliases) {
+            // A compressed instruction's own aliases first (HINTs, c.mv), then its expansion's.
+            if (op.size() == 2 && alias(op, bits, pc, out, targets)) {
+                return;
+            }
             if (op.expandsTo != null) {
                 bits = Expansions.expand(op, bits);
                 op = op.expandsTo;
             }
-            for (Alias a : op.aliases) {
-                if (a.matches(bits)) {
-                    out.append(a.mnemonic);
-                    if (a.operands.tokens().length > 0) {
-                        out.append(' ');
-                        operands(a.operands, bits, pc, out, targets);
-                    }
-                    return;
-                }
+            if (alias(op, bits, pc, out, targets)) {
+                return;
             }
         }
         out.append(op.mnemonic());
@@ -38,6 +35,20 @@ public final class Printer {
         if (out.length() == start + 1) {
             out.setLength(start);
         }
+    }
+
+    private boolean alias(Opcode op, int bits, long pc, StringBuilder out, TargetNamer targets) {
+        for (Alias a : op.aliases) {
+            if (a.matches(bits)) {
+                out.append(a.mnemonic);
+                if (a.operands.tokens().length > 0) {
+                    out.append(' ');
+                    operands(a.operands, bits, pc, out, targets);
+                }
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Appends only the operand text. */

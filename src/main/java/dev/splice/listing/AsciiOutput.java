@@ -2,6 +2,7 @@ package dev.splice.listing;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 
 /** Copies the (ASCII) characters of a StringBuilder to a stream through one reused byte buffer. */
 final class AsciiOutput {
@@ -13,17 +14,31 @@ final class AsciiOutput {
         this.out = out;
     }
 
-    /** Writes the builder's characters (non-ASCII as '?': listings are ASCII) and clears it. */
+    /**
+     * Writes the builder's characters (listings are ASCII; other characters become '?') and
+     * clears it. Callers drain every few kilobytes; the copy is two array copies, not a loop.
+     */
     void drain(StringBuilder text) throws IOException {
-        int length = text.length();
-        for (int i = 0; i < length; i++) {
-            if (used == buffer.length) {
-                flushBuffer();
+        byte[] bytes = text.toString().getBytes(StandardCharsets.ISO_8859_1);
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] < 0) {
+                bytes[i] = '?';
             }
-            char c = text.charAt(i);
-            buffer[used++] = c < 0x80 ? (byte) c : (byte) '?';
         }
         text.setLength(0);
+        if (bytes.length >= buffer.length - used) {
+            flushBuffer();
+            out.write(bytes);
+            return;
+        }
+        System.arraycopy(bytes, 0, buffer, used, bytes.length);
+        used += bytes.length;
+    }
+
+    /** Writes bytes rendered elsewhere (ASCII already). */
+    void write(byte[] bytes) throws IOException {
+        flushBuffer();
+        out.write(bytes);
     }
 
     void flush() throws IOException {

@@ -12,17 +12,21 @@ final class Hex {
             out.append('0');
             return;
         }
-        for (int shift = (63 - Long.numberOfLeadingZeros(value)) & ~3; shift >= 0; shift -= 4) {
-            out.append(DIGITS[(int) (value >>> shift) & 15]);
-        }
+        appendFixed(out, value, ((63 - Long.numberOfLeadingZeros(value)) >> 2) + 1);
     }
 
     /** Appends the low {@code digits} hex digits of {@code value}, zero-padded. */
     static void appendFixed(StringBuilder out, long value, int digits) {
-        for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) {
-            out.append(DIGITS[(int) (value >>> shift) & 15]);
+        char[] chars = SCRATCH.get();
+        for (int i = digits - 1; i >= 0; i--) {
+            chars[i] = DIGITS[(int) value & 15];
+            value >>>= 4;
         }
+        out.append(chars, 0, digits);
     }
+
+    /** Per-thread scratch digits: one append per number instead of one per digit. */
+    private static final ThreadLocal<char[]> SCRATCH = ThreadLocal.withInitial(() -> new char[16]);
 
     static String of(long value) {
         StringBuilder sb = new StringBuilder(18).append("0x");

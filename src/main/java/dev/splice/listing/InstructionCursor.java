@@ -27,9 +27,15 @@ final class InstructionCursor {
     Opcode opcode;
 
     InstructionCursor(byte[] bytes, Decoder decoder) {
+        this(bytes, decoder, 0, bytes.length);
+    }
+
+    /** A cursor over bytes[start, end): start must be an instruction boundary of the full sweep. */
+    InstructionCursor(byte[] bytes, Decoder decoder, int start, int end) {
         this.bytes = bytes;
-        this.limit = bytes.length;
+        this.limit = end;
         this.decoder = decoder;
+        this.next = start;
     }
 
     boolean advance() {

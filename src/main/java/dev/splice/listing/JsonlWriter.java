@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.splice.isa.Decoder;
-import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.Printer;
 import dev.splice.isa.TargetNamer;
@@ -27,7 +26,7 @@ public final class JsonlWriter {
     private final SymbolMap symbols;
 
     public JsonlWriter(boolean aliases, SymbolMap symbols) {
-        this.decoder = Isa.rv64().decoder(ListingWriter.ALL_EXTENSIONS);
+        this.decoder = Decoders.all();
         this.printer = aliases ? Printer.ALIASES : Printer.EXACT;
         this.symbols = symbols == null ? SymbolMap.EMPTY : symbols;
     }

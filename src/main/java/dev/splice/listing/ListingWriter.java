@@ -2,7 +2,6 @@ package dev.splice.listing;
 
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Extension;
-import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.Printer;
 import dev.splice.isa.TargetNamer;
@@ -11,7 +10,13 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.EnumSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.List;
 import java.util.Set;
 
@@ -38,6 +43,9 @@ public final class ListingWriter {
     /** Column where the address/bytes comment starts. */
     private static final int COMMENT_COLUMN = 40;
     private static final String INDENT = "        ";
+    /** Bytes of code per parallel chunk. */
+    private static final int CHUNK_BYTES = 128 * 1024;
+    private static final char[] SPACES = " ".repeat(COMMENT_COLUMN).toCharArray();
 
     private final Decoder decoder;
     private final Printer printer;
@@ -49,9 +57,19 @@ public final class ListingWriter {
      * @param symbols names for comments on targets outside the region and for function headings
      */
     public ListingWriter(boolean aliases, SymbolMap symbols) {
-        this.decoder = Isa.rv64().decoder(ALL_EXTENSIONS);
+        this.decoder = Decoders.all();
         this.printer = aliases ? Printer.ALIASES : Printer.EXACT;
         this.symbols = symbols == null ? SymbolMap.EMPTY : symbols;
+    }
+
+    /**
+     * Starts building the instruction tables in the background, so that a command can read its
+     * input meanwhile. Optional: the first writer builds them anyway.
+     */
+    public static void prepare() {
+        Thread thread = new Thread(Decoders::all, "splice-decoder-tables");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /** An exact-form writer without symbols. */
@@ -120,7 +138,7 @@ public final class ListingWriter {
         return labels;
     }
 
-    /** Pass 2: the text. */
+    /** Pass 2: the text, in chunks rendered in parallel on big regions and written in order. */
     private void writeRegion(Region region, Labels labels, StringBuilder line, AsciiOutput sink)
             throws IOException {
         long base = region.address();
@@ -131,26 +149,63 @@ public final class ListingWriter {
         line.append("0x");
         Hex.append(line, base);
         line.append("    # ").append(region.bytes().length).append(" bytes\n");
+        int length = region.bytes().length;
+        int threads = Math.min(Runtime.getRuntime().availableProcessors(), 8);
+        if (threads < 2 || length < 2 * CHUNK_BYTES) {
+            writeRange(region, labels, 0, length, line, sink);
+            return;
+        }
+        sink.drain(line);
+        ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+            Thread thread = new Thread(runnable, "splice-listing");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            // At most 2 chunks per thread in flight: bounded memory, in-order output.
+            Deque<Future<byte[]>> inFlight = new ArrayDeque<>();
+            int from = 0;
+            while (from < length || !inFlight.isEmpty()) {
+                while (from < length && inFlight.size() < 2 * threads) {
+                    int to = labels.boundaryAtOrAfter(Math.min(length, from + CHUNK_BYTES));
+                    int start = from;
+                    inFlight.add(pool.submit(() -> render(region, labels, start, to)));
+                    from = to;
+                }
+                sink.write(inFlight.removeFirst().get());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IOException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 
-        List<SymbolMap.Entry> headings = symbols.startingIn(base, region.end());
+    private byte[] render(Region region, Labels labels, int from, int to) throws IOException {
+        StringBuilder text = new StringBuilder((to - from) * 16);
+        writeRange(region, labels, from, to, text, null);
+        return text.toString().getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** The lines of region bytes [from, to), both instruction boundaries. */
+    private void writeRange(Region region, Labels labels, int from, int to, StringBuilder line, AsciiOutput sink)
+            throws IOException {
+        long base = region.address();
+        List<SymbolMap.Entry> headings = symbols.startingIn(base + from, base + to);
         int nextHeading = 0;
         Namer namer = new Namer(labels);
-        InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder);
+        InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, from, to);
         while (cursor.advance()) {
             long pc = base + cursor.offset;
             while (nextHeading < headings.size()
                     && Long.compareUnsigned(headings.get(nextHeading).address(), pc) <= 0) {
-                SymbolMap.Entry heading = headings.get(nextHeading++);
-                boolean regionItself = region.kind() == Region.Kind.FUNCTION && heading.address() == base;
-                if (!regionItself) {
-                    line.append("\n# ").append(heading.name());
-                    if (heading.address() != pc) {
-                        line.append(" (starts at 0x");
-                        Hex.append(line, heading.address());
-                        line.append(", inside the instruction below)");
-                    }
-                    line.append('\n');
-                }
+                heading(region, headings.get(nextHeading++), pc, line);
             }
             if (labels.isLabel(cursor.offset)) {
                 line.append(".L");
@@ -175,9 +230,7 @@ public final class ListingWriter {
                 }
             }
             int pad = COMMENT_COLUMN - (line.length() - lineStart);
-            do {
-                line.append(' ');
-            } while (--pad > 0);
+            line.append(SPACES, 0, Math.max(1, pad));
             line.append("# ");
             Hex.append(line, pc);
             line.append(": ");
@@ -200,10 +253,30 @@ public final class ListingWriter {
                 line.append('>');
             }
             line.append('\n');
-            if (line.length() > 8192) {
+            if (sink != null && line.length() > 32768) {
                 sink.drain(line);
             }
         }
+        while (nextHeading < headings.size()) { // symbols inside the range's last instruction
+            heading(region, headings.get(nextHeading++), base + to, line);
+        }
+        if (sink != null) {
+            sink.drain(line);
+        }
+    }
+
+    /** A comment line naming a symbol (function) that starts here. */
+    private static void heading(Region region, SymbolMap.Entry heading, long pc, StringBuilder line) {
+        if (region.kind() == Region.Kind.FUNCTION && heading.address() == region.address()) {
+            return; // the region line already names it
+        }
+        line.append("\n# ").append(heading.name());
+        if (heading.address() != pc) {
+            line.append(" (starts at 0x");
+            Hex.append(line, heading.address());
+            line.append(", inside an instruction)");
+        }
+        line.append('\n');
     }
 
     /** Prints in-region targets at instruction boundaries as labels, others as absolute addresses. */
@@ -254,6 +327,16 @@ public final class ListingWriter {
             if (offset >= 0 && offset < length) {
                 targets[(int) (offset >>> 6)] |= 1L << offset;
             }
+        }
+
+        /** The first instruction boundary at or after {@code offset}, or the length. */
+        int boundaryAtOrAfter(int offset) {
+            for (int i = offset; i < length; i++) {
+                if ((boundaries[i >>> 6] & (1L << i)) != 0) {
+                    return i;
+                }
+            }
+            return length;
         }
 
         boolean isLabel(int offset) {

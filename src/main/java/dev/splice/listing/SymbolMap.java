@@ -78,11 +78,19 @@ public final class SymbolMap {
 
     /** Entries whose start lies in [from, to), in address order (for function headings). */
     List<Entry> startingIn(long from, long to) {
-        List<Entry> result = new ArrayList<>();
-        for (int i = 0; i < starts.length; i++) {
-            if (Long.compareUnsigned(starts[i], from) >= 0 && Long.compareUnsigned(starts[i], to) < 0) {
-                result.add(new Entry(names[i], starts[i], sizes[i]));
+        int lo = 0;
+        int hi = starts.length;
+        while (lo < hi) { // first entry with start >= from
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(starts[mid], from) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
+        }
+        List<Entry> result = new ArrayList<>();
+        for (int i = lo; i < starts.length && Long.compareUnsigned(starts[i], to) < 0; i++) {
+            result.add(new Entry(names[i], starts[i], sizes[i]));
         }
         return result;
     }

@@ -23,6 +23,7 @@ import java.util.OptionalLong;
  * @param executedInstructions count mode: executed guest instructions; empty in other modes
  * @param validationWindows validation mode: the windows in execution order; empty otherwise
  * @param timingWindows timing mode: the windows in execution order; empty otherwise
+ * @param catalog catalog mode: per encoding, translated slots and executions; empty otherwise
  * @param footer the failure counters every mode writes
  */
 public record PluginRecords(
@@ -36,18 +37,21 @@ public record PluginRecords(
         OptionalLong executedInstructions,
         List<ValidationWindow> validationWindows,
         List<TimingWindow> timingWindows,
+        List<CatalogEntry> catalog,
         Footer footer) {
 
     public PluginRecords {
         validationWindows = List.copyOf(validationWindows);
         timingWindows = List.copyOf(timingWindows);
+        catalog = List.copyOf(catalog);
     }
 
     /** The plugin's modes, as named in its {@code mode=} argument. */
     public enum Mode {
         COUNT("count"),
         VALIDATION("validation"),
-        TIMING("timing");
+        TIMING("timing"),
+        CATALOG("catalog");
 
         private final String argument;
 
@@ -60,6 +64,15 @@ public record PluginRecords(
             return argument;
         }
     }
+
+    /**
+     * Catalog mode: one raw encoding over a whole run.
+     *
+     * @param translated instruction slots with this encoding that QEMU translated (a slot
+     *     translated twice counts twice)
+     * @param executed how many times those slots executed
+     */
+    public record CatalogEntry(long encoding, int size, long translated, long executed) {}
 
     /** How many times one raw encoding executed inside a window. */
     public record EncodingCount(long encoding, int size, long count) {}

@@ -1,6 +1,7 @@
 package dev.splice.weigh;
 
 import dev.splice.BadInputException;
+import dev.splice.weigh.PluginRecords.CatalogEntry;
 import dev.splice.weigh.PluginRecords.EncodingCount;
 import dev.splice.weigh.PluginRecords.Footer;
 import dev.splice.weigh.PluginRecords.Mode;
@@ -59,6 +60,7 @@ final class PluginRecordsParser {
         OptionalLong executed = OptionalLong.empty();
         List<ValidationWindow> validation = new ArrayList<>();
         List<TimingWindow> timing = new ArrayList<>();
+        List<CatalogEntry> catalog = new ArrayList<>();
         switch (mode) {
             case COUNT -> executed = OptionalLong.of(number(fields("insns", 2)[1], Long.MAX_VALUE));
             case VALIDATION -> {
@@ -71,6 +73,7 @@ final class PluginRecordsParser {
                     timing.add(timingWindow(timing.size()));
                 }
             }
+            case CATALOG -> catalog = catalog();
         }
         Footer footer = footer();
         long windows = validation.size() + timing.size();
@@ -88,7 +91,7 @@ final class PluginRecordsParser {
             throw error("content after the end line");
         }
         return new PluginRecords(mode, apiCurrent, apiMinimum, startMarker, stopMarker, minPc, maxPc, executed,
-                validation, timing, footer);
+                validation, timing, catalog, footer);
     }
 
     private ValidationWindow validationWindow(int expectedIndex) {
@@ -131,6 +134,36 @@ final class PluginRecordsParser {
             throw error("the window's encoding counts sum to " + sum + ", its header says " + executed);
         }
         return new ValidationWindow(index, startPc, stopPc, translations, executed, encodings);
+    }
+
+    private List<CatalogEntry> catalog() {
+        long distinct = number(fields("catalog", 2)[1], Long.MAX_VALUE);
+        if (distinct > lines.length - next) {
+            throw error("the catalog announces " + distinct + " encodings but the file has only "
+                    + (lines.length - next) + " lines left");
+        }
+        List<CatalogEntry> entries = new ArrayList<>((int) distinct);
+        for (long i = 0; i < distinct; i++) {
+            String[] c = fields("c", 5);
+            int size = (int) number(c[2], 4);
+            if (size != 2 && size != 4) {
+                throw error("instruction size " + size + " (expected 2 or 4)");
+            }
+            long encoding = hex(c[1], size == 2 ? 0xffffL : 0xffff_ffffL);
+            long translated = number(c[3], Long.MAX_VALUE);
+            long executedCount = number(c[4], Long.MAX_VALUE);
+            if (translated == 0) {
+                throw error("an encoding that was never translated");
+            }
+            if (!entries.isEmpty()) {
+                CatalogEntry last = entries.get(entries.size() - 1);
+                if (last.size() > size || (last.size() == size && last.encoding() >= encoding)) {
+                    throw error("encodings are not sorted by size, then encoding, without repeats");
+                }
+            }
+            entries.add(new CatalogEntry(encoding, size, translated, executedCount));
+        }
+        return entries;
     }
 
     private TimingWindow timingWindow(int expectedIndex) {
@@ -177,7 +210,7 @@ final class PluginRecordsParser {
                 return m;
             }
         }
-        throw error("unknown mode '" + name + "' (expected count, validation or timing)");
+        throw error("unknown mode '" + name + "' (expected count, validation, timing or catalog)");
     }
 
     private boolean peekIs(String keyword) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 /**
@@ -30,8 +31,17 @@ public final class QemuRunner {
         }
     }
 
-    /** A finished run: the guest's exit status and, when a plugin ran, its records. */
-    public record Result(int exitCode, Optional<PluginRecords> records) {}
+    /**
+     * A finished run: the guest's exit status and, when a plugin ran, its records. The records are
+     * empty only when the guest died of a signal: QEMU 7.2 then kills itself without running the
+     * plugin's exit hook.
+     */
+    public record Result(int exitCode, Optional<PluginRecords> records) {
+        /** The signal that killed the guest, or 0. */
+        public int signal() {
+            return exitCode > 128 && exitCode < 128 + 65 ? exitCode - 128 : 0;
+        }
+    }
 
     private final QemuPlugin plugin;
 
@@ -44,7 +54,11 @@ public final class QemuRunner {
         return run(command(binary, args, List.of()), streams);
     }
 
-    /** Runs the guest with the plugin in {@code mode}; the records are checked and returned. */
+    /**
+     * Runs the guest with the plugin in {@code mode}; the records are checked and returned. A run
+     * that ends without records is an error, unless the guest died of a signal (then the result
+     * has no records).
+     */
     public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
             Streams streams) {
         Path dir = createTempDirectory();
@@ -53,6 +67,9 @@ public final class QemuRunner {
             List<String> qemuOptions = List.of("-plugin", plugin.argument(mode, records, range));
             int exit = run(command(binary, args, qemuOptions), streams);
             if (!Files.exists(records)) {
+                if (exit > 128 && exit < 128 + 65) {
+                    return new Result(exit, Optional.empty());
+                }
                 throw new BadInputException(QEMU + " exited with status " + exit + " without the plugin's records for "
                         + binary + " (see the messages from QEMU and the plugin above)");
             }
@@ -66,11 +83,15 @@ public final class QemuRunner {
 
     /**
      * Runs the guest in count mode and returns its exit status and exact executed-instruction
-     * count; refused when the count cannot be exact (more than one guest thread).
+     * count; no count when the guest died of a signal (QEMU writes no records then); refused when
+     * the count cannot be exact (more than one guest thread).
      */
     public CountedRun count(Path binary, List<String> args, Streams streams) {
         Result result = run(binary, args, PluginRecords.Mode.COUNT, Optional.empty(), streams);
-        PluginRecords records = result.records().orElseThrow();
+        if (result.records().isEmpty()) {
+            return new CountedRun(result.exitCode(), OptionalLong.empty());
+        }
+        PluginRecords records = result.records().get();
         if (records.mode() != PluginRecords.Mode.COUNT || records.executedInstructions().isEmpty()) {
             throw new BadInputException("the plugin wrote " + records.mode().argument() + " records, not a count");
         }
@@ -79,11 +100,16 @@ public final class QemuRunner {
             throw new BadInputException(binary + " ran " + vcpus + " guest threads: the plugin's inline counter is "
                     + "exact only for single-threaded programs, so no count is reported");
         }
-        return new CountedRun(result.exitCode(), records.executedInstructions().getAsLong());
+        return new CountedRun(result.exitCode(), records.executedInstructions());
     }
 
-    /** A run in count mode. */
-    public record CountedRun(int exitCode, long executedInstructions) {}
+    /** A run in count mode: the exit status and the count (empty when the guest died of a signal). */
+    public record CountedRun(int exitCode, OptionalLong executedInstructions) {
+        /** The signal that killed the guest, or 0. */
+        public int signal() {
+            return new Result(exitCode, Optional.empty()).signal();
+        }
+    }
 
     private static List<String> command(Path binary, List<String> args, List<String> qemuOptions) {
         if (!Files.isRegularFile(binary)) {

@@ -105,12 +105,12 @@ class Perf2boltAgreementTest {
 
     static Set<String> splice(ElfFile elf, String pa, boolean basic) {
         BatTables bat = BatTables.read(elf);
-        ProfileTranslator t = new ProfileTranslator(bat, RewrittenBinary.of(elf, bat));
+        ProfileTranslator t = new ProfileTranslator(bat, RewrittenBinary.of(elf, bat), basic);
         try {
             new ProfileReader(ProfileReader.Format.PRE_AGGREGATED, "profile", false, null)
                     .read(new ByteArrayInputStream(pa.getBytes(StandardCharsets.UTF_8)), t);
             StringWriter w = new StringWriter();
-            t.translate(basic).write(w);
+            t.translate().write(w);
             return lines(w.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);

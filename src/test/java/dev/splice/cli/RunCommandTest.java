@@ -59,6 +59,17 @@ class RunCommandTest {
     }
 
     @Test
+    void aProgramKilledByASignalKeepsItsStatusAndGetsNoCount() throws Exception {
+        String program = TestPrograms.rv64("dies_of_signal").toString();
+        Tools.Result r = splice(null, "--count", "--json", program);
+        assertEquals(128 + 11, r.exitCode());
+        String last = r.stderr().strip().lines().reduce((a, b) -> b).orElseThrow();
+        JsonNode report = new ObjectMapper().readTree(last);
+        assertTrue(report.get("instructions").isNull());
+        assertEquals(11, report.get("signal").asInt());
+    }
+
+    @Test
     void refusalsExplainThemselves() {
         Tools.Result missing = splice(null, "--count", "/no/such/program");
         assertEquals(Main.BAD_INPUT, missing.exitCode());

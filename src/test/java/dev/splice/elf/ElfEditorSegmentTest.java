@@ -39,16 +39,10 @@ class ElfEditorSegmentTest {
     void newExecutableSegmentWithNewEntryRunsTheSameProgram() throws Exception {
         Path file = TestPrograms.rv64("loops");
         ElfFile elf = ElfFile.read(file);
-        long end = 0;
-        for (Segment s : elf.segments()) {
-            if (s.isLoad()) {
-                end = Math.max(end, s.virtualAddress() + s.memorySize());
-            }
-        }
-        long address = (end + 0x2000) & -0x1000L;
+        ElfEditor editor = elf.edit();
+        long address = editor.addressForNewSegments(0);
         byte[] code = jump(address, elf.header().entry());
 
-        ElfEditor editor = elf.edit();
         int text = editor.addSection(".splice.text", Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
                 address, 4, 0, 0, 0, code);
         Segment stack = elf.segments().stream().filter(s -> s.type() == Segment.PT_GNU_STACK).findFirst().orElseThrow();
@@ -96,6 +90,92 @@ class ElfEditorSegmentTest {
         assertTrue(objdump.stderr().isBlank(), objdump.stderr());
         assertTrue(objdump.stdout().contains("<splice_entry_trampoline>:") && objdump.stdout().contains("auipc"),
                 objdump.stdout());
+    }
+
+    /** A new PT_LOAD grows the program header table: it moves, gets its own PT_LOAD, and static glibc still finds PT_TLS. */
+    @Test
+    void movedProgramHeaderTableIsMappedAndTheProgramStillRuns() throws Exception {
+        Path file = TestPrograms.rv64("exceptions");
+        ElfFile elf = ElfFile.read(file);
+        ElfEditor editor = elf.edit();
+        long address = editor.addressForNewSegments(0);
+        byte[] code = jump(address, elf.header().entry());
+        int text = editor.addSection(".splice.text", Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
+                address, 4, 0, 0, 0, code);
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, text);
+        editor.setEntry(address);
+        Path out = tmp.resolve("exceptions.moved");
+        editor.write(out);
+        assertTrue(out.toFile().setExecutable(true));
+
+        ElfFile edited = ElfFile.read(out);
+        assertEquals(elf.segments().size() + 2, edited.segments().size());
+        assertEquals(elf.segments(), edited.segments().subList(0, elf.segments().size()));
+        assertEquals(editor.layout().segments(), edited.segments());
+        Segment mapped = edited.segments().stream().filter(s -> s.virtualAddress() == address).findFirst().orElseThrow();
+        assertEquals(Segment.PT_LOAD, mapped.type());
+        assertEquals(mapped.offset(), edited.section(".splice.text").orElseThrow().offset());
+        Segment table = edited.segments().stream().filter(s -> s.isLoad() && s.offset() == edited.header().phoff())
+                .findFirst().orElseThrow();
+        long previous = Long.MIN_VALUE;
+        for (Segment s : edited.segments()) {
+            if (s.isLoad()) {
+                assertTrue(s.virtualAddress() > previous, "PT_LOAD entries in ascending address order");
+                previous = s.virtualAddress();
+            }
+        }
+        assertEquals(edited.header().phoff(), table.offset());
+        assertEquals((long) edited.segments().size() * Segment.HEADER_SIZE, table.fileSize());
+        assertEquals(editor.loadBase(), table.virtualAddress() - table.offset());
+
+        Tools.Result before = Tools.run("qemu-riscv64", file.toString());
+        Tools.Result after = Tools.run("qemu-riscv64", out.toString());
+        assertEquals(before.exitCode(), after.exitCode(), after.stderr());
+        assertEquals(before.stdout(), after.stdout());
+        Tools.Result gnu = Tools.run("readelf", "-a", "-W", out.toString()).checked("readelf -a");
+        assertTrue(gnu.stderr().isBlank(), gnu.stderr());
+        Tools.Result llvm = Tools.run(Readelf.TOOL, "-a", out.toString()).checked("llvm-readelf -a");
+        assertTrue(llvm.stderr().isBlank(), llvm.stderr());
+    }
+
+    /** The same on a dynamically linked x86-64 PIE: the dynamic loader finds PT_PHDR and the program runs natively. */
+    @Test
+    void movedProgramHeaderTableWorksForADynamicPie() throws Exception {
+        ElfFile elf = ElfFile.read(Path.of("/bin/ls"));
+        ElfEditor editor = elf.edit();
+        long address = editor.addressForNewSegments(0);
+        int text = editor.addSection(".splice.text", Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
+                address, 16, 0, 0, 0, new byte[] {(byte) 0xc3});
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, text);
+        Path out = tmp.resolve("ls.moved");
+        editor.write(out);
+        assertTrue(out.toFile().setExecutable(true));
+        ElfFile edited = ElfFile.read(out);
+        Segment phdr = edited.segments().stream().filter(s -> s.type() == Segment.PT_PHDR).findFirst().orElseThrow();
+        assertEquals(edited.header().phoff(), phdr.offset());
+        assertEquals((long) edited.segments().size() * Segment.HEADER_SIZE, phdr.fileSize());
+        Tools.Result before = Tools.run("env", "/bin/ls", "--version");
+        Tools.Result after = Tools.run("env", out.toString(), "--version");
+        assertEquals(0, after.exitCode(), after.stderr());
+        assertEquals(before.stdout(), after.stdout());
+        Tools.Result gnu = Tools.run("readelf", "-a", "-W", out.toString()).checked("readelf -a");
+        assertTrue(gnu.stderr().isBlank(), gnu.stderr());
+    }
+
+    @Test
+    void aSegmentBelowTheLoadBaseIsRefused() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("loops"));
+        ElfEditor editor = elf.edit();
+        long end = 0;
+        for (Segment s : elf.segments()) {
+            end = Math.max(end, s.virtualAddress() + s.memorySize());
+        }
+        long low = (end + 0x1000) & -0x1000L; // above all memory, but below load base + file offset
+        int text = editor.addSection(".splice.text", Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
+                low, 4, 0, 0, 0, new byte[8]);
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, text);
+        IllegalStateException e = assertThrows(IllegalStateException.class, editor::toBytes);
+        assertTrue(e.getMessage().contains("load base"), e.getMessage());
     }
 
     @Test

@@ -33,6 +33,12 @@ final class ElfSamples {
         List<Path> out = new ArrayList<>(TestPrograms.allRv64());
         out.add(TestPrograms.x86_64("loops"));
         out.add(TestPrograms.x86_64("exceptions"));
+        // Every other x86-64 program the Makefile builds.
+        try (var files = Files.list(TestPrograms.dir().resolve("x86_64"))) {
+            files.filter(Files::isRegularFile).sorted().filter(p -> !out.contains(p)).forEach(out::add);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         return out;
     }
 

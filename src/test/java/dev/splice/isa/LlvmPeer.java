@@ -66,14 +66,23 @@ final class LlvmPeer {
 
     /** Disassembles raw little-endian bytes (as one data blob at address 0). */
     static List<Line> objdump(byte[] code, Path dir) throws IOException {
+        return objdump(code, dir, true);
+    }
+
+    /** Disassembles raw bytes; {@code exact} adds -M no-aliases. */
+    static List<Line> objdump(byte[] code, Path dir, boolean exact) throws IOException {
         Path bin = dir.resolve("code.bin");
         Path obj = dir.resolve("code.o");
         Path out = dir.resolve("code.dis");
         Files.write(bin, code);
         run(dir.resolve("objcopy.out"), "llvm-objcopy-22", "-I", "binary", "-O", "elf64-littleriscv",
                 bin.toString(), obj.toString());
-        run(out, "llvm-objdump-22", "-D", "-z", "-j", ".data", "--no-show-raw-insn", "-M", "no-aliases",
-                "--mattr=" + MATTR, obj.toString());
+        List<String> cmd = new ArrayList<>(List.of("llvm-objdump-22", "-D", "-z", "-j", ".data",
+                "--no-show-raw-insn", "--mattr=" + MATTR, obj.toString()));
+        if (exact) {
+            cmd.addAll(1, List.of("-M", "no-aliases"));
+        }
+        run(out, cmd.toArray(new String[0]));
         List<Line> lines = new ArrayList<>();
         try (BufferedReader r = Files.newBufferedReader(out, StandardCharsets.UTF_8)) {
             String s;

@@ -32,7 +32,8 @@ class RoundTripTest {
                 sections++;
             }
         }
-        assertTrue(sections >= 2 * programs.size() - 3, "sections checked: " + sections);
+        // Every program has at least one executable section (hand-written assembly programs have only .text).
+        assertTrue(sections >= programs.size(), "sections checked: " + sections);
     }
 
     @Test

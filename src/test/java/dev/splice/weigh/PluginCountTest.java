@@ -1,10 +1,16 @@
 package dev.splice.weigh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
+import dev.splice.BadInputException;
+import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** Count mode: exact executed-instruction counts, checked by construction and against QEMU's own exec log. */
@@ -59,5 +65,36 @@ class PluginCountTest {
         // Static glibc and C++ unwinding: blocks left through signals and syscalls.
         Path program = TestPrograms.rv64("loops");
         assertEquals(PluginFixtures.singleStepCount(program), count(program));
+    }
+
+    @Test
+    void aForkedChildIsNeitherCountedNorAllowedToDamageTheRecords() {
+        // fork_child.S: the parent executes exactly 15 instructions, the child about 2000.
+        Path program = TestPrograms.rv64("fork_child");
+        QemuRunner.Result r = PluginFixtures.run(PluginRecords.Mode.COUNT, program);
+        assertEquals(5, r.exitCode(), "the parent's exit status");
+        assertEquals(15, r.records().orElseThrow().executedInstructions().orElseThrow());
+    }
+
+    @Test
+    void aGuestKilledByASignalLeavesNoRecordsAndNoCount() {
+        QemuRunner.CountedRun run = PluginFixtures.runner().count(TestPrograms.rv64("dies_of_signal"), List.of(),
+                new QemuRunner.Streams(Redirect.INHERIT, Redirect.DISCARD,
+                        Redirect.DISCARD));
+        assertEquals(128 + 11, run.exitCode());
+        assertEquals(OptionalLong.empty(), run.executedInstructions());
+    }
+
+    @Test
+    void aMultiThreadedGuestGetsNoCount() {
+        Path program = TestPrograms.rv64("two_threads");
+        QemuRunner.Result r = PluginFixtures.run(PluginRecords.Mode.COUNT, program);
+        assertEquals(7, r.exitCode());
+        assertEquals(2, r.records().orElseThrow().footer().vcpus(), "two guest threads, two vCPUs");
+        BadInputException e = assertThrows(BadInputException.class,
+                () -> PluginFixtures.runner().count(program, List.of(), new QemuRunner.Streams(
+                        Redirect.INHERIT, Redirect.DISCARD,
+                        Redirect.INHERIT)));
+        assertTrue(e.getMessage().contains("ran 2 guest threads"), e.getMessage());
     }
 }

@@ -76,6 +76,48 @@ final class PluginFixtures {
         }
     }
 
+    /**
+     * The guest PCs QEMU executed, in order, from its single-step exec log (no plugin): the
+     * second field of each "Trace" line's bracket.
+     */
+    static List<Long> singleStepPcs(Path binary, String... args) {
+        try {
+            Path log = Files.createTempFile("splice-exec", ".log");
+            try {
+                List<String> command = new ArrayList<>(List.of(QemuRunner.QEMU, "-singlestep", "-d", "exec,nochain",
+                        "-D", log.toString(), binary.toString()));
+                command.addAll(List.of(args));
+                Tools.run(command, null, 300);
+                List<Long> pcs = new ArrayList<>();
+                try (Stream<String> lines = Files.lines(log)) {
+                    lines.filter(l -> l.startsWith("Trace ")).forEach(l -> {
+                        String bracket = l.substring(l.indexOf('[') + 1, l.indexOf(']'));
+                        pcs.add(Long.parseUnsignedLong(bracket.split("/")[1], 16));
+                    });
+                }
+                return pcs;
+            } finally {
+                Files.deleteIfExists(log);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Every instruction GNU objdump disassembles in {@code binary}: address to {encoding, size}. */
+    static java.util.Map<Long, long[]> objdumpInstructions(Path binary) {
+        Tools.Result r = Tools.run("riscv64-linux-gnu-objdump", "-d", binary.toString()).checked("objdump");
+        java.util.Map<Long, long[]> m = new java.util.HashMap<>();
+        for (String line : r.stdout().split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 2 && f[0].matches("[0-9a-f]+:") && f[1].matches("[0-9a-f]{4}|[0-9a-f]{8}")) {
+                m.put(Long.parseLong(f[0].substring(0, f[0].length() - 1), 16),
+                        new long[] {Long.parseLong(f[1], 16), f[1].length() / 2});
+            }
+        }
+        return m;
+    }
+
     private static final Pattern ENCODING = Pattern.compile("encoding: \\[([^\\]]*)\\]");
 
     /** The encoding of one instruction as llvm-mc-22 assembles it, little-endian bytes to a number. */

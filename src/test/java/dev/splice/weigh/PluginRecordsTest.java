@@ -21,11 +21,13 @@ class PluginRecordsTest {
     @TempDir static Path tmp;
     private static String validation;
     private static String timing;
+    private static String catalog;
 
     @BeforeAll
     static void recordRealRuns() throws IOException {
         validation = record("validation");
         timing = record("timing");
+        catalog = record("catalog");
     }
 
     private static String record(String mode) throws IOException {
@@ -53,6 +55,8 @@ class PluginRecordsTest {
         assertEquals(9, v.validationWindows().size());
         PluginRecords t = PluginRecords.parse(timing, "t");
         assertEquals(9, t.timingWindows().size());
+        PluginRecords c = PluginRecords.parse(catalog, "c");
+        assertTrue(c.catalog().size() > 10);
     }
 
     @Test
@@ -85,12 +89,14 @@ class PluginRecordsTest {
         assertRefused(timing.replace("window 1 ", "window 2 "), "window index 2, expected 1");
         assertRefused(validation.replace("range 0x", "range 0X"), "line 5", "hexadecimal");
         assertRefused(validation.replace("vcpus 1", "vcpus -1"), "not a decimal number");
+        assertRefused(catalog.replaceFirst("\nc (0x[0-9a-f]+) 2 ", "\nc $1 3 "), "instruction size 3");
+        assertRefused(catalog.replaceFirst("\ncatalog ", "\ncatalog 9"), "the catalog announces 9");
     }
 
     @Test
     void everySingleCharacterCorruptionIsRefusedOrStillConsistent() {
         // Never an unchecked exception, whatever character is damaged.
-        for (String text : new String[] {validation, timing}) {
+        for (String text : new String[] {validation, timing, catalog}) {
             for (int i = 0; i < text.length(); i++) {
                 for (char c : new char[] {'x', '9', ' ', '\n'}) {
                     String damaged = text.substring(0, i) + c + text.substring(i + 1);

@@ -7,14 +7,14 @@ package dev.splice.weigh.model;
  *   <li>heteroscedastic weights: per batch size the MAD variance of the preliminary residuals,
  *       shrunk toward the global MAD variance as if the global value were worth {@link #SHRINK_PAIRS}
  *       extra pairs; the prior weight of a pair is global variance / its batch's shrunk variance;
- *   <li>the final Huber fit with those prior weights.
+ *   <li>the final Huber fit with those prior weights, started from the preliminary coefficients.
  * </ol>
  */
 public final class ContextModel {
     /** Pseudo-count of the global variance in the per-batch variance shrinkage. */
     public static final double SHRINK_PAIRS = 30;
     /** The preliminary fit only feeds the weights; it need not be iterated as far as the final one. */
-    public static final double STAGE1_TOLERANCE = 1e-6;
+    public static final double STAGE1_TOLERANCE = 1e-3;
 
     private ContextModel() {}
 
@@ -27,7 +27,7 @@ public final class ContextModel {
             return new Core(stage1, null);
         }
         double[] h = heteroscedasticWeights(stage1.residuals(), batchLevel, levels, o.scaleConstant());
-        return new Core(HuberRegression.fit(unweighted.withPriorWeights(h), o), h);
+        return new Core(HuberRegression.fit(unweighted.withPriorWeights(h), o, stage1), h);
     }
 
     static double[] heteroscedasticWeights(double[] r, int[] level, int levels, double scaleConstant) {

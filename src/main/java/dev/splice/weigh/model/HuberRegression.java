@@ -14,21 +14,38 @@ package dev.splice.weigh.model;
 public final class HuberRegression {
     /** A covariate whose within-run variation is below this share of its raw sum of squares is dropped. */
     static final double COLLINEAR_TOLERANCE = 1e-9;
+    /**
+     * A robust scale below this share of the data's typical magnitude means more than half of the
+     * pairs are fitted exactly (constant or quantized times): the Huber weights are then arbitrary.
+     */
+    static final double SCALE_FLOOR_REL = 1e-9;
 
     private HuberRegression() {}
 
     public static HuberFit fit(Design d, FitOptions o) {
+        return fit(d, o, null);
+    }
+
+    /**
+     * Like {@link #fit(Design, FitOptions)} but starting from the coefficients of {@code start} (a fit
+     * of the same runs and columns, e.g. the unweighted preliminary fit) instead of least squares.
+     * The fixed point is the same; only the number of iterations changes.
+     */
+    public static HuberFit fit(Design d, FitOptions o, HuberFit start) {
         int n = d.size();
         int c = d.x().length;
         int runs = d.runs();
         double[] sqrtH = new double[n];
+        double[] h = new double[n];
         double[] w = new double[n];
         for (int i = 0; i < n; i++) {
-            double h = d.prior(i);
-            sqrtH[i] = Math.sqrt(h);
-            w[i] = h;
+            h[i] = d.prior(i);
+            sqrtH[i] = Math.sqrt(h[i]);
+            w[i] = h[i];
         }
-        boolean[] active = activeColumns(d, w);
+        // Positive prior weights do not change which columns are estimable: reuse the start's decision.
+        boolean[] active = start != null && start.ok() && start.active().length == c ? start.active().clone()
+                : activeColumns(d, w);
         int m = 0;
         for (boolean a : active) {
             m += a ? 1 : 0;
@@ -47,47 +64,63 @@ public final class HuberRegression {
         double[] mu = new double[runs];
         double[] r = new double[n];
         double[] t = new double[n];
-        double[] prev = new double[n];
         double[] abs = new double[n];
         double[] hw = new double[n];
         java.util.Arrays.fill(hw, 1.0);
-        if (!solver.solve(w, mu, ba)) {
+        if (start != null && start.ok() && start.runIntercepts().length == runs
+                && java.util.Arrays.equals(start.active(), active)) {
+            System.arraycopy(start.runIntercepts(), 0, mu, 0, runs);
+            for (int j = 0, q = 0; j < c; j++) {
+                if (active[j]) {
+                    ba[q++] = start.beta()[j];
+                }
+            }
+        } else if (!solver.solve(w, mu, ba)) {
             return failed(c, runs, active, n, "singular least-squares system");
         }
         solver.residuals(mu, ba, r);
         for (int i = 0; i < n; i++) {
             t[i] = sqrtH[i] * r[i];
         }
+        double magnitude = 0;
+        for (int i = 0; i < n; i++) {
+            magnitude += sqrtH[i] * Math.abs(d.y()[i]);
+        }
+        double floor = SCALE_FLOOR_REL * magnitude / n;
         boolean converged = false;
         int iter = 0;
         double scale = Double.NaN;
+        double[] y = d.y();
         while (iter < o.maxIterations()) {
             iter++;
-            System.arraycopy(t, 0, prev, 0, n);
             for (int i = 0; i < n; i++) {
                 abs[i] = Math.abs(t[i]);
             }
             scale = Select.median(abs) / o.scaleConstant();
-            if (!(scale > 0) || !Double.isFinite(scale)) {
-                return failed(c, runs, active, n, "robust scale is zero (more than half the residuals are exactly 0)");
+            if (!(scale > floor) || !Double.isFinite(scale)) {
+                return failed(c, runs, active, n, "robust scale vanishes (more than half the pairs fit exactly)");
             }
             double k = o.k() * scale;
             for (int i = 0; i < n; i++) {
                 double a = Math.abs(t[i]);
                 hw[i] = a <= k ? 1.0 : k / a;
-                w[i] = sqrtH[i] * sqrtH[i] * hw[i];
+                w[i] = h[i] * hw[i];
             }
             if (!solver.solve(w, mu, ba)) {
                 return failed(c, runs, active, n, "singular weighted least-squares system");
             }
-            solver.residuals(mu, ba, r);
+            // New residuals and their root-relative change against the previous ones, in one pass.
             double num = 0;
             double den = 0;
             for (int i = 0; i < n; i++) {
-                t[i] = sqrtH[i] * r[i];
-                double diff = prev[i] - t[i];
+                double ri = y[i] - solver.fitted(i, mu, ba);
+                r[i] = ri;
+                double ti = sqrtH[i] * ri;
+                double old = t[i];
+                double diff = old - ti;
                 num += diff * diff;
-                den += prev[i] * prev[i];
+                den += old * old;
+                t[i] = ti;
             }
             if (Math.sqrt(num / Math.max(1e-20, den)) <= o.tolerance()) {
                 converged = true;
@@ -184,7 +217,7 @@ public final class HuberRegression {
         private final double[] y;
         private final int[] run;
         private final int runs;
-        private final double[][] x;
+        private final double[] x;
         private final int m;
         private final double[] sw;
         private final double[] sy;
@@ -192,12 +225,18 @@ public final class HuberRegression {
         private final double[] a;
         private final double[] b;
 
-        Solver(double[] y, int[] run, int runs, double[][] x) {
+        Solver(double[] y, int[] run, int runs, double[][] columns) {
             this.y = y;
             this.run = run;
             this.runs = runs;
-            this.x = x;
-            this.m = x.length;
+            this.m = columns.length;
+            // Row-major copy: the accumulation loop reads one row at a time.
+            this.x = new double[y.length * m];
+            for (int j = 0; j < m; j++) {
+                for (int i = 0; i < y.length; i++) {
+                    x[i * m + j] = columns[j][i];
+                }
+            }
             sw = new double[runs];
             sy = new double[runs];
             sx = new double[runs * Math.max(m, 1)];
@@ -205,7 +244,20 @@ public final class HuberRegression {
             b = new double[m];
         }
 
+        /** The fitted value of row i. */
+        double fitted(int i, double[] mu, double[] beta) {
+            double f = mu[run[i]];
+            int row = i * m;
+            for (int j = 0; j < m; j++) {
+                f += beta[j] * x[row + j];
+            }
+            return f;
+        }
+
         boolean solve(double[] w, double[] mu, double[] beta) {
+            if (m == 3) {
+                return solve3(w, mu, beta);
+            }
             java.util.Arrays.fill(sw, 0);
             java.util.Arrays.fill(sy, 0);
             java.util.Arrays.fill(sx, 0);
@@ -219,13 +271,13 @@ public final class HuberRegression {
                 sw[r] += wi;
                 sy[r] += wy;
                 int base = r * m;
+                int row = i * m;
                 for (int j = 0; j < m; j++) {
-                    double xj = x[j][i];
-                    double wx = wi * xj;
+                    double wx = wi * x[row + j];
                     sx[base + j] += wx;
                     b[j] += wx * y[i];
                     for (int l = 0; l <= j; l++) {
-                        a[j * m + l] += wx * x[l][i];
+                        a[j * m + l] += wx * x[row + l];
                     }
                 }
             }
@@ -257,12 +309,81 @@ public final class HuberRegression {
             return true;
         }
 
+        /** {@link #solve} unrolled for the usual three covariates (order, drift, batch). */
+        private boolean solve3(double[] w, double[] mu, double[] beta) {
+            java.util.Arrays.fill(sw, 0);
+            java.util.Arrays.fill(sy, 0);
+            java.util.Arrays.fill(sx, 0);
+            double a00 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, a22 = 0, b0 = 0, b1 = 0, b2 = 0;
+            int n = y.length;
+            for (int i = 0; i < n; i++) {
+                int r = run[i];
+                double wi = w[i];
+                double yi = y[i];
+                double x0 = x[3 * i];
+                double x1 = x[3 * i + 1];
+                double x2 = x[3 * i + 2];
+                double w0 = wi * x0;
+                double w1 = wi * x1;
+                double w2 = wi * x2;
+                sw[r] += wi;
+                sy[r] += wi * yi;
+                sx[3 * r] += w0;
+                sx[3 * r + 1] += w1;
+                sx[3 * r + 2] += w2;
+                a00 += w0 * x0;
+                a10 += w1 * x0;
+                a11 += w1 * x1;
+                a20 += w2 * x0;
+                a21 += w2 * x1;
+                a22 += w2 * x2;
+                b0 += w0 * yi;
+                b1 += w1 * yi;
+                b2 += w2 * yi;
+            }
+            for (int r = 0; r < runs; r++) {
+                if (!(sw[r] > 0)) {
+                    return false;
+                }
+                double inv = 1.0 / sw[r];
+                double s0 = sx[3 * r] * inv;
+                double s1 = sx[3 * r + 1] * inv;
+                double s2 = sx[3 * r + 2] * inv;
+                a00 -= s0 * sx[3 * r];
+                a10 -= s1 * sx[3 * r];
+                a11 -= s1 * sx[3 * r + 1];
+                a20 -= s2 * sx[3 * r];
+                a21 -= s2 * sx[3 * r + 1];
+                a22 -= s2 * sx[3 * r + 2];
+                b0 -= s0 * sy[r];
+                b1 -= s1 * sy[r];
+                b2 -= s2 * sy[r];
+            }
+            a[0] = a00;
+            a[3] = a10;
+            a[4] = a11;
+            a[6] = a20;
+            a[7] = a21;
+            a[8] = a22;
+            b[0] = b0;
+            b[1] = b1;
+            b[2] = b2;
+            if (!Cholesky.solveLowerStored(a, b, 3, beta)) {
+                return false;
+            }
+            for (int r = 0; r < runs; r++) {
+                mu[r] = (sy[r] - sx[3 * r] * beta[0] - sx[3 * r + 1] * beta[1] - sx[3 * r + 2] * beta[2]) / sw[r];
+            }
+            return true;
+        }
+
         void residuals(double[] mu, double[] beta, double[] out) {
             int n = y.length;
             for (int i = 0; i < n; i++) {
                 double f = mu[run[i]];
+                int row = i * m;
                 for (int j = 0; j < m; j++) {
-                    f += beta[j] * x[j][i];
+                    f += beta[j] * x[row + j];
                 }
                 out[i] = y[i] - f;
             }

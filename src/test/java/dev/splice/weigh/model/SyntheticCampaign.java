@@ -39,6 +39,7 @@ public record SyntheticCampaign(
         double guestShift,
         boolean guestClock,
         boolean pluginOff,
+        boolean exactRun,
         long seed) {
 
     /** A well-behaved campaign of {@code k} contexts that should pass every gate. */
@@ -50,7 +51,19 @@ public record SyntheticCampaign(
             baselines[j] = "nop.shape";
         }
         return new SyntheticCampaign(12, 10, truth, baselines, new int[] {4096, 16384, 65536}, 0.012, 0.002, 0.002,
-                0.001, 0.0, 0.01, 4, 0.02, 0.01, 0.0, 0.0, true, true, seed);
+                0.001, 0.0, 0.01, 4, 0.02, 0.01, 0.0, 0.0, true, true, false, seed);
+    }
+
+    /** Writes a typical campaign: {@code SyntheticCampaign DIR CONTEXTS [SEED]} (used by bench/). */
+    public static void main(String[] args) {
+        if (args.length < 2) {
+            System.err.println("usage: SyntheticCampaign DIR CONTEXTS [SEED]");
+            System.exit(1);
+        }
+        long seed = args.length > 2 ? Long.parseLong(args[2]) : 1;
+        SyntheticCampaign s = typical(Integer.parseInt(args[1]), seed);
+        s.write(Path.of(args[0]));
+        System.out.println("wrote " + s.runs() * s.rounds() * s.truth().length * s.batches().length + " pairs to " + args[0]);
     }
 
     public String context(int k) {
@@ -89,16 +102,24 @@ public record SyntheticCampaign(
                         double mean = truth[j] + alpha[j] + order * (ab ? 0.5 : -0.5) + drift * (position - 0.5)
                                 + slope * l + overheadNs / batch;
                         double noise = sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
-                        if (rng.nextDouble() < contamination) {
+                        boolean exact = exactRun && r == 0;
+                        if (rng.nextDouble() < contamination && !exact) {
                             noise += (rng.nextBoolean() ? 1 : -1) * sd * (10 + 40 * rng.nextDouble());
                         }
                         int translations = 0;
-                        if (rng.nextDouble() < translationShare) {
+                        if (exact) {
+                            noise = 0;
+                        } else if (rng.nextDouble() < translationShare) {
                             translations = 1 + rng.nextInt(3);
                             noise += 200 * sd + 5 * rng.nextDouble();
                         }
                         double d = mean + noise;
                         double base = 4000 + 0.31 * batch + 50 * rng.nextDouble();
+                        if (exact) {
+                            // Quantized, constant times: every pair of this run has exactly the same d.
+                            d = Math.rint(truth[j] * 1024) / 1024;
+                            base = 4096;
+                        }
                         double probe = base + d * batch;
                         double gBase = base * 1.02 + 30;
                         double gProbe = gBase + (d + guestShift) * batch + 20 * rng.nextGaussian();
@@ -185,6 +206,7 @@ public record SyntheticCampaign(
         public double guestShift;
         public boolean guestClock;
         public boolean pluginOff;
+        public boolean exactRun;
         public long seed;
 
         Builder(SyntheticCampaign s) {
@@ -206,13 +228,14 @@ public record SyntheticCampaign(
             guestShift = s.guestShift;
             guestClock = s.guestClock;
             pluginOff = s.pluginOff;
+            exactRun = s.exactRun;
             seed = s.seed;
         }
 
         SyntheticCampaign build() {
             return new SyntheticCampaign(runs, rounds, truth, baselines, batches, runSd, order, drift, slope,
                     overheadNs, sd, tDf, contamination, translationShare, offShift, guestShift, guestClock,
-                    pluginOff, seed);
+                    pluginOff, exactRun, seed);
         }
     }
 }

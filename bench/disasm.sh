@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Disassembly throughput: `splice disasm` against `riscv64-linux-gnu-objdump -d` and
+# `llvm-objdump-22 -d` on the same input, several runs each (best run counts), printing
+# instructions per second and the ratios. Not a test: see docs/listing.md for the numbers.
+#
+# The input, build/bench/big, is one static RISC-V executable whose .text holds the compiled
+# code (static glibc and libstdc++) of the test programs, repeated until it passes 4 MiB: real
+# compiler output, assembled with .incbin, built here in a few seconds.
+set -euo pipefail
+root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+cd "$root"
+runs=${RUNS:-3}
+min_bytes=$((4 * 1024 * 1024 + 512 * 1024))
+out=build/bench
+big=$out/big
+
+build_input() {
+    mkdir -p "$out/parts"
+    local parts=() p
+    for p in exceptions exceptions.norvc loops loops.norvc runcode runcode.norvc; do
+        [ -f "build/programs/rv64/$p" ] || make -s programs >&2
+        riscv64-linux-gnu-objcopy -O binary --only-section=.text "build/programs/rv64/$p" "$out/parts/$p.bin"
+        parts+=("$out/parts/$p.bin")
+    done
+    local total=0 copy=0 f
+    {
+        echo '    .section .text, "ax"'
+        echo '    .globl _start'
+        echo '_start:'
+        while [ "$total" -lt "$min_bytes" ]; do
+            for f in "${parts[@]}"; do
+                copy=$((copy + 1))
+                echo "    .balign 4"
+                echo "    .type part$copy, @function"
+                echo "part$copy:"
+                echo "    .incbin \"$root/$f\""
+                echo "    .size part$copy, . - part$copy"
+                total=$((total + $(stat -c %s "$f")))
+            done
+        done
+    } > "$out/big.S"
+    riscv64-linux-gnu-gcc -nostdlib -static -Wl,--no-relax -o "$big" "$out/big.S"
+}
+
+if [ ! -f "$big" ] || [ -n "$(find build/programs/rv64 -newer "$big" -print -quit)" ]; then
+    build_input
+fi
+[ -f target/splice.jar ] || make -s jar >&2
+
+code_bytes=$((0x$(riscv64-linux-gnu-readelf -SW "$big" | awk '{ for (i = 1; i < NF; i++) if ($i == ".text") print $(i + 4) }')))
+instructions=$(llvm-objdump-22 -d --no-show-raw-insn "$big" | grep -cE '^ +[0-9a-f]+:')
+echo "input: $big, .text $code_bytes bytes ($(awk -v b="$code_bytes" 'BEGIN { printf "%.2f", b / 1048576 }') MiB), $instructions instructions (llvm-objdump's count)"
+
+# Best of $runs runs: prints "wall cpu" in seconds (cpu = user + system, which is what the
+# tool itself costs when other processes share the machine).
+best_time() {
+    local best_wall="" best_cpu="" line wall cpu i
+    for i in $(seq "$runs"); do
+        line=$( { TIMEFORMAT='%R %U %S'; time "$@" > /dev/null; } 2>&1 | tail -1)
+        wall=$(echo "$line" | awk '{ print $1 }')
+        cpu=$(echo "$line" | awk '{ printf "%.3f", $2 + $3 }')
+        if [ -z "$best_wall" ] || awk -v a="$wall" -v b="$best_wall" 'BEGIN { exit !(a < b) }'; then best_wall=$wall; fi
+        if [ -z "$best_cpu" ] || awk -v a="$cpu" -v b="$best_cpu" 'BEGIN { exit !(a < b) }'; then best_cpu=$cpu; fi
+    done
+    echo "$best_wall $best_cpu"
+}
+
+read -r w_splice c_splice < <(best_time ./splice disasm "$big")
+# The same with JVM options for one-shot commands (C1 only, serial GC): less JIT work.
+c1_opts="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+read -r w_splice1 c_splice1 < <(SPLICE_JAVA_OPTS="$c1_opts" best_time ./splice disasm "$big")
+read -r w_gnu c_gnu < <(best_time riscv64-linux-gnu-objdump -d "$big")
+read -r w_llvm c_llvm < <(best_time llvm-objdump-22 -d "$big")
+
+rate() { awk -v n="$instructions" -v t="$1" 'BEGIN { printf "%.2f", n / t / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
+echo "best of $runs runs; M instr/s = million instructions per second (wall clock, and per CPU second)"
+printf '%-30s %8s %8s %10s %10s\n' "" "wall s" "cpu s" "M instr/s" "per cpu s"
+printf '%-30s %8s %8s %10s %10s\n' "./splice disasm" "$w_splice" "$c_splice" "$(rate "$w_splice")" "$(rate "$c_splice")"
+printf '%-30s %8s %8s %10s %10s\n' "./splice disasm (C1, serial)" "$w_splice1" "$c_splice1" "$(rate "$w_splice1")" "$(rate "$c_splice1")"
+printf '%-30s %8s %8s %10s %10s\n' "riscv64-linux-gnu-objdump -d" "$w_gnu" "$c_gnu" "$(rate "$w_gnu")" "$(rate "$c_gnu")"
+printf '%-30s %8s %8s %10s %10s\n' "llvm-objdump-22 -d" "$w_llvm" "$c_llvm" "$(rate "$w_llvm")" "$(rate "$c_llvm")"
+echo "splice vs llvm-objdump-22: $(ratio "$w_splice" "$w_llvm")x wall-clock throughput, $(ratio "$c_splice" "$c_llvm")x per CPU second (target >= 2x)"
+echo "splice (C1, serial GC) vs llvm-objdump-22: $(ratio "$w_splice1" "$w_llvm")x wall-clock, $(ratio "$c_splice1" "$c_llvm")x per CPU second"
+echo "splice vs GNU objdump:     $(ratio "$w_splice" "$w_gnu")x wall-clock throughput, $(ratio "$c_splice" "$c_gnu")x per CPU second"

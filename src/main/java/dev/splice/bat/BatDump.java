@@ -1,0 +1,100 @@
+package dev.splice.bat;
+
+import dev.splice.elf.ElfFile;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A readable view of a binary's tables: per hot function (named from the symbol table) its output
+ * address, hash, block count, entries, secondary entry points and cold fragments.
+ */
+public final class BatDump {
+    private BatDump() {}
+
+    /** One entry: output offset, input offset, branch mark, and for a block entry its index and hash. */
+    public record Entry(long outputOffset, long inputOffset, boolean branch, Long blockIndex, String blockHash) {}
+
+    /** A cold fragment. */
+    public record ColdFragment(String name, long address, List<Entry> entries) {}
+
+    /** A hot function. */
+    public record Function(String name, long address, String hash, long blockCount, List<Entry> entries,
+                           List<Long> secondaryEntryPoints, List<ColdFragment> coldFragments) {}
+
+    /** The whole dump. */
+    public record Dump(String binary, int hotFunctions, int coldFragments, List<Function> functions) {}
+
+    public static Dump of(ElfFile elf) {
+        BatTables tables = BatTables.read(elf);
+        Map<Long, String> names = new HashMap<>();
+        for (dev.splice.elf.Symbol s : elf.symbols()) {
+            if (s.isFunction() && s.isDefinedInSection()) {
+                names.merge(s.value(), s.name(), (a, b) -> a);
+            }
+        }
+        Map<Long, List<ColdFragment>> cold = new HashMap<>();
+        for (BatColdFragment c : tables.coldFragments()) {
+            cold.computeIfAbsent(c.parentAddress(), k -> new ArrayList<>())
+                    .add(new ColdFragment(names.get(c.address()), c.address(), entries(c.map())));
+        }
+        List<Function> functions = new ArrayList<>();
+        for (BatFunction f : tables.functions()) {
+            functions.add(new Function(names.get(f.address()), f.address(), hex(f.hash()), f.blockCount(), entries(f.map()),
+                    f.secondaryEntryPoints(), cold.getOrDefault(f.address(), List.of())));
+        }
+        return new Dump(elf.name(), tables.functions().size(), tables.coldFragments().size(), functions);
+    }
+
+    private static List<Entry> entries(BatMap map) {
+        List<Entry> list = new ArrayList<>(map.size());
+        for (int i = 0; i < map.size(); i++) {
+            boolean branch = map.isBranch(i);
+            list.add(new Entry(map.outputOffset(i), map.inputOffset(i), branch, branch ? null : map.blockIndex(i),
+                    branch ? null : hex(map.blockHash(i))));
+        }
+        return list;
+    }
+
+    private static String hex(long v) {
+        return "0x" + Long.toHexString(v);
+    }
+
+    /** The dump as a readable table. */
+    public static void print(Dump dump, Appendable out) throws java.io.IOException {
+        out.append(String.format("%s: %d hot functions, %d cold fragments%n", dump.binary(), dump.hotFunctions(), dump.coldFragments()));
+        for (Function f : dump.functions()) {
+            out.append(String.format("%nfunction %s at 0x%x  hash %s  blocks %d%n", name(f.name()), f.address(), f.hash(), f.blockCount()));
+            printEntries(f.entries(), "  ", out);
+            if (!f.secondaryEntryPoints().isEmpty()) {
+                out.append("  secondary entry points (input offsets):");
+                for (long p : f.secondaryEntryPoints()) {
+                    out.append(String.format(" 0x%x", p));
+                }
+                out.append(System.lineSeparator());
+            }
+            for (ColdFragment c : f.coldFragments()) {
+                out.append(String.format("  cold fragment %s at 0x%x (parent %s)%n", name(c.name()), c.address(), name(f.name())));
+                printEntries(c.entries(), "    ", out);
+            }
+        }
+    }
+
+    private static String name(String n) {
+        return n == null ? "(no symbol)" : n;
+    }
+
+    private static void printEntries(List<Entry> entries, String indent, Appendable out) throws java.io.IOException {
+        out.append(indent).append(String.format("%-10s %-10s%n", "output", "input"));
+        for (Entry e : entries) {
+            out.append(indent).append(String.format("0x%-8x 0x%-8x", e.outputOffset(), e.inputOffset()));
+            if (e.branch()) {
+                out.append(" (branch)");
+            } else {
+                out.append(String.format(" block %d hash %s", e.blockIndex(), e.blockHash()));
+            }
+            out.append(System.lineSeparator());
+        }
+    }
+}
