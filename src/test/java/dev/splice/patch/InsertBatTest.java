@@ -34,9 +34,9 @@ class InsertBatTest {
         }
         ElfFile out = ElfFile.parse(Inserter.insert(elf, ins), "rewritten");
         BatTables bat = BatTables.read(out);
-        ProfileTranslator onRewritten = new ProfileTranslator(bat, RewrittenBinary.of(out, bat));
+        ProfileTranslator onRewritten = new ProfileTranslator(bat, RewrittenBinary.of(out, bat), true);
         BatTables none = BatTables.decodeNote(new BatWriter().encodeNote(), "none");
-        ProfileTranslator onOriginal = new ProfileTranslator(none, RewrittenBinary.of(elf, none));
+        ProfileTranslator onOriginal = new ProfileTranslator(none, RewrittenBinary.of(elf, none), true);
         int samples = 0;
         for (String n : names) {
             Function before = elf.function(n).orElseThrow();
