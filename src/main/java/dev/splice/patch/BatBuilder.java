@@ -53,11 +53,17 @@ final class BatBuilder {
                     }
                     case FALLTHROUGH -> f.entry(out, lastInput, true);
                     default -> {
+                        if (i.oldAddress == m.function.endAddress()) {
+                            f.entry(out, lastInput, false); // the trap after a function that ends its section
+                            continue;
+                        }
                         long input = i.oldAddress - start;
                         boolean branch = i.kind == Kind.BRANCH || i.kind == Kind.JUMP;
                         f.entry(out, input, branch);
-                        if (i.size() == 8) {
-                            f.entry(out + 4, input, branch);
+                        if (branch) {
+                            for (long o = 4; o < i.size(); o += 4) {
+                                f.entry(out + o, input, true);
+                            }
                         }
                         lastInput = input;
                     }

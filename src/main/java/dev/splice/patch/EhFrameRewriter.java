@@ -28,7 +28,7 @@ final class EhFrameRewriter {
         this.file = elf.name();
     }
 
-    private record Cie(int fdeEncoding, boolean lsda, long codeAlign, boolean augmented) {}
+    private record Cie(int fdeEncoding, boolean lsda, int lsdaEncoding, long codeAlign, boolean augmented) {}
 
     /** Old FDE initial location -> new one, for the header table. */
     private final Map<Long, Long> movedStarts = new HashMap<>();
@@ -89,6 +89,7 @@ final class EhFrameRewriter {
         p = version == 1 ? p + 1 : (int) uleb(b, p)[1];
         int fdeEncoding = 0;
         boolean lsda = false;
+        int lsdaEncoding = 0xff;
         if (aug.startsWith("z")) {
             r = uleb(b, p);
             p = (int) r[1];
@@ -97,7 +98,7 @@ final class EhFrameRewriter {
                     case 'R' -> fdeEncoding = b[p++] & 0xff;
                     case 'L' -> {
                         lsda = true;
-                        p++;
+                        lsdaEncoding = b[p++] & 0xff;
                     }
                     case 'P' -> {
                         int enc = b[p++] & 0xff;
@@ -108,7 +109,7 @@ final class EhFrameRewriter {
                 }
             }
         }
-        return new Cie(fdeEncoding, lsda, codeAlign, aug.startsWith("z"));
+        return new Cie(fdeEncoding, lsda, lsdaEncoding, codeAlign, aug.startsWith("z"));
     }
 
     private void fde(byte[] b, Section eh, int p, int end, Cie cie, int at) {
@@ -131,11 +132,11 @@ final class EhFrameRewriter {
             long[] r = uleb(b, q);
             int augEnd = (int) (r[1] + r[0]);
             if (cie.lsda) {
-                for (int i = (int) r[1]; i < augEnd; i++) {
-                    if (b[i] != 0) {
-                        throw new PatchException(file + ": function '" + m.function.name()
-                                + "' has a C++ exception table (LSDA); its call-site ranges are not migrated, so it cannot move");
-                    }
+                long lsda = read(b, (int) r[1], cie.lsdaEncoding, eh.address() + r[1], at);
+                if (lsda != 0 && !inserter.hasRelocationsFor(lsda)) {
+                    throw new PatchException(file + ": function '" + m.function.name() + "' has a C++ exception table "
+                            + "(LSDA at 0x" + Long.toHexString(lsda) + ") without relocations; its call-site ranges "
+                            + "cannot be migrated, so it cannot move");
                 }
             }
             q = augEnd;
@@ -146,7 +147,14 @@ final class EhFrameRewriter {
         rewriteProgram(b, q, end, cie.codeAlign, begin, m.newStart, at);
     }
 
+    /**
+     * Re-encodes the CFA program with the new advances, each in the smallest form that holds it;
+     * the result must fit the old program's bytes (padding with DW_CFA_nop), since .eh_frame cannot
+     * grow in place.
+     */
     private void rewriteProgram(byte[] b, int p, int end, long codeAlign, long oldLoc, long newLoc, int at) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(end - p);
+        int start = p;
         while (p < end) {
             int op = b[p] & 0xff;
             int high = op & 0xc0;
@@ -160,16 +168,19 @@ final class EhFrameRewriter {
                     throw refuse(at, "CFA row at 0x" + Long.toHexString(oldNext) + " cannot be moved");
                 }
                 newDelta /= codeAlign;
-                long max = width == 0 ? 0x3f : width == 1 ? 0xff : width == 2 ? 0xffff : 0xffffffffL;
-                if (newDelta > max) {
-                    throw refuse(at, "the CFA advance to 0x" + Long.toHexString(oldNext) + " grows to " + newDelta
-                            + " and no longer fits its " + (width == 0 ? "6-bit" : width * 8 + "-bit") + " field");
-                }
-                if (width == 0) {
-                    b[p] = (byte) (0x40 | newDelta);
+                if (newDelta <= 0x3f) {
+                    out.write((int) (0x40 | newDelta));
+                } else if (newDelta <= 0xff) {
+                    out.write(0x02);
+                    out.write((int) newDelta);
+                } else if (newDelta <= 0xffff) {
+                    out.write(0x03);
+                    out.write((int) newDelta);
+                    out.write((int) (newDelta >> 8));
                 } else {
-                    for (int i = 0; i < width; i++) {
-                        b[p + 1 + i] = (byte) (newDelta >>> (8 * i));
+                    out.write(0x04);
+                    for (int i = 0; i < 4; i++) {
+                        out.write((int) (newDelta >> (8 * i)));
                     }
                 }
                 oldLoc = oldNext;
@@ -177,32 +188,43 @@ final class EhFrameRewriter {
                 p += 1 + width;
                 continue;
             }
+            int from = p;
             p++;
             if (high == 0x80) {
                 p = (int) uleb(b, p)[1];
-                continue;
-            }
-            if (high == 0xc0) {
-                continue;
-            }
-            switch (op) {
-                case 0x00, 0x0a, 0x0b -> { }
-                case 0x01 -> throw refuse(at, "DW_CFA_set_loc is not handled");
-                case 0x06, 0x07, 0x08, 0x0d, 0x0e, 0x2e -> p = (int) uleb(b, p)[1];
-                case 0x13 -> p = (int) sleb(b, p)[1];
-                case 0x05, 0x09, 0x0c, 0x14, 0x2f -> p = (int) uleb(b, (int) uleb(b, p)[1])[1];
-                case 0x11, 0x12, 0x15 -> p = (int) sleb(b, (int) uleb(b, p)[1])[1];
-                case 0x0f -> {
-                    long[] r = uleb(b, p);
-                    p = (int) (r[1] + r[0]);
+            } else if (high != 0xc0) {
+                switch (op) {
+                    case 0x00, 0x0a, 0x0b -> { }
+                    case 0x01 -> throw refuse(at, "DW_CFA_set_loc is not handled");
+                    case 0x06, 0x07, 0x08, 0x0d, 0x0e, 0x2e -> p = (int) uleb(b, p)[1];
+                    case 0x13 -> p = (int) sleb(b, p)[1];
+                    case 0x05, 0x09, 0x0c, 0x14, 0x2f -> p = (int) uleb(b, (int) uleb(b, p)[1])[1];
+                    case 0x11, 0x12, 0x15 -> p = (int) sleb(b, (int) uleb(b, p)[1])[1];
+                    case 0x0f -> {
+                        long[] r = uleb(b, p);
+                        p = (int) (r[1] + r[0]);
+                    }
+                    case 0x10, 0x16 -> {
+                        long[] r = uleb(b, (int) uleb(b, p)[1]);
+                        p = (int) (r[1] + r[0]);
+                    }
+                    default -> throw refuse(at, "CFA instruction 0x" + Integer.toHexString(op) + " is not handled");
                 }
-                case 0x10, 0x16 -> {
-                    long[] r = uleb(b, (int) uleb(b, p)[1]);
-                    p = (int) (r[1] + r[0]);
-                }
-                default -> throw refuse(at, "CFA instruction 0x" + Integer.toHexString(op) + " is not handled");
+            }
+            if (p > end) {
+                throw refuse(at, "CFA instruction runs past the end of its FDE");
+            }
+            if (op != 0x00) {
+                out.write(b, from, p - from);
             }
         }
+        byte[] program = out.toByteArray();
+        if (program.length > end - start) {
+            throw refuse(at, "the CFA advances grow the program to " + program.length + " bytes, and it no longer fits "
+                    + "its " + (end - start) + " bytes (.eh_frame cannot grow in place)");
+        }
+        System.arraycopy(program, 0, b, start, program.length);
+        Arrays.fill(b, start + program.length, end, (byte) 0);
     }
 
     private void rewriteHeader(ElfEditor editor) {

@@ -42,6 +42,9 @@ public final class Inserter {
     private final BinaryTarget target;
     private final Decoder decoder;
     private final Map<Long, MovedFunction> moved = new TreeMap<>();
+    /** Register t1 (x6): the psABI's tail-call scratch register. */
+    private static final int T1 = 6;
+    private final java.util.Set<Long> functionStarts = new java.util.HashSet<>();
     /** Relocations by the section they apply to, with their resolved symbol values. */
     private final List<Reloc> relocs = new ArrayList<>();
     /** pc-relative low parts by the address of their auipc. */
@@ -74,6 +77,9 @@ public final class Inserter {
         this.decoder = Rv.ISA.decoder(target.extensions().contains(Extension.C) ? Extension.all()
                 : java.util.EnumSet.complementOf(java.util.EnumSet.of(Extension.C)));
         this.image = elf.toBytes();
+        for (Function f : elf.functions()) {
+            functionStarts.add(f.address());
+        }
     }
 
     /** The binary with the fragments inserted. */
@@ -112,12 +118,12 @@ public final class Inserter {
         for (MovedFunction m : moved.values()) {
             checkInsertionPoints(m);
         }
-        long base = newSectionAddress();
+        ElfEditor editor = elf.edit();
+        long base = newSectionAddress(editor);
         layout(base);
         byte[] text = encode(base);
         retargetReferences();
         writeTrampolines();
-        ElfEditor editor = elf.edit();
         for (Patch p : patches) {
             editor.patch(fileOffset(p.address()), p.bytes());
         }
@@ -243,7 +249,12 @@ public final class Inserter {
             }
         }
         Item last = m.items.get(m.items.size() - 1);
-        if (canFallThrough(last)) {
+        if (canFallThrough(last) && f.endAddress() >= f.section().endAddress()) {
+            // Nothing follows in the code section: the copy traps (unimp) where the original would run off its section.
+            Item trap = new Item(Kind.PLAIN, f.endAddress(), 4);
+            trap.bits = 0;
+            m.items.add(trap);
+        } else if (canFallThrough(last)) {
             Item back = new Item(Kind.FALLTHROUGH, f.endAddress(), 4);
             back.rd = 0;
             back.target = f.endAddress();
@@ -449,7 +460,21 @@ public final class Inserter {
 
     // ------------------------------------------------------------------ layout
 
-    private long newSectionAddress() {
+    /** The first page above everything loaded that keeps the load base (see ElfEditor.addressForNewSegments). */
+    private long newSectionAddress(ElfEditor editor) {
+        long size = 0;
+        for (MovedFunction m : moved.values()) {
+            size += 2 * m.function.size() + 64;
+            for (Item f : m.fragments.values()) {
+                for (Insertion i : f.insertions) {
+                    size += 4L * i.fragment().length();
+                }
+            }
+        }
+        return editor.addressForNewSegments(8 * size + (1 << 16));
+    }
+
+    private long unusedNewSectionAddress() {
         long end = 0;
         for (Segment s : elf.segments()) {
             if (s.isLoad()) {
@@ -501,19 +526,25 @@ public final class Inserter {
         if (i.kind != Kind.BRANCH && i.kind != Kind.JUMP && i.kind != Kind.FALLTHROUGH) {
             return false;
         }
-        long offset = mapBranchTarget(i.target) - i.newAddress;
+        long t = i.kind == Kind.FALLTHROUGH ? mapFallThrough(i.target) : mapBranchTarget(i.target);
+        long offset = t - i.newAddress;
         boolean fits = switch (i.kind) {
-            case BRANCH -> i.form == 0 ? Rv.fits(offset, 9) : i.form == 1 ? Rv.fits(offset, 13) : Rv.fits(offset - 4, 21);
+            case BRANCH -> i.form == 0 ? Rv.fits(offset, 9) : i.form == 1 ? Rv.fits(offset, 13)
+                    : i.form == 2 ? Rv.fits(offset - 4, 21) : Rv.fits(offset - 4, 32);
             default -> i.form == 0 ? Rv.fits(offset, 12) : i.form == 1 ? Rv.fits(offset, 21) : Rv.fits(offset, 32);
         };
         if (fits) {
             return false;
         }
-        if (i.form == 2 || (i.kind != Kind.BRANCH && i.form == 1 && i.rd == 0)) {
+        int last = i.kind == Kind.BRANCH ? 3 : 2;
+        // A far jump needs a register: rd itself for calls; t1 for jumps to a function entry (a tail
+        // call, which the psABI's `tail` also makes through t1); nothing known free otherwise.
+        boolean scratch = i.kind == Kind.JUMP && i.rd != 0 || functionStarts.contains(i.target) && findMoved(i.target) == null;
+        if (i.form == last || (i.form == last - 1 && !scratch)) {
             throw new PatchException(file + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump") + " at 0x"
                     + Long.toHexString(i.oldAddress) + " in function '" + m.function.name() + "' cannot reach 0x"
-                    + Long.toHexString(mapBranchTarget(i.target)) + " from its new address 0x" + Long.toHexString(i.newAddress)
-                    + (i.kind == Kind.BRANCH ? "" : ": a long jump needs a free register, and none is known"));
+                    + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress)
+                    + ": a long jump needs a free register, and none is known (the target is not a function entry)");
         }
         i.form++;
         return true;
@@ -677,9 +708,18 @@ public final class Inserter {
                 if (i.form == 1) {
                     return le32(Rv.encode(i.branch, i.rs1, i.rs2, offset));
                 }
-                byte[] b = new byte[8];
-                putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 8));
-                putU32(b, 4, Rv.encode("jal", 0, offset - 4));
+                if (i.form == 2) {
+                    byte[] b = new byte[8];
+                    putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 8));
+                    putU32(b, 4, Rv.encode("jal", 0, offset - 4));
+                    return b;
+                }
+                byte[] b = new byte[12];
+                long far = offset - 4;
+                long hi = Rv.hi20(far);
+                putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 12));
+                putU32(b, 4, Rv.encode("auipc", T1, hi & 0xfffff));
+                putU32(b, 8, Rv.encode("jalr", 0, far - (hi << 12), T1));
                 return b;
             }
             case JUMP, FALLTHROUGH -> {
@@ -693,8 +733,9 @@ public final class Inserter {
                 }
                 byte[] b = new byte[8];
                 long hi = Rv.hi20(offset);
-                putU32(b, 0, Rv.encode("auipc", i.rd, hi & 0xfffff));
-                putU32(b, 4, Rv.encode("jalr", i.rd, offset - (hi << 12), i.rd));
+                int via = i.rd != 0 ? i.rd : T1;
+                putU32(b, 0, Rv.encode("auipc", via, hi & 0xfffff));
+                putU32(b, 4, Rv.encode("jalr", i.rd, offset - (hi << 12), via));
                 return b;
             }
             default -> {
@@ -753,11 +794,41 @@ public final class Inserter {
                 continue;
             }
             MovedFunction m = findMoved(r.value());
+            if (m == null && (type == Rel.ADD32 || type == Rel.ADD64)) {
+                m = endOfMovedFunction(r, subs);
+            }
             if (m == null) {
                 continue;
             }
             retarget(r, m, subs);
         }
+    }
+
+    /** The moved function whose end an ADD names while its SUB names a label inside it. */
+    private MovedFunction endOfMovedFunction(Reloc add, Map<Long, List<Reloc>> subs) {
+        for (Reloc s : subs.getOrDefault(add.offset(), List.of())) {
+            MovedFunction m = findMoved(s.value());
+            if (s.section() == add.section() && m != null && add.value() == m.function.endAddress()) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** The new address of the end of a moved function's original code (before any jump back). */
+    private static long contentEnd(MovedFunction m) {
+        Item last = m.items.get(m.items.size() - 1);
+        return last.kind == Kind.FALLTHROUGH ? last.newAddress : m.newStart + m.newSize;
+    }
+
+    /** True if a relocation section applies to the section holding {@code address}. */
+    boolean hasRelocationsFor(long address) {
+        for (RelocationSection rs : elf.relocations()) {
+            if (rs.target().index() != 0 && rs.target().contains(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean hasAdd(Reloc sub) {
@@ -771,7 +842,7 @@ public final class Inserter {
 
     private void retarget(Reloc r, MovedFunction m, Map<Long, List<Reloc>> subs) {
         long p = r.offset();
-        long to = mapBranchTarget(r.value());
+        long to = m.contains(r.value()) ? mapBranchTarget(r.value()) : r.value();
         switch (r.type()) {
             case Rel.R64 -> {
                 requireWord(r, u64At(p, r), r.value(), 8);
@@ -796,7 +867,17 @@ public final class Inserter {
                     throw refuseReference(r, "has no matching subtraction (a label difference is expected)");
                 }
                 long oldValue = r.value() - sub.value();
-                long newValue = to - mapBranchTarget(sub.value());
+                // A label at the end of the moved function (e.g. the end of a call-site range) maps to the copy's end.
+                MovedFunction subIn = findMoved(sub.value());
+                long addTo = to;
+                if (subIn != null && r.value() == subIn.function.endAddress()) {
+                    addTo = contentEnd(subIn);
+                }
+                // A moved function's start as the subtrahend is its new start (the FDE's pc_begin, the
+                // base of LSDA offsets), whatever the insertion policy there.
+                long subTo = subIn != null && sub.value() == subIn.function.address() ? subIn.newStart
+                        : mapBranchTarget(sub.value());
+                long newValue = addTo - subTo;
                 if (r.type() == Rel.ADD32) {
                     requireWord(r, u32At(p, r), oldValue & 0xffffffffL, 4);
                     if (!Rv.fits(newValue, 32)) {
@@ -835,10 +916,12 @@ public final class Inserter {
         boolean fits = size == 2 ? Rv.fits(offset, i.kind == Kind.BRANCH ? 9 : 12)
                 : Rv.fits(offset, i.kind == Kind.BRANCH ? 13 : 21);
         if (!fits) {
-            if (r.value() == m.function.address() && to == mapFallThrough(r.value())) {
+            if (r.value() == m.function.address() && to == trampolineTarget(m)) {
                 return; // the jump at the old entry leads to the same place
             }
-            throw refuseReference(r, "cannot reach the new address 0x" + Long.toHexString(to) + " of its target");
+            throw refuseReference(r, "cannot reach the new address 0x" + Long.toHexString(to) + " of its target"
+                    + (r.value() == m.function.address() ? ", and the old entry cannot serve it: code before '"
+                    + m.function.name() + "' may fall through into it, so the old entry must run the fragment" : ""));
         }
         byte[] b;
         if (i.kind == Kind.BRANCH) {
@@ -900,18 +983,68 @@ public final class Inserter {
 
     // ------------------------------------------------------------------ old entries, entry point, symbols, segment
 
+    /**
+     * The old entry jumps to the copy: {@code jal x0} when in range, else {@code auipc t1; jr t1}
+     * (t1 may be clobbered at a function entry: the psABI's tail calls do the same).
+     */
     private void writeTrampolines() {
         for (MovedFunction m : moved.values()) {
             long from = m.function.address();
-            long offset = mapFallThrough(from) - from;
-            if (!Rv.fits(offset, 21)) {
-                throw new PatchException(file + ": the moved copy of '" + m.function.name() + "' at 0x"
-                        + Long.toHexString(m.newStart) + " is out of jal range of its old entry 0x" + Long.toHexString(from));
-            }
+            long offset = trampolineTarget(m) - from;
             byte[] body = new byte[(int) m.function.size()]; // unimp after the jump: a missed reference traps
-            putU32(body, 0, Rv.encode("jal", 0, offset));
+            if (Rv.fits(offset, 21)) {
+                putU32(body, 0, Rv.encode("jal", 0, offset));
+            } else if (body.length >= 8) {
+                long hi = Rv.hi20(offset);
+                putU32(body, 0, Rv.encode("auipc", T1, hi & 0xfffff));
+                putU32(body, 4, Rv.encode("jalr", 0, offset - (hi << 12), T1));
+            } else {
+                throw new PatchException(file + ": function '" + m.function.name() + "' has " + body.length
+                        + " bytes, too few for a jump to its copy at 0x" + Long.toHexString(m.newStart));
+            }
             patches.add(new Patch(from, body));
         }
+    }
+
+    /**
+     * Where the old entry jumps: where references to the entry go, unless code before the function
+     * may fall through into it; then the fragment runs, as fall-through requires.
+     */
+    private long trampolineTarget(MovedFunction m) {
+        long start = m.function.address();
+        return mayFallInto(start) ? mapFallThrough(start) : mapBranchTarget(start);
+    }
+
+    /** False only when a function ends exactly at {@code start} with an unconditional jump or return. */
+    private boolean mayFallInto(long start) {
+        for (Function p : elf.functions()) {
+            if (p.endAddress() != start || p.size() < 2 || !p.section().isExecutable()) {
+                continue;
+            }
+            long at = p.address();
+            Item last = null;
+            while (at < p.endAddress()) {
+                long off = fileOffset(at);
+                int parcel = u16(off);
+                int size = Decoder.length(parcel);
+                if (size != 2 && size != 4 || at + size > p.endAddress()) {
+                    return true;
+                }
+                int bits = size == 2 ? parcel : (int) u32(off);
+                Opcode op = decoder.decode(bits, size);
+                if (op == null) {
+                    return true;
+                }
+                if (at + size == p.endAddress()) {
+                    last = op.hasBranchTarget() || op.mnemonic().equals("auipc") ? classify(op, bits, size, at)
+                            : new Item(Kind.PLAIN, at, size);
+                    last.bits = bits;
+                }
+                at += size;
+            }
+            return last == null || canFallThrough(last);
+        }
+        return true;
     }
 
     private int spareProgramHeader(ElfEditor editor) {

@@ -28,7 +28,10 @@ final class MovedFunction {
         int rd;
         /** Branch and jump: the original absolute target. */
         long target;
-        /** 0: original size (compressed when it was), 1: full 32-bit form, 2: long form (8 bytes). */
+        /**
+         * 0: original size (compressed when it was), 1: full 32-bit form, 2: long form (branch: inverted
+         * branch over jal; jump: auipc + jalr), 3 (branches only): inverted branch over auipc t1 + jr t1.
+         */
         int form;
         long newAddress;
         /** AUIPC: the instructions completing the pair, with their original absolute targets. */
@@ -46,7 +49,7 @@ final class MovedFunction {
         int size() {
             return switch (kind) {
                 case FRAGMENT -> bytes.length;
-                case BRANCH -> form == 0 ? oldSize : form == 1 ? 4 : 8;
+                case BRANCH -> form == 0 ? oldSize : form == 1 ? 4 : form == 2 ? 8 : 12;
                 case JUMP, FALLTHROUGH -> form == 0 ? oldSize : form == 1 ? 4 : 8;
                 default -> oldSize;
             };

@@ -20,7 +20,7 @@ class InsertEffectTest {
 
     private static long count(Path binary, String n) {
         QemuRunner.Streams quiet = new QemuRunner.Streams(Redirect.PIPE, Redirect.DISCARD, Redirect.DISCARD);
-        return new QemuRunner(QemuPlugin.locate()).count(binary, List.of(n), quiet).executedInstructions();
+        return new QemuRunner(QemuPlugin.locate()).count(binary, List.of(n), quiet).executedInstructions().orElseThrow();
     }
 
     @Test

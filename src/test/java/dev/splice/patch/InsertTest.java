@@ -106,7 +106,13 @@ class InsertTest {
 
     @Test
     void cPlusPlusExceptionsThroughRewrittenFunctionsAreCaught() throws Exception {
-        check("patch_unwind.relocs", List.of("_Z5relayi", "_Z11twice_relayi"), true, NOP, BranchTarget.INSERTED);
+        check("patch_unwind.relocs", List.of("_Z5relayi", "_Z11twice_relayi", "_Z7throweri"), true, NOP,
+                BranchTarget.INSERTED);
+        // functions with cleanups and catch blocks: their call-site tables (LSDA) follow
+        List<String> withLsda = List.of("_Z8validatei", "_Z7processRKSt6vectorIiSaIiEE", "main");
+        check("exceptions.relocs", withLsda, false, PROBE, BranchTarget.INSERTED);
+        check("exceptions.relocs", withLsda.subList(1, 3), false, PROBE, BranchTarget.ORIGINAL);
+        check("exceptions.relocs", withLsda, true, NOP, BranchTarget.INSERTED);
         check("patch_unwind.relocs", List.of("_Z5relayi", "_Z11twice_relayi"), false, PROBE, BranchTarget.ORIGINAL);
         Tools.Result run = PatchFixtures.qemu(TestPrograms.rv64("patch_unwind.relocs"));
         assertTrue(run.stdout().startsWith("caught=") && run.exitCode() > 0, run.stdout());
