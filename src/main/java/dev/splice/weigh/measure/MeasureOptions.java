@@ -20,7 +20,7 @@ public record MeasureOptions(String contexts, String profile, int runs, int roun
     public record Profile(String name, String contexts, int runs, int rounds) {}
 
     public static final Profile QUICK = new Profile("quick",
-            "addi.independent,mul.dependency,div.dependency,jalr.indirect-jump", 2, 3);
+            "addi.independent,mul.dependency,div.dependency,jalr.indirect-jump", 2, 4);
     /** The seed's design: 12 runs; 10 rounds x 3 batches = 360 pairs per context. */
     public static final Profile FORMAL = new Profile("formal", "*", 12, 10);
 
