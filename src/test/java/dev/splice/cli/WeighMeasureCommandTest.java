@@ -110,6 +110,17 @@ class WeighMeasureCommandTest {
         for (JsonNode c : weights.path("contexts")) {
             assertTrue(c.path("plugin_off").path("pairs").asInt() > 0, c.toString());
         }
+        // and its weights map onto a real program's catalog
+        Path catalog = tmp.resolve("loops.catalog.json");
+        assertEquals(0, Main.execute("weigh", "catalog", "-o", catalog.toString(), "--",
+                dev.splice.testing.TestPrograms.rv64("loops").toString()));
+        assertEquals(0, Main.execute("weigh", "map", out.resolve("weights.json").toString(), catalog.toString()));
+        JsonNode mapping = JSON.readTree(out.resolve("mapping.json").toFile());
+        boolean addiMapped = false;
+        for (JsonNode c : mapping.path("classes")) {
+            addiMapped |= c.path("key").asText().equals("addi") && !c.path("status").asText().equals("unmeasured");
+        }
+        assertTrue(addiMapped, mapping.toString());
     }
 
     @Test
