@@ -61,6 +61,12 @@ public final class QemuRunner {
      */
     public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
             Streams streams) {
+        return run(binary, args, mode, range, streams, Optional.empty());
+    }
+
+    /** As {@link #run(Path, List, PluginRecords.Mode, Optional, Streams)}, also copying the raw record file to {@code keep}. */
+    public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
+            Streams streams, Optional<Path> keep) {
         Path dir = createTempDirectory();
         try {
             Path records = dir.resolve(mode.argument() + ".records");
@@ -73,7 +79,11 @@ public final class QemuRunner {
                 throw new BadInputException(QEMU + " exited with status " + exit + " without the plugin's records for "
                         + binary + " (see the messages from QEMU and the plugin above)");
             }
-            return new Result(exit, Optional.of(PluginRecords.read(records)));
+            PluginRecords parsed = PluginRecords.read(records);
+            if (keep.isPresent()) {
+                Files.copy(records, keep.get(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            return new Result(exit, Optional.of(parsed));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Cost of a measurement campaign (issue 4 section 7): wall time of the quick profile, an estimate
+# of the formal profile (one formal run with one round, extrapolated to 12 runs x 10 rounds),
+# the plugin's overhead (the guest clock of the same windows in the timing pass against the
+# plugin-off pass), and windows per second. Needs `make plugin`; builds target/splice.jar if missing.
+# FORMAL=0 skips the formal estimate.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f build/qemu-plugin/libsplice-plugin.so ] || { echo "run 'make plugin' first" >&2; exit 1; }
+[ -f target/splice.jar ] || mvn -B -q -DskipTests package
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+seconds() { # command...: wall seconds
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" >/dev/null 2>&1
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc -l
+}
+
+report() { # DIR WALL LABEL
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys, statistics, struct, glob, os
+d, wall, label = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+m = json.load(open(os.path.join(d, "manifest.json")))
+windows = sum(json.load(open(f))["windows"] for f in glob.glob(os.path.join(d, "runs/*/run.json")))
+print(f"{label}: {len(m['contexts'])} contexts, {m['options']['runs']} runs x {m['options']['rounds']} rounds, "
+      f"{windows} windows per pass (warm-ups included)")
+print(f"  wall time {wall:.1f} s; {3 * windows / wall:.0f} windows/s over the 3 passes")
+def clock(path):
+    b = open(path, "rb").read()
+    t0, s0, n0, _, t1, s1, n1, _ = struct.unpack_from("<8q", b, 0)
+    tpn = (t1 - t0) / ((s1 - s0) * 1e9 + (n1 - n0))
+    w = [struct.unpack_from("<2q", b, 64 + 16 * i) for i in range((len(b) - 64) // 16)]
+    return [(e - s) / tpn for s, e in w]
+ratios = []
+for run in sorted(glob.glob(os.path.join(d, "runs/*"))):
+    on, off = clock(os.path.join(run, "timing.clock")), clock(os.path.join(run, "off.clock"))
+    ratios += [a / b for a, b in zip(on, off) if b > 0]
+print(f"  plugin overhead (timing pass / plugin-off pass, same windows, guest clock): median ratio "
+      f"{statistics.median(ratios):.3f}")
+on = {}; off = {}
+for f, dst, p, b in (("pairs.jsonl", on, "probe_guest_ns", "baseline_guest_ns"),
+                     ("pairs-off.jsonl", off, "probe_guest_ns", "baseline_guest_ns")):
+    for line in open(os.path.join(d, f)):
+        r = json.loads(line)
+        dst.setdefault(r["context"], []).append((r[p] - r[b]) / r["batch"])
+cpu = {}
+for line in open(os.path.join(d, "pairs.jsonl")):
+    r = json.loads(line)
+    cpu.setdefault(r["context"], []).append((r["probe_ns"] - r["baseline_ns"]) / r["batch"])
+print("  per-instruction contrast, median ns:  thread-CPU (plugin on) | guest clock on | guest clock off | on - off")
+for c in sorted(on):
+    a, g, o = statistics.median(cpu[c]), statistics.median(on[c]), statistics.median(off[c])
+    print(f"    {c:32s} {a:9.3f} {g:9.3f} {o:9.3f} {g - o:+8.3f}")
+PY
+}
+
+wall=$(seconds java -jar target/splice.jar weigh measure --profile quick -o "$work/quick")
+report "$work/quick" "$wall" "quick profile"
+
+if [ "${FORMAL:-1}" != 0 ]; then
+  wall=$(seconds java -jar target/splice.jar weigh measure --profile formal --runs 1 --rounds 1 -o "$work/formal1")
+  report "$work/formal1" "$wall" "formal profile, 1 run x 1 round"
+  echo "  formal estimate (12 runs x 10 rounds): $(echo "$wall * 120 / 60" | bc -l | xargs printf '%.0f') min"
+fi

@@ -1,0 +1,97 @@
+package dev.splice.cli;
+
+import dev.splice.BadInputException;
+import dev.splice.elf.ElfFile;
+import dev.splice.patch.BranchTarget;
+import dev.splice.patch.Insertion;
+import dev.splice.patch.Patcher;
+import dev.splice.patch.Replacement;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code splice patch}: equal-length replacement and insertion of machine code (see docs/patch.md). */
+@Command(
+        name = "patch",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Writes a copy of a static RISC-V64 executable with functions replaced by listings of equal length "
+                    + "and/or fragments inserted before chosen instructions. Replacements come first, insertions use "
+                    + "the input's addresses. Insertion needs a binary linked with -Wl,--emit-relocs; what Splice "
+                    + "cannot prove correct is refused with the reason (exit status 2)."
+        })
+public final class PatchCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "IN", description = "The input executable (never modified).")
+    Path input;
+
+    @Option(names = "--replace", arity = "2", paramLabel = "FUNCTION LISTING",
+            description = "Replace FUNCTION (a name or 0xADDRESS) by the assembled LISTING, which must have the "
+                    + "function's length. Repeatable.")
+    List<String> replace = new ArrayList<>();
+
+    @Option(names = "--insert", arity = "2", paramLabel = "ADDR FRAGMENT",
+            description = "Insert the assembled FRAGMENT before the instruction at ADDR (decimal or 0x hex, input "
+                    + "coordinates). Repeatable; several at one address form one fragment, in order.")
+    List<String> insert = new ArrayList<>();
+
+    @Option(names = "--insert-branch-target", paramLabel = "POLICY", defaultValue = "inserted",
+            description = "Where direct branches, calls and other references to an insertion address go: "
+                    + "'inserted' (run the fragment, default) or 'original' (skip it). Fall-through always runs it.")
+    String branchTarget;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output executable.")
+    Path output;
+
+    @Override
+    public Integer call() throws Exception {
+        BranchTarget policy = switch (branchTarget) {
+            case "inserted" -> BranchTarget.INSERTED;
+            case "original" -> BranchTarget.ORIGINAL;
+            default -> throw new BadInputException("--insert-branch-target must be 'inserted' or 'original', not '"
+                    + branchTarget + "'");
+        };
+        List<Replacement> replacements = new ArrayList<>();
+        for (int i = 0; i + 1 < replace.size(); i += 2) {
+            Path listing = Path.of(replace.get(i + 1));
+            replacements.add(new Replacement(replace.get(i), read(listing), listing.toString()));
+        }
+        List<Insertion> insertions = new ArrayList<>();
+        for (int i = 0; i + 1 < insert.size(); i += 2) {
+            Path fragment = Path.of(insert.get(i + 1));
+            insertions.add(new Insertion(address(insert.get(i)), read(fragment), fragment.toString(), policy));
+        }
+        if (replacements.isEmpty() && insertions.isEmpty()) {
+            throw new BadInputException("nothing to do: give --replace and/or --insert");
+        }
+        ElfFile elf = ElfFile.read(input);
+        byte[] out = Patcher.patch(elf, replacements, insertions);
+        AtomicOutput.write(output, o -> o.write(out));
+        output.toFile().setExecutable(true);
+        return Main.OK;
+    }
+
+    private static String read(Path p) {
+        try {
+            return Files.readString(p, StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new BadInputException(p + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    static long address(String text) {
+        try {
+            if (text.startsWith("0x") || text.startsWith("0X")) {
+                return Long.parseUnsignedLong(text.substring(2), 16);
+            }
+            return Long.parseUnsignedLong(text);
+        } catch (NumberFormatException e) {
+            throw new BadInputException("bad address '" + text + "': decimal or 0x hex expected");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.splice.cli;
+
+import dev.splice.weigh.ContextTable;
+import dev.splice.weigh.QemuPlugin;
+import dev.splice.weigh.measure.MeasureCampaign;
+import dev.splice.weigh.measure.MeasureOptions;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code splice weigh measure}. */
+@Command(
+        name = "measure",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Measure instruction costs under qemu-riscv64 with probe kernels against same-shape baselines.",
+            "Each run is one generated probe executable run three times: a validation pass (the plugin proves",
+            "that the target ran exactly batch times and that probe minus baseline closes), a timing pass (plugin",
+            "thread-CPU clocks at the markers) and a plugin-off pass (the guest's own clock only). Writes",
+            "manifest.json, pairs.jsonl, pairs-off.jsonl, closure.json and runs/RUN/* (docs/formats.md)."
+        })
+public final class WeighMeasureCommand implements Callable<Integer> {
+    @Option(names = "--contexts", paramLabel = "PATTERNS",
+            description = "Comma-separated context globs, e.g. 'div*,addi.*' (default: the profile's).")
+    String contexts;
+
+    @Option(names = "--profile", paramLabel = "quick|formal", defaultValue = "quick",
+            description = "quick: a few contexts, 2 runs x 4 rounds; formal: all contexts, 12 runs x 10 rounds (default: ${DEFAULT-VALUE}).")
+    String profile;
+
+    @Option(names = "--runs", paramLabel = "N", description = "Independent QEMU runs (default: the profile's).")
+    Integer runs;
+
+    @Option(names = "--rounds", paramLabel = "R", description = "Probe rounds per run (default: the profile's).")
+    Integer rounds;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Campaign seed (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--resume", description = "Keep runs already finished in the output directory.")
+    boolean resume;
+
+    @Option(names = "--jobs", paramLabel = "N", defaultValue = "1",
+            description = "Validation passes in parallel (timing passes always run alone; default: ${DEFAULT-VALUE}).")
+    int jobs;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "DIR", required = true, description = "Campaign directory.")
+    Path out;
+
+    @Override
+    public Integer call() {
+        MeasureOptions.Profile p = MeasureOptions.profile(profile);
+        int r = runs != null ? runs : p.runs();
+        int rr = rounds != null ? rounds : p.rounds();
+        if (r < 1 || r > 999 || rr < 1 || rr > 10_000 || jobs < 1) {
+            throw new dev.splice.BadInputException("--runs must be 1..999, --rounds 1..10000, --jobs at least 1");
+        }
+        MeasureOptions options = new MeasureOptions(contexts != null ? contexts : p.contexts(), p.name(), r, rr, seed,
+                resume, jobs, out);
+        ProgressBar[] bar = new ProgressBar[1];
+        MeasureCampaign.Result result = new MeasureCampaign(options, ContextTable.load(), QemuPlugin.locate(),
+                (done, total) -> {
+                    if (bar[0] == null) {
+                        bar[0] = new ProgressBar(System.err, "measure passes", Math.max(total, 1));
+                    }
+                    bar[0].update(total == 0 ? 1 : done);
+                }).run();
+        System.out.println(result.runs() + " runs (" + result.resumedRuns() + " resumed), " + result.pairs() + " pairs, "
+                + result.windows() + " windows; validation " + (result.closed() ? "closed" : "NOT closed")
+                + "; wrote " + result.dir());
+        if (!result.closed()) {
+            System.err.println("splice: validation did not close: see " + result.dir().resolve("closure.json"));
+            return Main.BAD_INPUT;
+        }
+        return Main.OK;
+    }
+}

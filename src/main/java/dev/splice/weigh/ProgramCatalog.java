@@ -1,0 +1,82 @@
+package dev.splice.weigh;
+
+import dev.splice.isa.Decoder;
+import dev.splice.isa.Extension;
+import dev.splice.isa.Isa;
+import dev.splice.isa.Opcode;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A catalog of a real program's instructions per semantic key (issue 4 section 5): from the plugin's
+ * catalog records (per raw encoding: translated slots and executions) to classes keyed as the
+ * context table keys them, so that {@code splice weigh map} can put weights on them. Format in
+ * docs/formats.md ("Program catalogs").
+ */
+public final class ProgramCatalog {
+    /** One semantic key: the canonical mnemonic plus the modifiers that change behaviour. */
+    public record Entry(String key, String extension, long translated, long executed, int encodings) {}
+
+    private static final Decoder DECODER = Isa.rv64().decoder(Extension.all());
+    private static final String[] FENCE_SETS = {"", "w", "r", "rw", "o", "ow", "or", "orw", "i", "iw", "ir", "irw",
+        "io", "iow", "ior", "iorw"};
+
+    private ProgramCatalog() {}
+
+    /** Classes sorted by key. */
+    public static List<Entry> classes(List<PluginRecords.CatalogEntry> records) {
+        Map<String, long[]> sums = new TreeMap<>();
+        Map<String, String> extensions = new TreeMap<>();
+        for (PluginRecords.CatalogEntry e : records) {
+            int bits = (int) e.encoding();
+            Opcode op = DECODER.decode(bits, e.size());
+            String key = key(op, bits, e.size());
+            extensions.putIfAbsent(key, extension(op));
+            long[] s = sums.computeIfAbsent(key, k -> new long[3]);
+            s[0] += e.translated();
+            s[1] += e.executed();
+            s[2]++;
+        }
+        return sums.entrySet().stream()
+                .map(x -> new Entry(x.getKey(), extensions.get(x.getKey()), x.getValue()[0], x.getValue()[1],
+                        (int) x.getValue()[2]))
+                .toList();
+    }
+
+    /**
+     * The semantic key of one encoding: the mnemonic as Splice's decoder names it (aq/rl included,
+     * {@code fence.tso}), then {@code .CSR} for CSR instructions and {@code .PRED-SUCC} for fences, as
+     * in the context table ({@code csrrs.fflags}, {@code fence.rw-rw}); unknown encodings are
+     * {@code unknown.0xENC}.
+     */
+    static String key(Opcode op, int bits, int size) {
+        if (op == null) {
+            return String.format(size == 2 ? "unknown.0x%04x" : "unknown.0x%08x", bits & (size == 2 ? 0xffff : -1));
+        }
+        String m = op.mnemonic();
+        if (op.extension() == Extension.ZICSR) {
+            int csr = bits >>> 20;
+            String name = Isa.rv64().csrName(csr);
+            return m + "." + (name != null ? name : String.format("0x%03x", csr));
+        }
+        if (m.equals("fence")) {
+            return m + "." + FENCE_SETS[(bits >>> 24) & 0xf] + "-" + FENCE_SETS[(bits >>> 20) & 0xf];
+        }
+        if (m.equals("fence.tso")) {
+            return "fence.tso.rw-rw";
+        }
+        return m;
+    }
+
+    private static String extension(Opcode op) {
+        if (op == null) {
+            return "unknown";
+        }
+        String m = op.mnemonic();
+        if (m.equals("ecall") || m.equals("ebreak")) {
+            return "system";
+        }
+        return op.extension().isaName();
+    }
+}

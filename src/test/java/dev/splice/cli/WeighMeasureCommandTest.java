@@ -1,0 +1,135 @@
+package dev.splice.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A quick campaign end to end: the documented files, TCG's cost order, and the model reading it unchanged. */
+class WeighMeasureCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String CONTEXTS = "addi.independent,mul.dependency,div.dependency,jalr.indirect-jump";
+    @TempDir static Path tmp;
+    static Path campaign;
+
+    @BeforeAll
+    static void measure() {
+        campaign = tmp.resolve("campaign");
+        assertEquals(0, Main.execute("weigh", "measure", "--profile", "quick", "--contexts", CONTEXTS, "--seed", "5",
+                "--jobs", "2", "-o", campaign.toString()));
+    }
+
+    private static List<JsonNode> rows(String file) throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        for (String line : Files.readAllLines(campaign.resolve(file))) {
+            out.add(JSON.readTree(line));
+        }
+        return out;
+    }
+
+    @Test
+    void theDocumentedFilesAreThere() throws IOException {
+        JsonNode manifest = JSON.readTree(campaign.resolve("manifest.json").toFile());
+        for (String f : List.of("host", "sha256", "options", "contexts", "runs", "started", "finished")) {
+            assertTrue(manifest.has(f), "manifest." + f);
+        }
+        assertTrue(manifest.path("host").path("qemu").asText().contains("7.2"), manifest.path("host").toString());
+        assertEquals(64, manifest.path("sha256").path("plugin").asText().length());
+        assertEquals(2, manifest.path("runs").size());
+        assertEquals(64, manifest.path("runs").get(0).path("probe_sha256").asText().length());
+        JsonNode closure = JSON.readTree(campaign.resolve("closure.json").toFile());
+        assertTrue(closure.path("closed").asBoolean());
+        assertEquals(0, closure.path("nested_starts").asLong());
+        assertEquals(0, closure.path("inactive_stops").asLong());
+        // 5 contexts (jal.direct-jump as jalr's baseline) x 3 batches x 4 rounds x 2 runs
+        List<JsonNode> on = rows("pairs.jsonl");
+        List<JsonNode> off = rows("pairs-off.jsonl");
+        assertEquals(5 * 3 * 4 * 2, on.size());
+        assertEquals(on.size(), off.size());
+        for (JsonNode r : on) {
+            for (String f : List.of("run", "context", "baseline", "batch", "order", "round", "position", "probe_ns",
+                    "baseline_ns", "probe_guest_ns", "baseline_guest_ns", "translations")) {
+                assertTrue(r.has(f) && !r.get(f).isNull(), f + " in " + r);
+            }
+        }
+        for (JsonNode r : off) {
+            assertTrue(r.get("probe_ns").isNull() && r.get("probe_guest_ns").isNumber(), r.toString());
+        }
+        for (String f : List.of("probe.elf", "validation.records", "timing.records", "timing.clock", "off.clock", "run.json")) {
+            assertTrue(Files.isRegularFile(campaign.resolve("runs/run-01").resolve(f)), f);
+        }
+    }
+
+    private static Map<String, Double> medians(List<JsonNode> rows, String probe, String baseline) {
+        Map<String, List<Double>> d = new HashMap<>();
+        for (JsonNode r : rows) {
+            d.computeIfAbsent(r.get("context").asText(), k -> new ArrayList<>())
+                    .add((r.get(probe).asDouble() - r.get(baseline).asDouble()) / r.get("batch").asDouble());
+        }
+        Map<String, Double> m = new HashMap<>();
+        d.forEach((k, v) -> {
+            v.sort(null);
+            m.put(k, v.get(v.size() / 2));
+        });
+        return m;
+    }
+
+    @Test
+    void costsOrderAsTcgsMechanisms() throws IOException {
+        for (Map<String, Double> m : List.of(medians(rows("pairs.jsonl"), "probe_ns", "baseline_ns"),
+                medians(rows("pairs-off.jsonl"), "probe_guest_ns", "baseline_guest_ns"))) {
+            double addi = m.get("addi.independent");
+            double mul = m.get("mul.dependency");
+            double div = m.get("div.dependency");
+            double jalr = m.get("jalr.indirect-jump");
+            assertTrue(addi < mul && mul < div, m.toString());
+            assertTrue(div > 3 * mul, "div is a helper call: " + m);
+            assertTrue(jalr > 5 && jalr > 50 * Math.max(addi, 0.01), "indirect jumps far above adds: " + m);
+        }
+    }
+
+    @Test
+    void theModelReadsTheCampaignUnchanged() throws IOException {
+        Path out = tmp.resolve("model");
+        assertEquals(0, Main.execute("weigh", "model", campaign.toString(), "-o", out.toString(), "--bootstrap", "49"));
+        JsonNode weights = JSON.readTree(out.resolve("weights.json").toFile());
+        assertEquals(5, weights.path("contexts").size());
+        assertEquals(0, weights.path("campaign").path("funnel").path("bad_rows_skipped").asInt());
+        for (JsonNode c : weights.path("contexts")) {
+            assertTrue(c.path("plugin_off").path("pairs").asInt() > 0, c.toString());
+        }
+        // and its weights map onto a real program's catalog
+        Path catalog = tmp.resolve("loops.catalog.json");
+        assertEquals(0, Main.execute("weigh", "catalog", "-o", catalog.toString(), "--",
+                dev.splice.testing.TestPrograms.rv64("loops").toString()));
+        assertEquals(0, Main.execute("weigh", "map", out.resolve("weights.json").toString(), catalog.toString()));
+        JsonNode mapping = JSON.readTree(out.resolve("mapping.json").toFile());
+        boolean addiMapped = false;
+        for (JsonNode c : mapping.path("classes")) {
+            addiMapped |= c.path("key").asText().equals("addi") && !c.path("status").asText().equals("unmeasured");
+        }
+        assertTrue(addiMapped, mapping.toString());
+    }
+
+    @Test
+    void resumeKeepsFinishedRuns() throws IOException {
+        byte[] before = Files.readAllBytes(campaign.resolve("pairs.jsonl"));
+        long modified = Files.getLastModifiedTime(campaign.resolve("runs/run-02/run.json")).toMillis();
+        assertEquals(0, Main.execute("weigh", "measure", "--profile", "quick", "--contexts", CONTEXTS, "--seed", "5",
+                "--resume", "-o", campaign.toString()));
+        assertArrayEquals(before, Files.readAllBytes(campaign.resolve("pairs.jsonl")));
+        assertEquals(modified, Files.getLastModifiedTime(campaign.resolve("runs/run-02/run.json")).toMillis());
+    }
+}
