@@ -45,6 +45,14 @@ public final class PatchCommand implements Callable<Integer> {
                     + "'inserted' (run the fragment, default) or 'original' (skip it). Fall-through always runs it.")
     String branchTarget;
 
+    @Option(names = "--insert-at-entries", paramLabel = "FRAGMENT",
+            description = "Bulk instrumentation: insert FRAGMENT at the entry of every function that can move; the "
+                    + "functions Splice refuses are left alone and counted on stderr (with --verbose, each with its reason).")
+    Path atEntries;
+
+    @Option(names = "--verbose", description = "With --insert-at-entries: print every skipped function and why.")
+    boolean verbose;
+
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output executable.")
     Path output;
 
@@ -66,14 +74,43 @@ public final class PatchCommand implements Callable<Integer> {
             Path fragment = Path.of(insert.get(i + 1));
             insertions.add(new Insertion(address(insert.get(i)), read(fragment), fragment.toString(), policy));
         }
-        if (replacements.isEmpty() && insertions.isEmpty()) {
-            throw new BadInputException("nothing to do: give --replace and/or --insert");
+        if (replacements.isEmpty() && insertions.isEmpty() && atEntries == null) {
+            throw new BadInputException("nothing to do: give --replace, --insert or --insert-at-entries");
         }
         ElfFile elf = ElfFile.read(input);
-        byte[] out = Patcher.patch(elf, replacements, insertions);
+        byte[] out = atEntries == null ? Patcher.patch(elf, replacements, insertions)
+                : atEntries(elf, replacements, insertions, read(atEntries), atEntries.toString(), policy);
         AtomicOutput.write(output, o -> o.write(out));
         output.toFile().setExecutable(true);
         return Main.OK;
+    }
+
+    private byte[] atEntries(ElfFile elf, List<Replacement> replacements, List<Insertion> explicit, String fragment,
+                             String name, BranchTarget policy) {
+        ElfFile base = replacements.isEmpty() ? elf : ElfFile.parse(Patcher.patch(elf, replacements, List.of()), elf.name());
+        java.util.Map<String, String> skipped = new java.util.TreeMap<>();
+        java.util.Set<Long> entries = new java.util.TreeSet<>(dev.splice.patch.Inserter.movableEntries(base, skipped));
+        for (int attempt = 0; ; attempt++) {
+            List<Insertion> all = new ArrayList<>(explicit);
+            for (long a : entries) {
+                all.add(new Insertion(a, fragment, name, policy));
+            }
+            try {
+                byte[] out = dev.splice.patch.Inserter.insert(base, all);
+                System.err.println("splice: inserted " + name + " at " + entries.size() + " function entries; skipped "
+                        + skipped.size() + " functions" + (verbose ? ":" : " (--verbose lists them)"));
+                if (verbose) {
+                    skipped.forEach((f, why) -> System.err.println("  " + f + ": " + why));
+                }
+                return out;
+            } catch (dev.splice.patch.PatchException e) {
+                long f = e.functionAddress();
+                if (f < 0 || !entries.remove(f) || attempt > 1000) {
+                    throw e;
+                }
+                skipped.put("0x" + Long.toHexString(f), e.getMessage());
+            }
+        }
     }
 
     private static String read(Path p) {

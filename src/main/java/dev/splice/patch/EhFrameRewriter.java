@@ -124,8 +124,9 @@ final class EhFrameRewriter {
             return;
         }
         if (m == null || m != mEnd || begin != m.function.address() || range != m.function.size()) {
-            throw refuse(at, "FDE [0x" + Long.toHexString(begin) + ", 0x" + Long.toHexString(begin + range)
-                    + ") covers moved code but not exactly one whole moved function");
+            MovedFunction culprit = m != null ? m : mEnd;
+            throw new PatchException(refuse(at, "FDE [0x" + Long.toHexString(begin) + ", 0x" + Long.toHexString(begin + range)
+                    + ") covers moved code but not exactly one whole moved function").getMessage(), culprit.function.address());
         }
         int q = p + 2 * width;
         if (cie.augmented) {
@@ -141,10 +142,14 @@ final class EhFrameRewriter {
             }
             q = augEnd;
         }
-        write(b, p, enc, fieldAddress, m.newStart, at);
-        write(b, p + width, enc & 0x0f, 0, m.newSize, at);
-        movedStarts.put(begin, m.newStart);
-        rewriteProgram(b, q, end, cie.codeAlign, begin, m.newStart, at);
+        try {
+            write(b, p, enc, fieldAddress, m.newStart, at);
+            write(b, p + width, enc & 0x0f, 0, m.newSize, at);
+            movedStarts.put(begin, m.newStart);
+            rewriteProgram(b, q, end, cie.codeAlign, begin, m.newStart, at);
+        } catch (PatchException e) {
+            throw new PatchException(e.getMessage() + " (function '" + m.function.name() + "')", m.function.address());
+        }
     }
 
     /**

@@ -41,7 +41,7 @@ public final class Inserter {
     private final String file;
     private final BinaryTarget target;
     private final Decoder decoder;
-    private final Map<Long, MovedFunction> moved = new TreeMap<>();
+    private final TreeMap<Long, MovedFunction> moved = new TreeMap<>();
     /** Register t1 (x6): the psABI's tail-call scratch register. */
     private static final int T1 = 6;
     private final java.util.Set<Long> functionStarts = new java.util.HashSet<>();
@@ -209,10 +209,9 @@ public final class Inserter {
 
     private void decode(MovedFunction m) {
         Function f = m.function;
-        for (MovedFunction other : moved.values()) {
-            if (other != m && other.function.address() < f.endAddress() && f.address() < other.function.endAddress()) {
-                throw new PatchException(file + ": functions '" + f.name() + "' and '" + other.function.name() + "' overlap");
-            }
+        Map.Entry<Long, MovedFunction> next = moved.higherEntry(f.address());
+        if (next != null && next.getKey() < f.endAddress()) {
+            throw new PatchException(file + ": functions '" + f.name() + "' and '" + next.getValue().function.name() + "' overlap");
         }
         if (f.size() < 4) {
             throw new PatchException(file + ": function '" + f.name() + "' has " + f.size()
@@ -432,6 +431,39 @@ public final class Inserter {
     }
 
     /**
+     * The entries of every function that can move on its own (decoded, relocations understood, no
+     * FDE trouble), for bulk instrumentation; {@code skipped} receives the others with the reason.
+     */
+    public static List<Long> movableEntries(ElfFile elf, Map<String, String> skipped) {
+        Inserter in = new Inserter(elf);
+        in.readRelocations();
+        List<Long> out = new ArrayList<>();
+        for (Function f : elf.functions()) {
+            if (f.section() == null || !f.section().isExecutable() || f.section().isNobits() || f.size() <= 0) {
+                continue;
+            }
+            MovedFunction m = new MovedFunction(f);
+            try {
+                in.decode(m);
+                if (f.size() < 8) {
+                    throw new PatchException(f.name() + ": " + f.size() + " bytes may be too few for the jump to a far copy");
+                }
+                if (m.items.get(m.items.size() - 1).kind == Kind.FALLTHROUGH) {
+                    throw new PatchException(f.name() + ": falls through into the code after it, and the jump back may not reach");
+                }
+                String why = in.whyNot(m, f.address());
+                if (why != null) {
+                    throw new PatchException(why);
+                }
+                out.add(f.address());
+            } catch (PatchException e) {
+                skipped.put(f.name() + "@0x" + Long.toHexString(f.address()), e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    /**
      * The instruction boundaries of {@code f} where an insertion is accepted (the function itself
      * can move: its code and relocations are understood). Throws the refusal when it cannot move.
      */
@@ -539,21 +571,31 @@ public final class Inserter {
         int last = i.kind == Kind.BRANCH ? 3 : 2;
         // A far jump needs a register: rd itself for calls; t1 for jumps to a function entry (a tail
         // call, which the psABI's `tail` also makes through t1); nothing known free otherwise.
-        boolean scratch = i.kind == Kind.JUMP && i.rd != 0 || functionStarts.contains(i.target) && findMoved(i.target) == null;
+        boolean scratch = i.kind == Kind.JUMP && (i.rd != 0 || functionStarts.contains(i.target) && findMoved(i.target) == null);
         if (i.form == last || (i.form == last - 1 && !scratch)) {
             throw new PatchException(file + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump") + " at 0x"
                     + Long.toHexString(i.oldAddress) + " in function '" + m.function.name() + "' cannot reach 0x"
                     + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress)
-                    + ": a long jump needs a free register, and none is known (the target is not a function entry)");
+                    + ": a long jump needs a free register, and none is known (the target is not a function entry)",
+                    m.function.address());
         }
         i.form++;
         return true;
     }
 
+    /** Assembled fragments by text: without alignment directives a fragment's bytes do not depend on its address. */
+    private final Map<String, byte[]> assembled = new HashMap<>();
+
     private byte[] assembleFragment(Item frag, long address) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (Insertion insertion : frag.insertions) {
             long at = address + out.size();
+            boolean aligns = insertion.fragment().contains("align");
+            byte[] known = aligns ? null : assembled.get(insertion.fragment());
+            if (known != null) {
+                out.writeBytes(known);
+                continue;
+            }
             Assembly a;
             try {
                 a = Assembler.assemble(insertion.fragment(), insertion.fragmentName(), at, Map.of());
@@ -567,6 +609,9 @@ public final class Inserter {
             target.require(a.target(), insertion.fragmentName());
             byte[] bytes = a.bytes();
             checkFragment(insertion, bytes, at);
+            if (!aligns) {
+                assembled.put(insertion.fragment(), bytes);
+            }
             out.writeBytes(bytes);
         }
         return out.toByteArray();
@@ -602,12 +647,8 @@ public final class Inserter {
     // ------------------------------------------------------------------ address mapping
 
     MovedFunction findMoved(long address) {
-        for (MovedFunction m : moved.values()) {
-            if (m.contains(address)) {
-                return m;
-            }
-        }
-        return null;
+        Map.Entry<Long, MovedFunction> e = moved.floorEntry(address);
+        return e != null && e.getValue().contains(address) ? e.getValue() : null;
     }
 
     java.util.Collection<MovedFunction> movedFunctions() {
@@ -750,7 +791,7 @@ public final class Inserter {
         long hi = Rv.hi20(t0 - auipc.newAddress);
         if (!Rv.fits(hi, 20)) {
             throw new PatchException(file + ": auipc at 0x" + Long.toHexString(auipc.oldAddress) + " cannot reach 0x"
-                    + Long.toHexString(t0) + " from 0x" + Long.toHexString(auipc.newAddress));
+                    + Long.toHexString(t0) + " from 0x" + Long.toHexString(auipc.newAddress), m.function.address());
         }
         putU32(out, (int) (auipc.newAddress - base), Rv.withUImm(auipc.bits, hi));
         for (Partner p : auipc.partners) {
@@ -891,6 +932,7 @@ public final class Inserter {
             }
             case Rel.JAL, Rel.BRANCH, Rel.RVC_BRANCH, Rel.RVC_JUMP -> retargetBranch(r, m, to);
             case Rel.CALL, Rel.CALL_PLT, Rel.PCREL_HI20 -> retargetPair(r, to);
+            case Rel.HI20, Rel.LO12_I, Rel.LO12_S -> retargetAbsolute(r, to);
             case Rel.GOT_HI20 -> {
                 // The GOT slot holds the old entry address, where the jump to the moved copy now is.
                 if (r.value() != m.function.address()) {
@@ -919,9 +961,10 @@ public final class Inserter {
             if (r.value() == m.function.address() && to == trampolineTarget(m)) {
                 return; // the jump at the old entry leads to the same place
             }
-            throw refuseReference(r, "cannot reach the new address 0x" + Long.toHexString(to) + " of its target"
-                    + (r.value() == m.function.address() ? ", and the old entry cannot serve it: code before '"
-                    + m.function.name() + "' may fall through into it, so the old entry must run the fragment" : ""));
+            throw new PatchException(refuseReference(r, "cannot reach the new address 0x" + Long.toHexString(to)
+                    + " of its target" + (r.value() == m.function.address() ? ", and the old entry cannot serve it: code before '"
+                    + m.function.name() + "' may fall through into it, so the old entry must run the fragment" : ""))
+                    .getMessage(), m.function.address());
         }
         byte[] b;
         if (i.kind == Kind.BRANCH) {
@@ -931,6 +974,34 @@ public final class Inserter {
             b = size == 2 ? le16(Rv.encode("c.j", offset)) : le32(Rv.encode("jal", i.rd, offset));
         }
         patches.add(new Patch(p, b));
+    }
+
+    /** lui %hi(sym) and its %lo(sym) users: each carries its own relocation, re-encoded for the new address. */
+    private void retargetAbsolute(Reloc r, long to) {
+        long p = r.offset();
+        int bits = (int) u32(fileOffset(p));
+        long old = r.value();
+        long oldHi = (old + 0x800) >> 12;
+        long newHi = (to + 0x800) >> 12;
+        int patched;
+        if (r.type() == Rel.HI20) {
+            if ((bits & 0x7f) != 0x37 || Rv.uImm(bits) != (oldHi << 12 << 32 >> 32)) {
+                throw refuseReference(r, "is not on a lui of the symbol's high part");
+            }
+            if (!Rv.fits(newHi, 20)) {
+                throw refuseReference(r, "cannot hold the new address 0x" + Long.toHexString(to));
+            }
+            patched = Rv.withUImm(bits, newHi);
+        } else {
+            boolean store = r.type() == Rel.LO12_S;
+            long lo = store ? Rv.sImm(bits) : Rv.iImm(bits);
+            if (lo != old - (oldHi << 12)) {
+                throw refuseReference(r, "does not hold the symbol's low part");
+            }
+            long newLo = to - (newHi << 12);
+            patched = store ? Rv.withSImm(bits, newLo) : Rv.withIImm(bits, newLo);
+        }
+        patches.add(new Patch(p, le32(patched)));
     }
 
     private void retargetPair(Reloc r, long to) {
@@ -1000,7 +1071,7 @@ public final class Inserter {
                 putU32(body, 4, Rv.encode("jalr", 0, offset - (hi << 12), T1));
             } else {
                 throw new PatchException(file + ": function '" + m.function.name() + "' has " + body.length
-                        + " bytes, too few for a jump to its copy at 0x" + Long.toHexString(m.newStart));
+                        + " bytes, too few for a jump to its copy at 0x" + Long.toHexString(m.newStart), m.function.address());
             }
             patches.add(new Patch(from, body));
         }
@@ -1017,9 +1088,9 @@ public final class Inserter {
 
     /** False only when a function ends exactly at {@code start} with an unconditional jump or return. */
     private boolean mayFallInto(long start) {
-        for (Function p : elf.functions()) {
+        for (Function p : elf.functionContaining(start - 1).stream().toList()) {
             if (p.endAddress() != start || p.size() < 2 || !p.section().isExecutable()) {
-                continue;
+                return true;
             }
             long at = p.address();
             Item last = null;
