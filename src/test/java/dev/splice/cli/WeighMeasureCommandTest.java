@@ -131,5 +131,18 @@ class WeighMeasureCommandTest {
                 "--resume", "-o", campaign.toString()));
         assertArrayEquals(before, Files.readAllBytes(campaign.resolve("pairs.jsonl")));
         assertEquals(modified, Files.getLastModifiedTime(campaign.resolve("runs/run-02/run.json")).toMillis());
+
+        // a campaign killed during run 2: run 2 has no run.json yet; resuming redoes run 2 only
+        byte[] run1 = Files.readAllBytes(campaign.resolve("runs/run-01/pairs.jsonl"));
+        long run1Done = Files.getLastModifiedTime(campaign.resolve("runs/run-01/run.json")).toMillis();
+        Files.delete(campaign.resolve("runs/run-02/run.json"));
+        Files.delete(campaign.resolve("runs/run-02/timing.records"));
+        assertEquals(0, Main.execute("weigh", "measure", "--profile", "quick", "--contexts", CONTEXTS, "--seed", "5",
+                "--resume", "-o", campaign.toString()));
+        assertTrue(Files.isRegularFile(campaign.resolve("runs/run-02/run.json")));
+        assertEquals(run1Done, Files.getLastModifiedTime(campaign.resolve("runs/run-01/run.json")).toMillis());
+        List<String> lines = Files.readAllLines(campaign.resolve("pairs.jsonl"));
+        assertEquals(before.length > 0 ? 5 * 3 * 4 * 2 : -1, lines.size());
+        assertEquals(new String(run1), String.join("\n", lines.subList(0, 5 * 3 * 4)) + "\n");
     }
 }

@@ -49,6 +49,7 @@ public final class ProbeProgram {
             "a0", "a4", "a5", "s1", "t3", "t4", "t5", "t6", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11");
     private static final List<String> ACCUMULATED_FP =
             List.of("fa0", "fa4", "ft4", "ft5", "ft6", "ft7", "ft8", "ft9", "ft10", "ft11");
+    private static final java.util.regex.Pattern NEXT_SLOT = java.util.regex.Pattern.compile("\\b1f\\b");
     private static final java.util.regex.Pattern BRANCH_OFFSET =
             java.util.regex.Pattern.compile("^(\\S+(?:\\s.*,)?)\\s*(2|4)$");
 
@@ -200,7 +201,7 @@ public final class ProbeProgram {
     /** The whole program as listing text. */
     private static String source(List<Context> kernels, Schedule schedule) {
         StringBuilder s = new StringBuilder(1 << 20);
-        s.append(".option norvc\n_start:\n");
+        s.append(".target rv64gc_zba_zbb_zbs\n.option norvc\n_start:\n");
         // calibration: rdtime and CLOCK_MONOTONIC at start (header bytes 0..31) and end (32..63)
         s.append("    lla tp, clock_header\n    rdtime t0\n    sd t0, 0(tp)\n");
         s.append("    li a0, 1\n    addi a1, tp, 8\n    li a7, 113\n    ecall\n");
@@ -252,15 +253,18 @@ public final class ProbeProgram {
         boolean compressed = c.form() == Context.Form.COMPRESSED;
         boolean perSlot = perSlotSetup(c);
         for (int slot = 0; slot < SLOTS; slot++) {
+            // a named label per slot end: the assembler resolves numeric local labels by scanning
+            String next = "n" + i + "_" + slot;
             if (perSlot) {
                 for (String line : c.setup()) {
-                    s.append("    ").append(line).append('\n');
+                    s.append("    ").append(NEXT_SLOT.matcher(line).replaceAll(next)).append('\n');
                 }
             }
             if (compressed) {
                 s.append(".option rvc\n");
             }
-            s.append("    ").append(slotText(c, slot)).append("\n1:\n");
+            s.append("    ").append(NEXT_SLOT.matcher(slotText(c, slot)).replaceAll(next)).append('\n')
+                    .append(next).append(":\n");
             if (compressed) {
                 s.append(".option norvc\n");
             }
@@ -301,15 +305,14 @@ public final class ProbeProgram {
 
     /** The slot encodings (every rotating register), assembled alone: slots are position independent. */
     private static Set<Long> slotEncodings(Context c) {
-        Set<Long> out = new LinkedHashSet<>();
-        int distinct = INT_ROTATION.size() * FP_ROTATION.size();
-        for (int slot = 0; slot < Math.min(distinct, SLOTS); slot++) {
-            String text = (c.form() == Context.Form.COMPRESSED ? ".option rvc\n" : ".option norvc\n")
-                    + "    " + slotText(c, slot) + "\n1:\n";
-            byte[] b = Assembler.assemble(text, c.key() + ".slot", 0x10000L, Map.of()).bytes();
-            out.addAll(encodings(b, 0, b.length).keySet());
+        // slot i uses INT_ROTATION[i % 14] and FP_ROTATION[i % 8]: 56 slots show every combination
+        StringBuilder text = new StringBuilder(".target rv64gc_zba_zbb_zbs\n");
+        text.append(c.form() == Context.Form.COMPRESSED ? ".option rvc\n" : ".option norvc\n");
+        for (int slot = 0; slot < 56; slot++) {
+            text.append("    ").append(slotText(c, slot)).append("\n1:\n");
         }
-        return out;
+        byte[] b = Assembler.assemble(text.toString(), c.key() + ".slot", 0x10000L, Map.of()).bytes();
+        return new java.util.TreeSet<>(encodings(b, 0, b.length).keySet());
     }
 
     /** Executions per raw encoding of straight-line code: (size << 32 | encoding) -> count. */
