@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /** report.md and report.html (one self-contained file with inline SVG pictures). */
@@ -119,9 +118,5 @@ public final class Report {
         }
         sb.append("</table>\n</body></html>\n");
         return sb.toString();
-    }
-
-    static String fmt(String pattern, Object... args) {
-        return String.format(Locale.ROOT, pattern, args);
     }
 }
