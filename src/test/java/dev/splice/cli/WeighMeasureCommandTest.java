@@ -67,6 +67,13 @@ class WeighMeasureCommandTest {
         for (JsonNode r : off) {
             assertTrue(r.get("probe_ns").isNull() && r.get("probe_guest_ns").isNumber(), r.toString());
         }
+        // translation blocks per kernel call: every jalr ends a block, straight-line adds share a few
+        JsonNode blocks = JSON.readTree(campaign.resolve("blocks.json").toFile()).path("contexts");
+        assertTrue(blocks.path("jalr.indirect-jump").path("blocks_per_call").asDouble() >= 1024, blocks.toString());
+        assertTrue(blocks.path("jal.direct-jump").path("blocks_per_call").asDouble() >= 1024, blocks.toString());
+        double adds = blocks.path("addi.independent").path("blocks_per_call").asDouble();
+        assertTrue(adds >= 2 && adds < 20, blocks.toString());
+        assertEquals(adds, manifest.path("blocks_per_call").path("addi.independent").asDouble());
         for (String f : List.of("probe.elf", "validation.records", "timing.records", "timing.clock", "off.clock", "run.json")) {
             assertTrue(Files.isRegularFile(campaign.resolve("runs/run-01").resolve(f)), f);
         }
