@@ -8,7 +8,7 @@ SHELL := /bin/bash
 
 DEB_PACKAGES := openjdk-17-jdk-headless maven make gcc \
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu binutils-riscv64-linux-gnu \
-	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass
+	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time
 MVN := mvn -B -q -Dstyle.color=never
 JAR := target/splice.jar
 SOURCES := $(shell find src/main -type f 2>/dev/null) pom.xml

@@ -34,7 +34,7 @@ public record Fdata(boolean noLbr, List<String> eventNames, List<Branch> branche
     public record Sample(Location at, long count) {}
 
     static String escape(String name) {
-        return name.replace(" ", "\\20");
+        return name.replace(" ", "\\ ");
     }
 
     /**

@@ -21,7 +21,7 @@ public final class ProfileReader {
     private final boolean skipBadLines;
     private final LongConsumer progress;
     private long badLines;
-    private String firstBadLine;
+    private BadLine firstBadLine;
     private long lines;
 
     // The current line is line[lineStart, length); pos is the parse position within it.
@@ -42,9 +42,32 @@ public final class ProfileReader {
         return badLines;
     }
 
-    /** The message of the first skipped line, or null. */
-    public String firstBadLine() {
+    /** The first skipped line, or null. */
+    public BadLine firstBadLine() {
         return firstBadLine;
+    }
+
+    /** A malformed line: its number within what this reader read, column and what was wrong. */
+    public record BadLine(String source, long line, int column, String problem) {
+        /** The message, with line numbers shifted by the lines read before this reader's part. */
+        public String describe(long lineBase) {
+            return source + ":" + (lineBase + line) + ":" + column + ": " + problem;
+        }
+    }
+
+    /** Thrown for a malformed line when bad lines are not skipped. */
+    public static final class BadLineException extends BadInputException {
+        private static final long serialVersionUID = 1L;
+        private final transient BadLine badLine;
+
+        BadLineException(BadLine badLine) {
+            super(badLine.describe(0));
+            this.badLine = badLine;
+        }
+
+        public BadLine badLine() {
+            return badLine;
+        }
     }
 
     public long lines() {
@@ -114,12 +137,12 @@ public final class ProfileReader {
                 perfScript(sink);
             }
         } catch (LineError e) {
-            String message = source + ":" + lineNumber + ":" + (e.column - lineStart + 1) + ": " + e.getMessage();
+            BadLine bad = new BadLine(source, lineNumber, e.column - lineStart + 1, e.getMessage());
             if (!skipBadLines) {
-                throw new BadInputException(message);
+                throw new BadLineException(bad);
             }
             if (firstBadLine == null) {
-                firstBadLine = message;
+                firstBadLine = bad;
             }
             badLines++;
         }

@@ -29,18 +29,80 @@ public final class ProfileTranslation {
     /** What happened. */
     public record Result(long lines, long badLines, String firstBadLine, int distinctRecords, int branchLines, int sampleLines) {}
 
+    /** Profiles larger than this are read by several threads, each over its own part of the file. */
+    private static final long PARALLEL_THRESHOLD = 32L << 20;
+
     public static Result run(Request request, LongConsumer progress) {
         ElfFile elf = ElfFile.read(request.binary());
         BatTables bat = BatTables.read(elf);
-        ProfileTranslator translator = new ProfileTranslator(bat, RewrittenBinary.of(elf, bat), request.basicSamples());
-        ProfileReader reader = new ProfileReader(request.inputFormat(), request.profile().toString(), request.skipBadLines(), progress);
-        try (InputStream in = Files.newInputStream(request.profile())) {
-            reader.read(in, translator);
+        RewrittenBinary binary = RewrittenBinary.of(elf, bat);
+        long size;
+        try {
+            size = Files.size(request.profile());
         } catch (NoSuchFileException e) {
             throw new BadInputException(request.profile() + ": no such file", e);
         } catch (IOException e) {
             throw new BadInputException(request.profile() + ": cannot read: " + e.getMessage(), e);
         }
+        int parts = size < PARALLEL_THRESHOLD ? 1 : Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+        // splice.bat.threads overrides the number of parts (tests check that the result does not depend on it).
+        parts = Integer.getInteger("splice.bat.threads", parts);
+        long[] bounds = partBounds(request.profile(), size, parts);
+        parts = bounds.length - 1;
+        ProfileTranslator[] translators = new ProfileTranslator[parts];
+        ProfileReader[] readers = new ProfileReader[parts];
+        RuntimeException[] failures = new RuntimeException[parts];
+        Thread[] threads = new Thread[parts];
+        for (int k = 0; k < parts; k++) {
+            int part = k;
+            translators[k] = new ProfileTranslator(bat, binary, request.basicSamples());
+            // Progress from the first part, scaled: the parts are about the same size.
+            int scale = parts;
+            readers[k] = new ProfileReader(request.inputFormat(), request.profile().toString(), request.skipBadLines(),
+                    k == 0 && progress != null ? lines -> progress.accept(lines * scale) : null);
+            threads[k] = new Thread(() -> {
+                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(request.profile())) {
+                    channel.position(bounds[part]);
+                    InputStream in = new BoundedInputStream(java.nio.channels.Channels.newInputStream(channel), bounds[part + 1] - bounds[part]);
+                    readers[part].read(in, translators[part]);
+                } catch (IOException e) {
+                    failures[part] = new BadInputException(request.profile() + ": cannot read: " + e.getMessage(), e);
+                } catch (RuntimeException e) {
+                    failures[part] = e;
+                }
+            }, "splice-profile-" + k);
+            threads[k].start();
+        }
+        long lineBase = 0;
+        long lines = 0;
+        long badLines = 0;
+        String firstBad = null;
+        for (int k = 0; k < parts; k++) {
+            try {
+                threads[k].join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        for (int k = 0; k < parts; k++) {
+            if (failures[k] instanceof ProfileReader.BadLineException bad) {
+                throw new BadInputException(bad.badLine().describe(lineBase));
+            }
+            if (failures[k] != null) {
+                throw failures[k];
+            }
+            if (firstBad == null && readers[k].firstBadLine() != null) {
+                firstBad = readers[k].firstBadLine().describe(lineBase);
+            }
+            badLines += readers[k].badLines();
+            lineBase += readers[k].lines();
+            lines += readers[k].lines();
+            if (k > 0) {
+                translators[0].mergeFrom(translators[k]);
+            }
+        }
+        ProfileTranslator translator = translators[0];
         Fdata fdata = translator.translate();
         writeAtomically(request.output(), out -> {
             if (request.outputFormat() == OutputFormat.YAML) {
@@ -49,8 +111,79 @@ public final class ProfileTranslation {
                 fdata.write(out);
             }
         });
-        return new Result(reader.lines(), reader.badLines(), reader.firstBadLine(), translator.distinctRecords(),
-                fdata.branches().size(), fdata.samples().size());
+        return new Result(lines, badLines, firstBad, translator.distinctRecords(), fdata.branches().size(), fdata.samples().size());
+    }
+
+    /** Part boundaries: about equal byte ranges, each starting just after a newline. */
+    private static long[] partBounds(Path file, long size, int parts) {
+        java.util.List<Long> bounds = new java.util.ArrayList<>();
+        bounds.add(0L);
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file)) {
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(1 << 16);
+            for (int k = 1; k < parts; k++) {
+                long at = Math.max(size * k / parts, bounds.get(bounds.size() - 1));
+                long boundary = -1;
+                while (boundary < 0 && at < size) {
+                    buffer.clear();
+                    int n = channel.read(buffer, at);
+                    if (n <= 0) {
+                        break;
+                    }
+                    for (int i = 0; i < n; i++) {
+                        if (buffer.get(i) == '\n') {
+                            boundary = at + i + 1;
+                            break;
+                        }
+                    }
+                    at += n;
+                }
+                if (boundary > bounds.get(bounds.size() - 1) && boundary < size) {
+                    bounds.add(boundary);
+                }
+            }
+        } catch (IOException e) {
+            throw new BadInputException(file + ": cannot read: " + e.getMessage(), e);
+        }
+        bounds.add(size);
+        long[] out = new long[bounds.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = bounds.get(i);
+        }
+        return out;
+    }
+
+    /** At most {@code limit} bytes of a stream. */
+    private static final class BoundedInputStream extends java.io.FilterInputStream {
+        private long left;
+
+        BoundedInputStream(InputStream in, long limit) {
+            super(in);
+            this.left = limit;
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (left <= 0) {
+                return -1;
+            }
+            int b = super.read();
+            if (b >= 0) {
+                left--;
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (left <= 0) {
+                return -1;
+            }
+            int n = super.read(b, off, (int) Math.min(len, left));
+            if (n > 0) {
+                left -= n;
+            }
+            return n;
+        }
     }
 
     /** Writes through a temporary file in the target directory, renamed into place when complete. */

@@ -43,10 +43,10 @@ public final class ProfileTranslator {
     private Map<String, RewrittenBinary.Function> functionsByName;
     // A direct-mapped cache of address lookups (profiles revisit the same addresses): per slot the
     // address, its function index (-1: none) and whether it holds a return instruction.
-    private static final int CACHE_BITS = 18;
-    private final long[] cachedAddress = new long[1 << CACHE_BITS];
-    private final int[] cachedFunction = new int[1 << CACHE_BITS];
-    private final boolean[] cachedReturn = new boolean[1 << CACHE_BITS];
+    // One slot = four longs side by side (one cache line): the address; its function index << 1 |
+    // return flag; its translated offset as a branch source; as anything else.
+    private static final int CACHE_BITS = 16;
+    private final long[] cache = new long[4 << CACHE_BITS];
 
     public ProfileTranslator(BatTables bat, RewrittenBinary binary) {
         this(bat, binary, false);
@@ -58,7 +58,10 @@ public final class ProfileTranslator {
         this.binary = binary;
         this.basicSamples = basicSamples;
         this.functions = binary.functions();
-        java.util.Arrays.fill(cachedAddress, -1);
+        for (int i = 0; i < cache.length; i += 4) {
+            cache[i] = -1;
+            cache[i + 1] = -2; // address -1 is in no function: index -1, not a return
+        }
         int n = functions.size();
         maps = new BatMap[n];
         owner = new int[n];
@@ -76,22 +79,25 @@ public final class ProfileTranslator {
         }
     }
 
+    /** The cache slot of an address, filled on a miss. */
     private int slot(long address) {
-        int slot = (int) ((address * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
-        if (cachedAddress[slot] != address) {
-            cachedAddress[slot] = address;
-            cachedFunction[slot] = binary.indexContaining(address);
-            cachedReturn[slot] = binary.isReturn(address);
+        int slot = (int) ((address * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS)) << 2;
+        if (cache[slot] != address) {
+            int f = binary.indexContaining(address);
+            cache[slot] = address;
+            cache[slot + 1] = (long) f << 1 | (binary.isReturn(address) ? 1 : 0);
+            cache[slot + 2] = f < 0 ? 0 : offset(f, address, true);
+            cache[slot + 3] = f < 0 ? 0 : offset(f, address, false);
         }
         return slot;
     }
 
     private int functionIndex(long address) {
-        return cachedFunction[slot(address)];
+        return (int) (cache[slot(address) + 1] >> 1);
     }
 
     private boolean isReturn(long address) {
-        return cachedReturn[slot(address)];
+        return (cache[slot(address) + 1] & 1) != 0;
     }
 
     /** A taken branch (pre-aggregated B). */
@@ -146,6 +152,15 @@ public final class ProfileTranslator {
         samples.add(owner[f], offset, count, 0);
     }
 
+    /** Adds what another translator (over another part of the same profile) aggregated. */
+    public void mergeFrom(ProfileTranslator other) {
+        other.branches.forEach(branches::add);
+        other.entries.forEach(entries::add);
+        other.samples.forEach(samples::add);
+        eventNames.addAll(other.eventNames);
+        records += other.records;
+    }
+
     public void eventName(String name) {
         eventNames.add(name);
     }
@@ -165,13 +180,15 @@ public final class ProfileTranslator {
     }
 
     private void doBranch(long from, long to, long count, long mispreds) {
-        int src = functionIndex(from);
-        int dst = functionIndex(to);
+        int fromSlot = slot(from);
+        int src = (int) (cache[fromSlot + 1] >> 1);
+        long fromOffset = cache[fromSlot + 2];
+        int toSlot = slot(to);
+        int dst = (int) (cache[toSlot + 1] >> 1);
+        long toOffset = cache[toSlot + 3];
         if (src < 0 && dst < 0) {
             return;
         }
-        long fromOffset = src < 0 ? 0 : offset(src, from, true);
-        long toOffset = dst < 0 ? 0 : offset(dst, to, false);
         int srcOwner = src < 0 ? UNKNOWN : owner[src];
         int dstOwner = dst < 0 ? UNKNOWN : owner[dst];
         if (src >= 0 && dst >= 0 && srcOwner == dstOwner && toOffset != 0) {

@@ -44,6 +44,16 @@ public final class RewrittenBinary {
      * they take part in lookups with their given name.
      */
     public RewrittenBinary(boolean riscv, List<Section> sections, List<Symbol> symbols, List<Function> extraFunctions) {
+        this(riscv, sections, symbols, extraFunctions, List.of());
+    }
+
+    /**
+     * With the start addresses of the fragments of the translation tables: each one without a FUNC
+     * symbol still starts a function, named as BOLT names the first other symbol there (a local label
+     * ".L..." becomes "PG.L.../N"), else "__BAT_FRAGMENT_at_ADDR".
+     */
+    public RewrittenBinary(boolean riscv, List<Section> sections, List<Symbol> symbols, List<Function> extraFunctions,
+                           List<Long> fragmentStarts) {
         this.riscv = riscv;
         this.sections = List.copyOf(sections);
         // BOLT numbers local names in address order: "name/N" per name, "name/file/N" per name and
@@ -102,6 +112,22 @@ public final class RewrittenBinary {
         }
         for (Function extra : extraFunctions) {
             out.add(extra);
+        }
+        java.util.Set<Long> known = new java.util.HashSet<>();
+        for (Function f : out) {
+            known.add(f.address());
+        }
+        Map<Long, String> labels = new HashMap<>();
+        for (int i : order) {
+            Symbol sym = symbols.get(i);
+            if (!sym.function() && !sym.name().startsWith("$")) {
+                labels.putIfAbsent(sym.address(), sym.name().startsWith(".L") ? "PG" + uniqueNames[i] : uniqueNames[i]);
+            }
+        }
+        for (long start : fragmentStarts) {
+            if (known.add(start) && sectionOf(start) != null) {
+                out.add(new Function(labels.getOrDefault(start, "__BAT_FRAGMENT_at_" + Long.toHexString(start)), start, 0, -1));
+            }
         }
         out.sort(Comparator.comparingLong(Function::address));
         for (int i = 0; i < out.size(); i++) {
@@ -174,31 +200,12 @@ public final class RewrittenBinary {
                 symbols.add(new Symbol(s.name(), s.value(), s.size(), s.isFunction(), s.isLocal(), s.isLocal() ? file : null));
             }
         }
-        List<Function> extras = new ArrayList<>(elf.isX86_64() ? pltEntries(elf) : List.of());
+        List<Long> fragments = new ArrayList<>();
         if (bat != null) {
-            java.util.Set<Long> starts = new java.util.HashSet<>();
-            for (Symbol sym : symbols) {
-                if (sym.function()) {
-                    starts.add(sym.address());
-                }
-            }
-            Map<Long, String> names = new HashMap<>();
-            for (Symbol sym : symbols) {
-                if (!sym.function() && !sym.name().isEmpty() && !sym.name().startsWith("$") && !sym.name().startsWith(".L")) {
-                    names.putIfAbsent(sym.address(), sym.local() ? sym.name() + "/1" : sym.name());
-                }
-            }
-            List<Long> fragments = new ArrayList<>();
             bat.functions().forEach(f -> fragments.add(f.address()));
             bat.coldFragments().forEach(c -> fragments.add(c.address()));
-            for (long address : fragments) {
-                if (!starts.contains(address)) {
-                    extras.add(new Function(names.getOrDefault(address, "__BAT_FRAGMENT_at_" + Long.toHexString(address)),
-                            address, 0, -1));
-                }
-            }
         }
-        return new RewrittenBinary(elf.isRiscV(), sections, symbols, extras);
+        return new RewrittenBinary(elf.isRiscV(), sections, symbols, elf.isX86_64() ? pltEntries(elf) : List.of(), fragments);
     }
 
     private static final int R_X86_64_GLOB_DAT = 6;

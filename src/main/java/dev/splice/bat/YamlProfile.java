@@ -30,6 +30,19 @@ final class YamlProfile {
         this.translator = translator;
     }
 
+    /** A scalar quoted as LLVM's YAML writer quotes it (single quotes unless only plain-safe characters). */
+    static String scalar(String s) {
+        boolean quote = s.isEmpty() || Character.isWhitespace(s.charAt(0)) || Character.isWhitespace(s.charAt(s.length() - 1))
+                || "-?:\\,[]{}#&*!|>'\"%@`".indexOf(s.charAt(0)) >= 0
+                || List.of("null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE").contains(s);
+        for (int i = 0; i < s.length() && !quote; i++) {
+            char c = s.charAt(i);
+            boolean safe = c < 0x80 && (Character.isLetterOrDigit(c) || "_-^., \t".indexOf(c) >= 0);
+            quote = !safe;
+        }
+        return quote ? "'" + s.replace("'", "''") + "'" : s;
+    }
+
     private static String hex(long v) {
         return "0x" + Long.toHexString(v).toUpperCase(java.util.Locale.ROOT);
     }
@@ -43,7 +56,7 @@ final class YamlProfile {
     void write(Writer out) throws IOException {
         out.write("---\nheader:\n");
         out.write("  profile-version: 1\n");
-        out.write("  binary-name:     " + elf.name() + "\n");
+        out.write("  binary-name:     " + scalar(elf.name()) + "\n");
         out.write("  binary-build-id: " + elf.buildId().map(YamlProfile::hexBytes).orElse("'<unknown>'") + "\n");
         out.write("  profile-flags:   [ " + (fdata.noLbr() ? "sample" : "lbr") + " ]\n");
         out.write("  profile-origin:  perf data aggregator\n");
@@ -126,7 +139,7 @@ final class YamlProfile {
                     yb.calls.add(call.toString());
                 }
             }
-            out.write("  - name:            " + e.getKey() + "\n");
+            out.write("  - name:            " + scalar(e.getKey()) + "\n");
             out.write("    fid:             " + ids.getOrDefault(e.getKey(), 0) + "\n");
             out.write("    hash:            " + hex(bat.functionHash(f.address())) + "\n");
             out.write("    exec:            " + exec + "\n");

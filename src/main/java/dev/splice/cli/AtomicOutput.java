@@ -19,6 +19,13 @@ final class AtomicOutput {
 
     static void write(Path target, Body body) throws IOException {
         Path absolute = target.toAbsolutePath();
+        if (Files.exists(absolute) && !Files.isRegularFile(absolute) && !Files.isDirectory(absolute)) {
+            // A device or pipe (-o /dev/null): nothing to replace atomically, write through.
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(absolute), 1 << 16)) {
+                body.write(out);
+            }
+            return;
+        }
         Path dir = absolute.getParent();
         Files.createDirectories(dir);
         Path temp = Files.createTempFile(dir, "." + absolute.getFileName() + ".", ".tmp");

@@ -7,7 +7,6 @@ import dev.splice.elf.Section;
 import dev.splice.listing.Region;
 import dev.splice.listing.SymbolMap;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /** Picks the code regions of an ELF file that the listing commands print. */
@@ -57,16 +56,24 @@ final class CodeRegions {
                     + Long.toHexString(function.address()) + ", " + function.size() + " bytes) lies outside its section "
                     + section.name());
         }
-        byte[] contents = elf.contents(section);
-        byte[] bytes = Arrays.copyOfRange(contents, (int) start, (int) (start + function.size()));
+        // A view of the section, not a copy: export reads thousands of functions of one section.
+        byte[] bytes = new byte[(int) function.size()];
+        elf.buffer(section).get((int) start, bytes);
         return Region.function(function.name(), function.address(), bytes);
     }
 
-    /** Function names for comments on targets. */
+    private static final int STT_OBJECT = 1;
+
+    /** Function and data object names for comments on targets and on auipc pairs. */
     static SymbolMap symbols(ElfFile elf) {
         List<SymbolMap.Entry> entries = new ArrayList<>();
         for (Function f : elf.functions()) {
             entries.add(new SymbolMap.Entry(f.name(), f.address(), f.size()));
+        }
+        for (dev.splice.elf.Symbol s : elf.symbols()) {
+            if (s.type() == STT_OBJECT && s.size() > 0 && !s.name().isEmpty()) {
+                entries.add(new SymbolMap.Entry(s.name(), s.value(), s.size()));
+            }
         }
         return new SymbolMap(entries);
     }

@@ -23,6 +23,7 @@ import picocli.CommandLine.ScopeType;
             ExportCommand.class,
             InfoCommand.class,
             RunCommand.class,
+            PatchCommand.class,
             BatCommand.class,
             WeighCommand.class,
             CommandLine.HelpCommand.class,

@@ -319,7 +319,11 @@ public final class ElfEditor {
         return alignUp(Math.max(end, needed), 0x200000);
     }
 
-    /** Adds a PT_LOAD segment (page-aligned) covering the given allocated sections; returns its index. */
+    /**
+     * Adds a PT_LOAD segment (page-aligned) covering the given allocated sections and returns its
+     * index in the editor. The written table keeps PT_LOAD entries sorted by address, so the
+     * final index may differ: {@link #layout()} gives the final table.
+     */
     public int addLoadSegment(int flags, int... sectionIndices) {
         int index = addSegment(new Segment(0, Segment.PT_LOAD, flags, 0, 0, 0, 0, 0, PAGE_SIZE));
         bindSegment(index, sectionIndices);
@@ -580,6 +584,9 @@ public final class ElfEditor {
             }
         }
         byte[] bytes = out.toByteArray();
+        if (phMoves || !segmentBindings.isEmpty()) {
+            sortLoadSegments(finalSegments);
+        }
         if (!phMoves && !segments.isEmpty() && originalPhnum > 0) {
             // The old slot: clear it, then re-serialise (a smaller table leaves zeros behind).
             Arrays.fill(bytes, (int) originalPhoff, (int) (originalPhoff + (long) originalPhnum * Segment.HEADER_SIZE), (byte) 0);
@@ -649,6 +656,29 @@ public final class ElfEditor {
         }
         segs.add(new Segment(n - 1, Segment.PT_LOAD, Segment.PF_R, x, base + x, base + x, size, size, PAGE_SIZE));
         return x;
+    }
+
+    /**
+     * Puts the PT_LOAD entries in ascending address order, as the ELF specification requires and
+     * the kernel assumes when it sizes the mapping of a position-independent executable. Only the
+     * PT_LOAD slots are permuted; other entries keep their index.
+     */
+    private static void sortLoadSegments(List<Segment> segs) {
+        List<Integer> slots = new ArrayList<>();
+        List<Segment> loads = new ArrayList<>();
+        for (int i = 0; i < segs.size(); i++) {
+            if (segs.get(i).isLoad()) {
+                slots.add(i);
+                loads.add(segs.get(i));
+            }
+        }
+        loads.sort((x, y) -> Long.compareUnsigned(x.virtualAddress(), y.virtualAddress()));
+        for (int k = 0; k < slots.size(); k++) {
+            Segment s = loads.get(k);
+            int i = slots.get(k);
+            segs.set(i, new Segment(i, s.type(), s.flags(), s.offset(), s.virtualAddress(), s.physicalAddress(),
+                    s.fileSize(), s.memorySize(), s.alignment()));
+        }
     }
 
     /** The segments with the placement of the bound ones computed from their sections. */

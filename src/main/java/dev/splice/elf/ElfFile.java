@@ -60,6 +60,10 @@ public final class ElfFile {
             if (Files.isDirectory(path)) {
                 throw new BadInputException(name + ": is a directory, not an ELF file");
             }
+            if (Files.exists(path) && !Files.isRegularFile(path)) {
+                // Devices and pipes may never end (/dev/zero): refuse instead of reading forever.
+                throw new BadInputException(name + ": not a regular file");
+            }
             long size = Files.size(path);
             if (size > Integer.MAX_VALUE - 16) {
                 throw new ElfFormatException(name, 0, "file of " + size + " bytes is too large (limit 2 GiB)");
@@ -106,7 +110,7 @@ public final class ElfFile {
     }
 
     /** The first section with this name. */
-    public Optional<Section> section(String sectionName) {
+    public synchronized Optional<Section> section(String sectionName) {
         Map<String, Section> byName = sectionsByName;
         if (byName == null) {
             byName = new HashMap<>();

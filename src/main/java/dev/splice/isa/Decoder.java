@@ -15,7 +15,7 @@ import java.util.Set;
 public final class Decoder {
     private static final Opcode[] NONE = new Opcode[0];
 
-    /** Per 16-bit parcel: 1 + index into {@link #narrowOps}, 0 if invalid (64 KiB, cache-friendly). */
+    /** Per 16-bit parcel: index into {@link #narrowOps}, whose entry 0 is null (64 KiB, cache-friendly). */
     private final byte[] compressed = new byte[1 << 16];
     private final Opcode[] narrowOps;
     /**
@@ -43,15 +43,21 @@ public final class Decoder {
         Comparator<Opcode> specificFirst = Comparator.comparingInt((Opcode o) -> -Integer.bitCount(o.mask()));
         narrow.sort(specificFirst);
         wide.sort(specificFirst);
-        narrowOps = narrow.toArray(NONE);
+        if (narrow.size() > Byte.MAX_VALUE) {
+            throw new IllegalStateException("too many compressed instructions for a byte index");
+        }
+        narrowOps = new Opcode[narrow.size() + 1];
+        for (int i = 0; i < narrow.size(); i++) {
+            narrowOps[i + 1] = narrow.get(i);
+        }
         wideOps = wide.toArray(NONE);
         for (int w = 0; w < 1 << 16; w++) {
             if ((w & 3) == 3) {
                 continue;
             }
-            for (int i = 0; i < narrowOps.length; i++) {
+            for (int i = 1; i < narrowOps.length; i++) {
                 if (narrowOps[i].accepts(w)) {
-                    compressed[w] = (byte) (i + 1);
+                    compressed[w] = (byte) i;
                     break;
                 }
             }
@@ -130,12 +136,13 @@ public final class Decoder {
      */
     public Opcode decode(int bits, int size) {
         if (size == 2) {
-            int i = compressed[bits & 0xffff];
-            return i == 0 ? null : narrowOps[i - 1];
+            return narrowOps[compressed[bits & 0xffff]];
         }
-        if (size != 4 || (bits & 0x1c) == 0x1c || (bits & 3) != 3) {
+        if (size != 4) {
             return null;
         }
+        // No separate length check: every 32-bit row fixes bits 1..0 = 11 and bits 4..2 != 111,
+        // so a parcel of another length matches no candidate.
         int[] w = words;
         int at = listAt[key(bits)];
         for (int i = at + 1, end = at + 1 + 4 * w[at]; i < end; i += 4) {

@@ -1,10 +1,12 @@
 package dev.splice.isa;
 
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** The RV64 instruction set, built once from the declarative table {@code rv64.tbl}. */
 public final class Isa {
@@ -13,6 +15,7 @@ public final class Isa {
     }
 
     private final List<Opcode> opcodes;
+    private final Map<Set<Extension>, Decoder> decoders = new ConcurrentHashMap<>();
     private final Map<String, Opcode> byMnemonic = new HashMap<>();
     private final Map<Integer, String> csrNames;
     /** CSR names by number, for allocation-free printing. */
@@ -47,9 +50,10 @@ public final class Isa {
         return opcodes;
     }
 
-    /** A decoder for the enabled extensions. */
+    /** A decoder for the enabled extensions (built once per set of extensions, then shared). */
     public Decoder decoder(Set<Extension> enabled) {
-        return new Decoder(opcodes, enabled);
+        Set<Extension> key = enabled.isEmpty() ? EnumSet.noneOf(Extension.class) : EnumSet.copyOf(enabled);
+        return decoders.computeIfAbsent(key, k -> new Decoder(opcodes, k));
     }
 
     /** The name of a CSR number, or null if it has none. */

@@ -79,9 +79,15 @@ public final class Assembler {
     }
 
     private Assembly run(String text) {
-        String[] lines = text.split("\r?\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            parseLine(lines[i], i + 1);
+        int lineNo = 0;
+        for (int start = 0; start <= text.length(); ) {
+            int end = text.indexOf('\n', start);
+            if (end < 0) {
+                end = text.length();
+            }
+            int stop = end > start && text.charAt(end - 1) == '\r' ? end - 1 : end;
+            parseLine(text.substring(start, stop), ++lineNo);
+            start = end + 1;
         }
         byte[][] buffers = new byte[regions.size()][];
         for (int r = 0; r < regions.size(); r++) {

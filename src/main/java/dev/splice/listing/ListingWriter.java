@@ -167,7 +167,7 @@ public final class ListingWriter {
             int from = 0;
             while (from < length || !inFlight.isEmpty()) {
                 while (from < length && inFlight.size() < 2 * threads) {
-                    int to = labels.boundaryAtOrAfter(Math.min(length, from + CHUNK_BYTES));
+                    int to = chunkEnd(region.bytes(), labels, Math.min(length, from + CHUNK_BYTES));
                     int start = from;
                     inFlight.add(pool.submit(() -> render(region, labels, start, to)));
                     from = to;
@@ -187,6 +187,19 @@ public final class ListingWriter {
         }
     }
 
+    /**
+     * A chunk end at an instruction boundary at or after {@code offset} that does not separate an
+     * auipc from the instruction after it (their pair comment must not depend on the chunking).
+     */
+    private static int chunkEnd(byte[] bytes, Labels labels, int offset) {
+        int end = labels.boundaryAtOrAfter(offset);
+        while (end < labels.length && end >= 4 && labels.isBoundary(end - 4) && !labels.isBoundary(end - 2)
+                && (bytes[end - 4] & 0x7f) == 0x17) {
+            end = labels.boundaryAtOrAfter(end + 1);
+        }
+        return end;
+    }
+
     private byte[] render(Region region, Labels labels, int from, int to) throws IOException {
         StringBuilder text = new StringBuilder((to - from) * 16);
         writeRange(region, labels, from, to, text, null);
@@ -201,8 +214,10 @@ public final class ListingWriter {
         int nextHeading = 0;
         Namer namer = new Namer(labels);
         InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, from, to);
+        PcRelativePair pair = new PcRelativePair();
         while (cursor.advance()) {
             long pc = base + cursor.offset;
+            boolean paired = pair.next(cursor, pc);
             while (nextHeading < headings.size()
                     && Long.compareUnsigned(headings.get(nextHeading).address(), pc) <= 0) {
                 heading(region, headings.get(nextHeading++), pc, line);
@@ -243,6 +258,15 @@ public final class ListingWriter {
                 }
             } else {
                 Hex.appendFixed(line, cursor.bits, cursor.size * 2);
+            }
+            if (paired) { // the address an auipc pair computes, to read (and to write as lla/call when editing)
+                line.append(" = 0x");
+                Hex.append(line, pair.address);
+                if (symbols.describe(pair.address) != null) {
+                    line.append(" <");
+                    symbols.append(line, pair.address);
+                    line.append('>');
+                }
             }
             if (namer.outside) {
                 line.append(" <");
@@ -304,6 +328,47 @@ public final class ListingWriter {
         }
     }
 
+    /**
+     * Recognizes an auipc followed directly by an instruction that adds its low 12 bits to the
+     * same register (addi, loads, stores, jalr) and computes the address the pair reaches.
+     */
+    private static final class PcRelativePair {
+        private int register = -1;
+        private long high;
+        long address;
+
+        /** Feeds the next item; true when it completes a pair ({@link #address} is then set). */
+        boolean next(InstructionCursor cursor, long pc) {
+            boolean completes = false;
+            if (cursor.kind != InstructionCursor.Kind.INSTRUCTION || cursor.size != 4) {
+                register = -1;
+                return false;
+            }
+            int word = (int) cursor.bits;
+            int opcode = word & 0x7f;
+            if (register > 0 && ((word >>> 15) & 0x1f) == register) {
+                int funct3 = (word >>> 12) & 7;
+                boolean iType = (opcode == 0x13 && funct3 == 0) || opcode == 0x03 || opcode == 0x07
+                        || (opcode == 0x67 && funct3 == 0);
+                boolean sType = opcode == 0x23 || opcode == 0x27;
+                if (iType) {
+                    address = high + (word >> 20);
+                    completes = true;
+                } else if (sType) {
+                    address = high + (((word >> 25) << 5) | ((word >>> 7) & 0x1f));
+                    completes = true;
+                }
+            }
+            if (opcode == 0x17) {
+                register = (word >>> 7) & 0x1f;
+                high = pc + (word & 0xfffff000);
+            } else {
+                register = -1;
+            }
+            return completes;
+        }
+    }
+
     /** Bit sets over the region's byte offsets: instruction boundaries and branch targets. */
     static final class Labels {
         final long base;
@@ -337,6 +402,10 @@ public final class ListingWriter {
                 }
             }
             return length;
+        }
+
+        boolean isBoundary(int offset) {
+            return (boundaries[offset >>> 6] & (1L << offset)) != 0;
         }
 
         boolean isLabel(int offset) {

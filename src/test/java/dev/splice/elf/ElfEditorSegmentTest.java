@@ -102,7 +102,7 @@ class ElfEditorSegmentTest {
         byte[] code = jump(address, elf.header().entry());
         int text = editor.addSection(".splice.text", Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
                 address, 4, 0, 0, 0, code);
-        int load = editor.addLoadSegment(Segment.PF_R | Segment.PF_X, text);
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, text);
         editor.setEntry(address);
         Path out = tmp.resolve("exceptions.moved");
         editor.write(out);
@@ -111,9 +111,19 @@ class ElfEditorSegmentTest {
         ElfFile edited = ElfFile.read(out);
         assertEquals(elf.segments().size() + 2, edited.segments().size());
         assertEquals(elf.segments(), edited.segments().subList(0, elf.segments().size()));
-        assertEquals(address, edited.segments().get(load).virtualAddress());
-        Segment table = edited.segments().get(edited.segments().size() - 1);
-        assertEquals(Segment.PT_LOAD, table.type());
+        assertEquals(editor.layout().segments(), edited.segments());
+        Segment mapped = edited.segments().stream().filter(s -> s.virtualAddress() == address).findFirst().orElseThrow();
+        assertEquals(Segment.PT_LOAD, mapped.type());
+        assertEquals(mapped.offset(), edited.section(".splice.text").orElseThrow().offset());
+        Segment table = edited.segments().stream().filter(s -> s.isLoad() && s.offset() == edited.header().phoff())
+                .findFirst().orElseThrow();
+        long previous = Long.MIN_VALUE;
+        for (Segment s : edited.segments()) {
+            if (s.isLoad()) {
+                assertTrue(s.virtualAddress() > previous, "PT_LOAD entries in ascending address order");
+                previous = s.virtualAddress();
+            }
+        }
         assertEquals(edited.header().phoff(), table.offset());
         assertEquals((long) edited.segments().size() * Segment.HEADER_SIZE, table.fileSize());
         assertEquals(editor.loadBase(), table.virtualAddress() - table.offset());
@@ -126,6 +136,30 @@ class ElfEditorSegmentTest {
         assertTrue(gnu.stderr().isBlank(), gnu.stderr());
         Tools.Result llvm = Tools.run(Readelf.TOOL, "-a", out.toString()).checked("llvm-readelf -a");
         assertTrue(llvm.stderr().isBlank(), llvm.stderr());
+    }
+
+    /** The same on a dynamically linked x86-64 PIE: the dynamic loader finds PT_PHDR and the program runs natively. */
+    @Test
+    void movedProgramHeaderTableWorksForADynamicPie() throws Exception {
+        ElfFile elf = ElfFile.read(Path.of("/bin/ls"));
+        ElfEditor editor = elf.edit();
+        long address = editor.addressForNewSegments(0);
+        int text = editor.addSection(".splice.text", Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
+                address, 16, 0, 0, 0, new byte[] {(byte) 0xc3});
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, text);
+        Path out = tmp.resolve("ls.moved");
+        editor.write(out);
+        assertTrue(out.toFile().setExecutable(true));
+        ElfFile edited = ElfFile.read(out);
+        Segment phdr = edited.segments().stream().filter(s -> s.type() == Segment.PT_PHDR).findFirst().orElseThrow();
+        assertEquals(edited.header().phoff(), phdr.offset());
+        assertEquals((long) edited.segments().size() * Segment.HEADER_SIZE, phdr.fileSize());
+        Tools.Result before = Tools.run("env", "/bin/ls", "--version");
+        Tools.Result after = Tools.run("env", out.toString(), "--version");
+        assertEquals(0, after.exitCode(), after.stderr());
+        assertEquals(before.stdout(), after.stdout());
+        Tools.Result gnu = Tools.run("readelf", "-a", "-W", out.toString()).checked("readelf -a");
+        assertTrue(gnu.stderr().isBlank(), gnu.stderr());
     }
 
     @Test

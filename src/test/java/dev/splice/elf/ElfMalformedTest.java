@@ -175,6 +175,8 @@ class ElfMalformedTest {
         BadInputException missing = assertThrows(BadInputException.class, () -> ElfFile.read(tmp.resolve("nope")));
         assertTrue(missing.getMessage().contains("nope") && missing.getMessage().contains("no such file"));
         assertThrows(BadInputException.class, () -> ElfFile.read(tmp));
+        BadInputException device = assertThrows(BadInputException.class, () -> ElfFile.read(Path.of("/dev/zero")));
+        assertTrue(device.getMessage().contains("not a regular file"), device.getMessage());
     }
 
     @Test

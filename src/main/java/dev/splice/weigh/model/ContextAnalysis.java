@@ -41,6 +41,11 @@ public record ContextAnalysis(
     public static final double Z95_ONE_SIDED = 1.6448536269514722;
     /** A run needs this many kept pairs for its own fit. */
     public static final int MIN_RUN_PAIRS = 8;
+    /**
+     * Per-run fits (about 30 pairs, 4 parameters) converge slowly when the MAD scale keeps moving;
+     * they only feed the heterogeneity statistics, for which 1e-6 is ample.
+     */
+    public static final double RUN_FIT_TOLERANCE = 1e-6;
     /** An auxiliary check needs this many usable pairs. */
     public static final int MIN_CHECK_PAIRS = 20;
 
@@ -86,7 +91,7 @@ public record ContextAnalysis(
                 h[i] = core.prior()[rows[i]];
             }
             rd = rd.withPriorWeights(h);
-            HuberFit rf = HuberRegression.fit(rd, o);
+            HuberFit rf = HuberRegression.fit(rd, o.withTolerance(Math.max(o.tolerance(), RUN_FIT_TOLERANCE)));
             double v = rf.ok() ? ContextModel.thetaVariance(rd, rf, o) : Double.NaN;
             runFits.add(new RunFit(runNames.get(r), rows.length, rf.theta(), v, rf.ok() && rf.converged(),
                     rf.iterations(), rf.failure()));

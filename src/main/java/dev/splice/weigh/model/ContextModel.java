@@ -14,7 +14,7 @@ public final class ContextModel {
     /** Pseudo-count of the global variance in the per-batch variance shrinkage. */
     public static final double SHRINK_PAIRS = 30;
     /** The preliminary fit only feeds the weights; it need not be iterated as far as the final one. */
-    public static final double STAGE1_TOLERANCE = 1e-4;
+    public static final double STAGE1_TOLERANCE = 1e-3;
 
     private ContextModel() {}
 

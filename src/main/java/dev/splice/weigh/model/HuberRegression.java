@@ -36,13 +36,16 @@ public final class HuberRegression {
         int c = d.x().length;
         int runs = d.runs();
         double[] sqrtH = new double[n];
+        double[] h = new double[n];
         double[] w = new double[n];
         for (int i = 0; i < n; i++) {
-            double h = d.prior(i);
-            sqrtH[i] = Math.sqrt(h);
-            w[i] = h;
+            h[i] = d.prior(i);
+            sqrtH[i] = Math.sqrt(h[i]);
+            w[i] = h[i];
         }
-        boolean[] active = activeColumns(d, w);
+        // Positive prior weights do not change which columns are estimable: reuse the start's decision.
+        boolean[] active = start != null && start.ok() && start.active().length == c ? start.active().clone()
+                : activeColumns(d, w);
         int m = 0;
         for (boolean a : active) {
             m += a ? 1 : 0;
@@ -61,7 +64,6 @@ public final class HuberRegression {
         double[] mu = new double[runs];
         double[] r = new double[n];
         double[] t = new double[n];
-        double[] prev = new double[n];
         double[] abs = new double[n];
         double[] hw = new double[n];
         java.util.Arrays.fill(hw, 1.0);
@@ -88,13 +90,18 @@ public final class HuberRegression {
         boolean converged = false;
         int iter = 0;
         double scale = Double.NaN;
+        // The preliminary fit's scale is a good first guess: prior weights are normalised to it.
+        double previousMedian = start != null && start.ok() ? start.scale() * o.scaleConstant() : Double.NaN;
+        double[] scratch = new double[n];
+        double[] y = d.y();
         while (iter < o.maxIterations()) {
             iter++;
-            System.arraycopy(t, 0, prev, 0, n);
             for (int i = 0; i < n; i++) {
                 abs[i] = Math.abs(t[i]);
             }
-            scale = Select.median(abs) / o.scaleConstant();
+            double med = Select.medianNear(abs, previousMedian, scratch);
+            previousMedian = med;
+            scale = med / o.scaleConstant();
             if (!(scale > floor) || !Double.isFinite(scale)) {
                 return failed(c, runs, active, n, "robust scale vanishes (more than half the pairs fit exactly)");
             }
@@ -102,19 +109,23 @@ public final class HuberRegression {
             for (int i = 0; i < n; i++) {
                 double a = Math.abs(t[i]);
                 hw[i] = a <= k ? 1.0 : k / a;
-                w[i] = sqrtH[i] * sqrtH[i] * hw[i];
+                w[i] = h[i] * hw[i];
             }
             if (!solver.solve(w, mu, ba)) {
                 return failed(c, runs, active, n, "singular weighted least-squares system");
             }
-            solver.residuals(mu, ba, r);
+            // New residuals and their root-relative change against the previous ones, in one pass.
             double num = 0;
             double den = 0;
             for (int i = 0; i < n; i++) {
-                t[i] = sqrtH[i] * r[i];
-                double diff = prev[i] - t[i];
+                double ri = y[i] - solver.fitted(i, mu, ba);
+                r[i] = ri;
+                double ti = sqrtH[i] * ri;
+                double old = t[i];
+                double diff = old - ti;
                 num += diff * diff;
-                den += prev[i] * prev[i];
+                den += old * old;
+                t[i] = ti;
             }
             if (Math.sqrt(num / Math.max(1e-20, den)) <= o.tolerance()) {
                 converged = true;
@@ -213,6 +224,8 @@ public final class HuberRegression {
         private final int runs;
         private final double[] x;
         private final int m;
+        /** Row ranges {@code [segment[r], segment[r+1])} of each run, or null when rows are not grouped. */
+        private final int[] segment;
         private final double[] sw;
         private final double[] sy;
         private final double[] sx;
@@ -224,6 +237,23 @@ public final class HuberRegression {
             this.run = run;
             this.runs = runs;
             this.m = columns.length;
+            // Rows grouped by run (as bootstrap replicates are) let the step sum each run's block
+            // in registers instead of scattering into per-run arrays.
+            boolean grouped = true;
+            for (int i = 1; i < y.length && grouped; i++) {
+                grouped = run[i] == run[i - 1] || run[i] == run[i - 1] + 1;
+            }
+            if (grouped && y.length > 0 && run[0] == 0 && run[y.length - 1] == runs - 1) {
+                segment = new int[runs + 1];
+                for (int i = 0, r = 0; i < y.length; i++) {
+                    while (r < run[i]) {
+                        segment[++r] = i;
+                    }
+                }
+                segment[runs] = y.length;
+            } else {
+                segment = null;
+            }
             // Row-major copy: the accumulation loop reads one row at a time.
             this.x = new double[y.length * m];
             for (int j = 0; j < m; j++) {
@@ -238,7 +268,20 @@ public final class HuberRegression {
             b = new double[m];
         }
 
+        /** The fitted value of row i. */
+        double fitted(int i, double[] mu, double[] beta) {
+            double f = mu[run[i]];
+            int row = i * m;
+            for (int j = 0; j < m; j++) {
+                f += beta[j] * x[row + j];
+            }
+            return f;
+        }
+
         boolean solve(double[] w, double[] mu, double[] beta) {
+            if (m == 3) {
+                return solve3(w, mu, beta);
+            }
             java.util.Arrays.fill(sw, 0);
             java.util.Arrays.fill(sy, 0);
             java.util.Arrays.fill(sx, 0);
@@ -286,6 +329,142 @@ public final class HuberRegression {
                     v -= sx[base + j] * beta[j];
                 }
                 mu[r] = v / sw[r];
+            }
+            return true;
+        }
+
+        /** {@link #solve} unrolled for the usual three covariates (order, drift, batch). */
+        private boolean solve3(double[] w, double[] mu, double[] beta) {
+            if (segment != null) {
+                return solve3Grouped(w, mu, beta);
+            }
+            java.util.Arrays.fill(sw, 0);
+            java.util.Arrays.fill(sy, 0);
+            java.util.Arrays.fill(sx, 0);
+            double a00 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, a22 = 0, b0 = 0, b1 = 0, b2 = 0;
+            int n = y.length;
+            for (int i = 0; i < n; i++) {
+                int r = run[i];
+                double wi = w[i];
+                double yi = y[i];
+                double x0 = x[3 * i];
+                double x1 = x[3 * i + 1];
+                double x2 = x[3 * i + 2];
+                double w0 = wi * x0;
+                double w1 = wi * x1;
+                double w2 = wi * x2;
+                sw[r] += wi;
+                sy[r] += wi * yi;
+                sx[3 * r] += w0;
+                sx[3 * r + 1] += w1;
+                sx[3 * r + 2] += w2;
+                a00 += w0 * x0;
+                a10 += w1 * x0;
+                a11 += w1 * x1;
+                a20 += w2 * x0;
+                a21 += w2 * x1;
+                a22 += w2 * x2;
+                b0 += w0 * yi;
+                b1 += w1 * yi;
+                b2 += w2 * yi;
+            }
+            for (int r = 0; r < runs; r++) {
+                if (!(sw[r] > 0)) {
+                    return false;
+                }
+                double inv = 1.0 / sw[r];
+                double s0 = sx[3 * r] * inv;
+                double s1 = sx[3 * r + 1] * inv;
+                double s2 = sx[3 * r + 2] * inv;
+                a00 -= s0 * sx[3 * r];
+                a10 -= s1 * sx[3 * r];
+                a11 -= s1 * sx[3 * r + 1];
+                a20 -= s2 * sx[3 * r];
+                a21 -= s2 * sx[3 * r + 1];
+                a22 -= s2 * sx[3 * r + 2];
+                b0 -= s0 * sy[r];
+                b1 -= s1 * sy[r];
+                b2 -= s2 * sy[r];
+            }
+            a[0] = a00;
+            a[3] = a10;
+            a[4] = a11;
+            a[6] = a20;
+            a[7] = a21;
+            a[8] = a22;
+            b[0] = b0;
+            b[1] = b1;
+            b[2] = b2;
+            if (!Cholesky.solveLowerStored(a, b, 3, beta)) {
+                return false;
+            }
+            for (int r = 0; r < runs; r++) {
+                mu[r] = (sy[r] - sx[3 * r] * beta[0] - sx[3 * r + 1] * beta[1] - sx[3 * r + 2] * beta[2]) / sw[r];
+            }
+            return true;
+        }
+
+        private boolean solve3Grouped(double[] w, double[] mu, double[] beta) {
+            double a00 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, a22 = 0, b0 = 0, b1 = 0, b2 = 0;
+            for (int r = 0; r < runs; r++) {
+                double rw = 0, ry = 0, r0 = 0, r1 = 0, r2 = 0;
+                for (int i = segment[r]; i < segment[r + 1]; i++) {
+                    double wi = w[i];
+                    double yi = y[i];
+                    double x0 = x[3 * i];
+                    double x1 = x[3 * i + 1];
+                    double x2 = x[3 * i + 2];
+                    double w0 = wi * x0;
+                    double w1 = wi * x1;
+                    double w2 = wi * x2;
+                    rw += wi;
+                    ry += wi * yi;
+                    r0 += w0;
+                    r1 += w1;
+                    r2 += w2;
+                    a00 += w0 * x0;
+                    a10 += w1 * x0;
+                    a11 += w1 * x1;
+                    a20 += w2 * x0;
+                    a21 += w2 * x1;
+                    a22 += w2 * x2;
+                    b0 += w0 * yi;
+                    b1 += w1 * yi;
+                    b2 += w2 * yi;
+                }
+                if (!(rw > 0)) {
+                    return false;
+                }
+                sw[r] = rw;
+                sy[r] = ry;
+                sx[3 * r] = r0;
+                sx[3 * r + 1] = r1;
+                sx[3 * r + 2] = r2;
+                double inv = 1.0 / rw;
+                a00 -= r0 * inv * r0;
+                a10 -= r1 * inv * r0;
+                a11 -= r1 * inv * r1;
+                a20 -= r2 * inv * r0;
+                a21 -= r2 * inv * r1;
+                a22 -= r2 * inv * r2;
+                b0 -= r0 * inv * ry;
+                b1 -= r1 * inv * ry;
+                b2 -= r2 * inv * ry;
+            }
+            a[0] = a00;
+            a[3] = a10;
+            a[4] = a11;
+            a[6] = a20;
+            a[7] = a21;
+            a[8] = a22;
+            b[0] = b0;
+            b[1] = b1;
+            b[2] = b2;
+            if (!Cholesky.solveLowerStored(a, b, 3, beta)) {
+                return false;
+            }
+            for (int r = 0; r < runs; r++) {
+                mu[r] = (sy[r] - sx[3 * r] * beta[0] - sx[3 * r + 1] * beta[1] - sx[3 * r + 2] * beta[2]) / sw[r];
             }
             return true;
         }

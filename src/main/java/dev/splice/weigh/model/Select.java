@@ -22,6 +22,48 @@ final class Select {
         return (lower + upper) / 2;
     }
 
+    /**
+     * The median of non-negative values expected near {@code guess} (the previous IRLS iteration's):
+     * one pass counts the values below {@code guess * (1 - BRACKET)} and copies those inside the
+     * bracket into {@code scratch}; when the middle order statistics fall inside, only the copied
+     * few are selected. Otherwise, or without a usable guess, it is {@link #median}. Exact either way;
+     * {@code v} is left unchanged only when the bracket succeeds.
+     */
+    static double medianNear(double[] v, double guess, double[] scratch) {
+        int n = v.length;
+        if (!(guess > 0) || n < 8) {
+            return median(v);
+        }
+        double lo = guess * (1 - BRACKET);
+        double hi = guess * (1 + BRACKET);
+        int below = 0;
+        int inside = 0;
+        for (double x : v) {
+            if (x < lo) {
+                below++;
+            } else if (x <= hi) {
+                scratch[inside++] = x;
+            }
+        }
+        int upper = n / 2;
+        int lower = (n & 1) == 1 ? upper : upper - 1;
+        if (lower < below || upper >= below + inside) {
+            return median(v);
+        }
+        double u = kth(scratch, upper - below, inside);
+        if (lower == upper) {
+            return u;
+        }
+        double l = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < upper - below; i++) {
+            l = Math.max(l, scratch[i]);
+        }
+        return (l + u) / 2;
+    }
+
+    /** Relative half-width of the bracket of {@link #medianNear}. */
+    static final double BRACKET = 0.12;
+
     /** The k-th smallest (0-based) of the first n values; afterwards v[0..k) <= v[k] <= v(k..n). */
     static double kth(double[] v, int k, int n) {
         int lo = 0;

@@ -22,10 +22,10 @@ public final class WeighModel {
         CampaignData data = CampaignData.of(campaign);
         List<ContextData> contexts = data.contexts();
         int k = contexts.size();
-        List<ContextAnalysis> analyses = new ArrayList<>();
-        for (ContextData c : contexts) {
-            analyses.add(ContextAnalysis.analyse(c, data.off(c.context()), data.runs(), o.fit()));
-        }
+        // Contexts are independent; the parallel stream keeps their order, so the result is deterministic.
+        List<ContextAnalysis> analyses = contexts.parallelStream()
+                .map(c -> ContextAnalysis.analyse(c, data.off(c.context()), data.runs(), o.fit()))
+                .toList();
         List<ReferenceGraph.Resolution> res = ReferenceGraph.resolve(contexts, campaign.expectedContexts());
         Bootstrap.Replicates reps = Bootstrap.run(data, contexts, o.replicates(), o.seed(), o.fit(), o.threads(),
                 o.progress());

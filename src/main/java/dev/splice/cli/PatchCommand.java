@@ -1,0 +1,134 @@
+package dev.splice.cli;
+
+import dev.splice.BadInputException;
+import dev.splice.elf.ElfFile;
+import dev.splice.patch.BranchTarget;
+import dev.splice.patch.Insertion;
+import dev.splice.patch.Patcher;
+import dev.splice.patch.Replacement;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code splice patch}: equal-length replacement and insertion of machine code (see docs/patch.md). */
+@Command(
+        name = "patch",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Writes a copy of a static RISC-V64 executable with functions replaced by listings of equal length "
+                    + "and/or fragments inserted before chosen instructions. Replacements come first, insertions use "
+                    + "the input's addresses. Insertion needs a binary linked with -Wl,--emit-relocs; what Splice "
+                    + "cannot prove correct is refused with the reason (exit status 2)."
+        })
+public final class PatchCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "IN", description = "The input executable (never modified).")
+    Path input;
+
+    @Option(names = "--replace", arity = "2", paramLabel = "FUNCTION LISTING",
+            description = "Replace FUNCTION (a name or 0xADDRESS) by the assembled LISTING, which must have the "
+                    + "function's length. Repeatable.")
+    List<String> replace = new ArrayList<>();
+
+    @Option(names = "--insert", arity = "2", paramLabel = "ADDR FRAGMENT",
+            description = "Insert the assembled FRAGMENT before the instruction at ADDR (decimal or 0x hex, input "
+                    + "coordinates). Repeatable; several at one address form one fragment, in order.")
+    List<String> insert = new ArrayList<>();
+
+    @Option(names = "--insert-branch-target", paramLabel = "POLICY", defaultValue = "inserted",
+            description = "Where direct branches, calls and other references to an insertion address go: "
+                    + "'inserted' (run the fragment, default) or 'original' (skip it). Fall-through always runs it.")
+    String branchTarget;
+
+    @Option(names = "--insert-at-entries", paramLabel = "FRAGMENT",
+            description = "Bulk instrumentation: insert FRAGMENT at the entry of every function that can move; the "
+                    + "functions Splice refuses are left alone and counted on stderr (with --verbose, each with its reason).")
+    Path atEntries;
+
+    @Option(names = "--verbose", description = "With --insert-at-entries: print every skipped function and why.")
+    boolean verbose;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output executable.")
+    Path output;
+
+    @Override
+    public Integer call() throws Exception {
+        BranchTarget policy = switch (branchTarget) {
+            case "inserted" -> BranchTarget.INSERTED;
+            case "original" -> BranchTarget.ORIGINAL;
+            default -> throw new BadInputException("--insert-branch-target must be 'inserted' or 'original', not '"
+                    + branchTarget + "'");
+        };
+        List<Replacement> replacements = new ArrayList<>();
+        for (int i = 0; i + 1 < replace.size(); i += 2) {
+            Path listing = Path.of(replace.get(i + 1));
+            replacements.add(new Replacement(replace.get(i), read(listing), listing.toString()));
+        }
+        List<Insertion> insertions = new ArrayList<>();
+        for (int i = 0; i + 1 < insert.size(); i += 2) {
+            Path fragment = Path.of(insert.get(i + 1));
+            insertions.add(new Insertion(address(insert.get(i)), read(fragment), fragment.toString(), policy));
+        }
+        if (replacements.isEmpty() && insertions.isEmpty() && atEntries == null) {
+            throw new BadInputException("nothing to do: give --replace, --insert or --insert-at-entries");
+        }
+        ElfFile elf = ElfFile.read(input);
+        byte[] out = atEntries == null ? Patcher.patch(elf, replacements, insertions)
+                : atEntries(elf, replacements, insertions, read(atEntries), atEntries.toString(), policy);
+        AtomicOutput.write(output, o -> o.write(out));
+        output.toFile().setExecutable(true);
+        return Main.OK;
+    }
+
+    private byte[] atEntries(ElfFile elf, List<Replacement> replacements, List<Insertion> explicit, String fragment,
+                             String name, BranchTarget policy) {
+        ElfFile base = replacements.isEmpty() ? elf : ElfFile.parse(Patcher.patch(elf, replacements, List.of()), elf.name());
+        java.util.Map<String, String> skipped = new java.util.TreeMap<>();
+        java.util.Set<Long> entries = new java.util.TreeSet<>(dev.splice.patch.Inserter.movableEntries(base, skipped));
+        for (int attempt = 0; ; attempt++) {
+            List<Insertion> all = new ArrayList<>(explicit);
+            for (long a : entries) {
+                all.add(new Insertion(a, fragment, name, policy));
+            }
+            try {
+                byte[] out = dev.splice.patch.Inserter.insert(base, all);
+                System.err.println("splice: inserted " + name + " at " + entries.size() + " function entries; skipped "
+                        + skipped.size() + " functions" + (verbose ? ":" : " (--verbose lists them)"));
+                if (verbose) {
+                    skipped.forEach((f, why) -> System.err.println("  " + f + ": " + why));
+                }
+                return out;
+            } catch (dev.splice.patch.PatchException e) {
+                long f = e.functionAddress();
+                if (f < 0 || !entries.remove(f) || attempt > 1000) {
+                    throw e;
+                }
+                skipped.put("0x" + Long.toHexString(f), e.getMessage());
+            }
+        }
+    }
+
+    private static String read(Path p) {
+        try {
+            return Files.readString(p, StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new BadInputException(p + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    static long address(String text) {
+        try {
+            if (text.startsWith("0x") || text.startsWith("0X")) {
+                return Long.parseUnsignedLong(text.substring(2), 16);
+            }
+            return Long.parseUnsignedLong(text);
+        } catch (NumberFormatException e) {
+            throw new BadInputException("bad address '" + text + "': decimal or 0x hex expected");
+        }
+    }
+}

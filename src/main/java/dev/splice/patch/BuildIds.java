@@ -1,0 +1,35 @@
+package dev.splice.patch;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+
+/**
+ * The new GNU build-id of a rewritten binary: SHA-256(old id || new content) truncated to the old
+ * id's length, as seed 000 derives fingerprints. Same edit, same id; different edit, different id.
+ */
+final class BuildIds {
+    private BuildIds() {}
+
+    static byte[] derive(byte[] oldId, byte[]... newContent) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(oldId);
+            for (byte[] part : newContent) {
+                sha.update(part);
+            }
+            byte[] digest = sha.digest();
+            if (oldId.length <= digest.length) {
+                return Arrays.copyOf(digest, oldId.length);
+            }
+            // A longer id than SHA-256 gives: repeat the digest (deterministic; never seen in practice).
+            byte[] out = new byte[oldId.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = digest[i % digest.length];
+            }
+            return out;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this Java runtime", e);
+        }
+    }
+}

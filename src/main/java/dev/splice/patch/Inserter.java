@@ -1,0 +1,1235 @@
+package dev.splice.patch;
+
+import dev.splice.elf.ElfEditor;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Function;
+import dev.splice.elf.Relocation;
+import dev.splice.elf.RelocationSection;
+import dev.splice.elf.Section;
+import dev.splice.elf.Segment;
+import dev.splice.elf.Symbol;
+import dev.splice.isa.Decoder;
+import dev.splice.isa.Extension;
+import dev.splice.isa.Opcode;
+import dev.splice.listing.Assembler;
+import dev.splice.listing.Assembly;
+import dev.splice.listing.ListingException;
+import dev.splice.patch.MovedFunction.Item;
+import dev.splice.patch.MovedFunction.Kind;
+import dev.splice.patch.MovedFunction.Partner;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Insertion, the BOLT way: every function that receives a fragment moves whole to a new code
+ * section {@code .splice.text} in a new executable PT_LOAD segment; its original entry jumps to the
+ * new copy; every reference known from the relocations that {@code --emit-relocs} kept is
+ * retargeted; pc-relative code in the moved functions is re-encoded (with branch relaxation); the
+ * symbols, the .eh_frame FDEs (and .eh_frame_hdr) follow; a .note.bolt_bat maps the new code back.
+ * Whatever Splice cannot prove correct is refused with a {@link PatchException}. See docs/patch.md.
+ */
+public final class Inserter {
+    public static final String SECTION = ".splice.text";
+    private static final int PT_RISCV_ATTRIBUTES = 0x70000003;
+
+    private final ElfFile elf;
+    private final String file;
+    private final BinaryTarget target;
+    private final Decoder decoder;
+    private final TreeMap<Long, MovedFunction> moved = new TreeMap<>();
+    /** Register t1 (x6): the psABI's tail-call scratch register. */
+    private static final int T1 = 6;
+    private final java.util.Set<Long> functionStarts = new java.util.HashSet<>();
+    /** Relocations by the section they apply to, with their resolved symbol values. */
+    private final List<Reloc> relocs = new ArrayList<>();
+    /** pc-relative low parts by the address of their auipc. */
+    private final Map<Long, List<Reloc>> lowParts = new HashMap<>();
+    private final Map<Long, List<Reloc>> byOffset = new HashMap<>();
+    private byte[] image;
+    private final List<Patch> patches = new ArrayList<>();
+
+    record Reloc(Section section, Section target, Relocation relocation, long symbolValue, String symbolName) {
+        long value() {
+            return symbolValue + relocation.addend();
+        }
+
+        int type() {
+            return relocation.type();
+        }
+
+        long offset() {
+            return relocation.offset();
+        }
+    }
+
+    /** Bytes to write at an address of the input image (outside the moved functions' new copies). */
+    record Patch(long address, byte[] bytes) {}
+
+    private Inserter(ElfFile elf) {
+        this.elf = elf;
+        this.file = elf.name();
+        this.target = BinaryTarget.of(elf);
+        this.decoder = Rv.ISA.decoder(target.extensions().contains(Extension.C) ? Extension.all()
+                : java.util.EnumSet.complementOf(java.util.EnumSet.of(Extension.C)));
+        this.image = elf.toBytes();
+        for (Function f : elf.functions()) {
+            functionStarts.add(f.address());
+        }
+    }
+
+    /** The binary with the fragments inserted. */
+    public static byte[] insert(ElfFile elf, List<Insertion> insertions) {
+        if (insertions.isEmpty()) {
+            return elf.toBytes();
+        }
+        return new Inserter(elf).run(insertions);
+    }
+
+    private byte[] run(List<Insertion> insertions) {
+        if (!elf.isRiscV() || elf.header().elfClass() != 2) {
+            throw new PatchException(file + ": insertion needs a RISC-V64 ELF file");
+        }
+        if (elf.section(SECTION).isPresent()) {
+            throw new PatchException(file + ": already rewritten by Splice (has " + SECTION
+                    + "); its relocations describe the input, so insert into the original binary in one run");
+        }
+        if (elf.header().type() != 2) {
+            throw new PatchException(file + ": insertion supports static executables (ET_EXEC) only, this is e_type "
+                    + elf.header().type());
+        }
+        for (Section s : elf.sections()) {
+            if (s.type() == Section.SHT_DYNAMIC) {
+                throw new PatchException(file + ": dynamically linked executables are not handled (section "
+                        + s.name() + "); link with -static");
+            }
+        }
+        readRelocations();
+        for (Insertion insertion : insertions) {
+            claim(insertion);
+        }
+        for (MovedFunction m : moved.values()) {
+            decode(m);
+        }
+        for (MovedFunction m : moved.values()) {
+            checkInsertionPoints(m);
+        }
+        ElfEditor editor = elf.edit();
+        long base = newSectionAddress(editor);
+        layout(base);
+        byte[] text = encode(base);
+        retargetReferences();
+        writeTrampolines();
+        for (Patch p : patches) {
+            editor.patch(fileOffset(p.address()), p.bytes());
+        }
+        int textIndex = editor.addSection(SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR, base,
+                8, 0, 0, 0, text);
+        editor.bindSegment(spareProgramHeader(editor), textIndex);
+        moveEntry(editor);
+        moveSymbols(editor, textIndex);
+        new EhFrameRewriter(elf, this).rewrite(editor);
+        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, new BatBuilder(elf, this).encode());
+        byte[] id = elf.buildId().orElse(null);
+        if (id != null) {
+            editor.setBuildId(BuildIds.derive(id, text, patchBytes()));
+        }
+        return editor.toBytes();
+    }
+
+    // ------------------------------------------------------------------ relocations
+
+    private void readRelocations() {
+        boolean any = false;
+        for (RelocationSection rs : elf.relocations()) {
+            Section on = rs.target();
+            if (on.index() == 0 || !on.isAllocated()) {
+                continue; // .rela.dyn (none in static executables we accept), debug sections
+            }
+            if (on.isExecutable()) {
+                any = true;
+            }
+            Section symtab = elf.section(rs.section().link());
+            List<Symbol> symbols = elf.symbols(symtab);
+            for (Relocation r : rs.relocations()) {
+                long value = 0;
+                String name = "";
+                if (r.symbolIndex() != 0) {
+                    if (r.symbolIndex() >= symbols.size()) {
+                        throw new PatchException(file + ": " + rs.section().name() + ": relocation at 0x"
+                                + Long.toHexString(r.offset()) + " names symbol " + r.symbolIndex() + " of " + symbols.size());
+                    }
+                    Symbol s = symbols.get(r.symbolIndex());
+                    value = s.value();
+                    name = s.name();
+                }
+                Reloc reloc = new Reloc(rs.section(), on, r, value, name);
+                relocs.add(reloc);
+                byOffset.computeIfAbsent(r.offset(), k -> new ArrayList<>(2)).add(reloc);
+                if (Rel.isPcrelLo(r.type())) {
+                    lowParts.computeIfAbsent(value, k -> new ArrayList<>(2)).add(reloc);
+                }
+            }
+        }
+        if (!any) {
+            throw new PatchException(file + ": has no relocations for its code; insertion moves code and must know every "
+                    + "reference to it: link with -Wl,--emit-relocs");
+        }
+    }
+
+    // ------------------------------------------------------------------ functions and decoding
+
+    private void claim(Insertion insertion) {
+        long a = insertion.address();
+        Function f = elf.functionContaining(a).orElseThrow(() -> new PatchException(insertion.fragmentName()
+                + ": address 0x" + Long.toHexString(a) + " is not inside a function of " + file));
+        if (f.section() == null || !f.section().isExecutable() || f.section().isNobits()) {
+            throw new PatchException(insertion.fragmentName() + ": function '" + f.name() + "' is not in a code section");
+        }
+        MovedFunction m = moved.computeIfAbsent(f.address(), k -> new MovedFunction(f));
+        if (m.function.size() != f.size()) {
+            throw new PatchException(insertion.fragmentName() + ": functions overlap at 0x" + Long.toHexString(f.address()));
+        }
+        Item frag = m.fragments.get(a);
+        if (frag == null) {
+            frag = new Item(Kind.FRAGMENT, a, 0);
+            frag.policy = insertion.branchTarget();
+            m.fragments.put(a, frag);
+        } else if (frag.policy != insertion.branchTarget()) {
+            throw new PatchException(insertion.fragmentName() + ": insertions at 0x" + Long.toHexString(a)
+                    + " disagree on the branch target policy (" + frag.policy + " and " + insertion.branchTarget()
+                    + "); insertions at one address form one fragment");
+        }
+        frag.insertions.add(insertion);
+    }
+
+    private void decode(MovedFunction m) {
+        Function f = m.function;
+        Map.Entry<Long, MovedFunction> next = moved.higherEntry(f.address());
+        if (next != null && next.getKey() < f.endAddress()) {
+            throw new PatchException(file + ": functions '" + f.name() + "' and '" + next.getValue().function.name() + "' overlap");
+        }
+        if (f.size() < 4) {
+            throw new PatchException(file + ": function '" + f.name() + "' has " + f.size()
+                    + " bytes, too few for the jump to its moved copy");
+        }
+        long at = f.address();
+        long offset = fileOffset(at);
+        while (at < f.endAddress()) {
+            int parcel = u16(offset + (at - f.address()));
+            int size = Decoder.length(parcel);
+            if (size != 2 && size != 4 || at + size > f.endAddress()) {
+                throw new PatchException(file + ": function '" + f.name() + "' holds bytes at 0x" + Long.toHexString(at)
+                        + " that are not an instruction; data in code is not moved");
+            }
+            int bits = size == 2 ? parcel : (int) u32(offset + (at - f.address()));
+            Opcode op = decoder.decode(bits, size);
+            if (op == null) {
+                throw new PatchException(file + ": function '" + f.name() + "': 0x" + Long.toHexString(at)
+                        + " holds no valid instruction of " + target.source() + "; data in code is not moved");
+            }
+            Item item = classify(op, bits, size, at);
+            Item frag = m.fragments.get(at);
+            if (frag != null) {
+                m.items.add(frag);
+            }
+            m.items.add(item);
+            m.instructions.put(at, item);
+            at += size;
+        }
+        for (Map.Entry<Long, Item> e : m.fragments.entrySet()) {
+            if (!m.instructions.containsKey(e.getKey())) {
+                throw new PatchException(e.getValue().insertions.get(0).fragmentName() + ": 0x"
+                        + Long.toHexString(e.getKey()) + " is not an instruction boundary of function '" + f.name() + "'");
+            }
+        }
+        Item last = m.items.get(m.items.size() - 1);
+        if (canFallThrough(last) && f.endAddress() >= f.section().endAddress()) {
+            // Nothing follows in the code section: the copy traps (unimp) where the original would run off its section.
+            Item trap = new Item(Kind.PLAIN, f.endAddress(), 4);
+            trap.bits = 0;
+            m.items.add(trap);
+        } else if (canFallThrough(last)) {
+            Item back = new Item(Kind.FALLTHROUGH, f.endAddress(), 4);
+            back.rd = 0;
+            back.target = f.endAddress();
+            back.form = 1;
+            m.items.add(back);
+        }
+        checkRelocationsInside(m);
+    }
+
+    private static boolean canFallThrough(Item last) {
+        if (last.kind == Kind.JUMP && last.rd == 0) {
+            return false;
+        }
+        // jalr x0 (ret, jr), c.jr
+        if (last.oldSize == 4 && (last.bits & 0x7f) == 0x67 && Rv.rd(last.bits) == 0) {
+            return false;
+        }
+        return !(last.oldSize == 2 && (last.bits & 0xf07f) == 0x8002 && ((last.bits >> 7) & 31) != 0);
+    }
+
+    private Item classify(Opcode op, int bits, int size, long at) {
+        String name = op.mnemonic();
+        Item item;
+        if (op.hasBranchTarget()) {
+            long t = at + op.branchOffset(bits);
+            switch (name) {
+                case "beq", "bne", "blt", "bge", "bltu", "bgeu" -> {
+                    item = new Item(Kind.BRANCH, at, size);
+                    item.branch = name;
+                    item.rs1 = Rv.rs1(bits);
+                    item.rs2 = Rv.rs2(bits);
+                    item.form = 1;
+                }
+                case "c.beqz", "c.bnez" -> {
+                    item = new Item(Kind.BRANCH, at, size);
+                    item.branch = name.equals("c.beqz") ? "beq" : "bne";
+                    item.rs1 = 8 + ((bits >>> 7) & 7);
+                    item.rs2 = 0;
+                }
+                case "jal" -> {
+                    item = new Item(Kind.JUMP, at, size);
+                    item.rd = Rv.rd(bits);
+                    item.form = 1;
+                }
+                case "c.j" -> {
+                    item = new Item(Kind.JUMP, at, size);
+                    item.rd = 0;
+                }
+                default -> throw new PatchException(file + ": 0x" + Long.toHexString(at) + ": pc-relative instruction "
+                        + name + " is not handled");
+            }
+            item.target = t;
+        } else if (name.equals("auipc")) {
+            item = new Item(Kind.AUIPC, at, size);
+            item.rd = Rv.rd(bits);
+        } else {
+            item = new Item(Kind.PLAIN, at, size);
+        }
+        item.bits = bits;
+        return item;
+    }
+
+    /** Pairs every auipc with the instructions that complete it; refuses relocations it cannot follow. */
+    private void checkRelocationsInside(MovedFunction m) {
+        Function f = m.function;
+        for (Item item : m.instructions.values()) {
+            List<Reloc> here = byOffset.getOrDefault(item.oldAddress, List.of());
+            boolean hi = false;
+            for (Reloc r : here) {
+                int type = r.type();
+                if (Rel.isPositionIndependent(type) || Rel.isPcrelLo(type)) {
+                    continue;
+                }
+                switch (type) {
+                    case Rel.BRANCH, Rel.RVC_BRANCH, Rel.JAL, Rel.RVC_JUMP -> {
+                        if (item.kind != Kind.BRANCH && item.kind != Kind.JUMP || item.target != r.value()) {
+                            throw refuse(item, r, "does not match the instruction");
+                        }
+                    }
+                    case Rel.CALL, Rel.CALL_PLT -> {
+                        Item jalr = m.instructions.get(item.oldAddress + 4);
+                        if (item.kind != Kind.AUIPC || jalr == null || jalr.oldSize != 4 || (jalr.bits & 0x707f) != 0x67
+                                || Rv.rs1(jalr.bits) != item.rd) {
+                            throw refuse(item, r, "is not on an auipc followed by its jalr");
+                        }
+                        long t = item.oldAddress + Rv.uImm(item.bits) + Rv.iImm(jalr.bits);
+                        item.partners.add(new Partner(jalr, false, t));
+                        hi = true;
+                    }
+                    case Rel.PCREL_HI20, Rel.GOT_HI20, Rel.TLS_GOT_HI20, Rel.TLS_GD_HI20 -> {
+                        if (item.kind != Kind.AUIPC) {
+                            throw refuse(item, r, "is not on an auipc");
+                        }
+                        for (Reloc lo : lowParts.getOrDefault(item.oldAddress, List.of())) {
+                            Item p = m.instructions.get(lo.offset());
+                            if (p == null || p.oldSize != 4) {
+                                throw new PatchException(file + ": the low part of the auipc at 0x"
+                                        + Long.toHexString(item.oldAddress) + " (" + Rel.name(lo.type()) + " at 0x"
+                                        + Long.toHexString(lo.offset()) + ") is not an instruction of function '" + f.name() + "'");
+                            }
+                            boolean store = lo.type() == Rel.PCREL_LO12_S;
+                            long low = store ? Rv.sImm(p.bits) : Rv.iImm(p.bits);
+                            item.partners.add(new Partner(p, store, item.oldAddress + Rv.uImm(item.bits) + low));
+                        }
+                        if (item.partners.isEmpty()) {
+                            throw refuse(item, r, "has no instruction completing the pair (no R_RISCV_PCREL_LO12 naming it)");
+                        }
+                        hi = true;
+                    }
+                    case Rel.HI20, Rel.LO12_I, Rel.LO12_S -> {
+                        if (findMoved(r.value()) != null) {
+                            throw refuse(item, r, "takes the absolute address of moved code (lui-based); not handled");
+                        }
+                    }
+                    default -> throw refuse(item, r, "is not handled in moved code");
+                }
+            }
+            if (item.kind == Kind.AUIPC && !hi) {
+                throw new PatchException(file + ": auipc at 0x" + Long.toHexString(item.oldAddress) + " in function '"
+                        + f.name() + "' has no R_RISCV_PCREL_HI20/CALL/GOT_HI20 relocation: its use of the pc is unknown, "
+                        + "so the function cannot move");
+            }
+        }
+    }
+
+    private PatchException refuse(Item item, Reloc r, String why) {
+        return new PatchException(file + ": " + Rel.name(r.type()) + " at 0x" + Long.toHexString(item.oldAddress)
+                + " (symbol '" + r.symbolName() + "') " + why);
+    }
+
+    /**
+     * The sequences that must stay together: nothing may be inserted after an auipc and up to the
+     * last instruction completing its pc-relative pair, nor after an lr and up to its sc.
+     */
+    private void checkInsertionPoints(MovedFunction m) {
+        for (Item frag : m.fragments.values()) {
+            String why = whyNot(m, frag.oldAddress);
+            if (why != null) {
+                throw new PatchException(frag.insertions.get(0).fragmentName() + ": " + why);
+            }
+        }
+    }
+
+    /** Why nothing may be inserted at {@code a} in {@code m}, or null when it may. */
+    private String whyNot(MovedFunction m, long a) {
+        for (Item item : m.instructions.values()) {
+            if (item.kind == Kind.AUIPC) {
+                long last = item.oldAddress;
+                for (Partner p : item.partners) {
+                    last = Math.max(last, p.item().oldAddress);
+                }
+                if (a > item.oldAddress && a <= last) {
+                    return "0x" + Long.toHexString(a) + " lies inside the pc-relative pair from the auipc at 0x"
+                            + Long.toHexString(item.oldAddress) + " to 0x" + Long.toHexString(last) + " in function '"
+                            + m.function.name() + "': insert before the auipc or after the pair";
+                }
+            }
+            if (isLoadReserved(item)) {
+                long sc = -1;
+                for (long b = item.oldAddress + item.oldSize; m.instructions.containsKey(b) && b - item.oldAddress <= 64;
+                        b += m.instructions.get(b).oldSize) {
+                    if (isStoreConditional(m.instructions.get(b))) {
+                        sc = b;
+                        break;
+                    }
+                }
+                if (a > item.oldAddress && (sc < 0 ? a <= item.oldAddress + 64 : a <= sc)) {
+                    return "0x" + Long.toHexString(a) + " lies inside the lr/sc sequence starting at 0x"
+                            + Long.toHexString(item.oldAddress) + " in function '" + m.function.name()
+                            + "': code between them may break the reservation forever";
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The entries of every function that can move on its own (decoded, relocations understood, no
+     * FDE trouble), for bulk instrumentation; {@code skipped} receives the others with the reason.
+     */
+    public static List<Long> movableEntries(ElfFile elf, Map<String, String> skipped) {
+        Inserter in = new Inserter(elf);
+        in.readRelocations();
+        List<Long> out = new ArrayList<>();
+        for (Function f : elf.functions()) {
+            if (f.section() == null || !f.section().isExecutable() || f.section().isNobits() || f.size() <= 0) {
+                continue;
+            }
+            MovedFunction m = new MovedFunction(f);
+            try {
+                in.decode(m);
+                if (f.size() < 8) {
+                    throw new PatchException(f.name() + ": " + f.size() + " bytes may be too few for the jump to a far copy");
+                }
+                if (m.items.get(m.items.size() - 1).kind == Kind.FALLTHROUGH) {
+                    throw new PatchException(f.name() + ": falls through into the code after it, and the jump back may not reach");
+                }
+                String why = in.whyNot(m, f.address());
+                if (why != null) {
+                    throw new PatchException(why);
+                }
+                out.add(f.address());
+            } catch (PatchException e) {
+                skipped.put(f.name() + "@0x" + Long.toHexString(f.address()), e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The instruction boundaries of {@code f} where an insertion is accepted (the function itself
+     * can move: its code and relocations are understood). Throws the refusal when it cannot move.
+     */
+    public static List<Long> insertionPoints(ElfFile elf, Function f) {
+        Inserter in = new Inserter(elf);
+        in.readRelocations();
+        MovedFunction m = new MovedFunction(f);
+        in.moved.put(f.address(), m);
+        in.decode(m);
+        List<Long> out = new ArrayList<>();
+        for (Item i : m.items) {
+            if (i.kind != Kind.FALLTHROUGH && in.whyNot(m, i.oldAddress) == null) {
+                out.add(i.oldAddress);
+            }
+        }
+        return out;
+    }
+
+    private static boolean isLoadReserved(Item i) {
+        return i.oldSize == 4 && (i.bits & 0x7f) == 0x2f && (i.bits >>> 27) == 0x02;
+    }
+
+    private static boolean isStoreConditional(Item i) {
+        return i.oldSize == 4 && (i.bits & 0x7f) == 0x2f && (i.bits >>> 27) == 0x03;
+    }
+
+    // ------------------------------------------------------------------ layout
+
+    /** The first page above everything loaded that keeps the load base (see ElfEditor.addressForNewSegments). */
+    private long newSectionAddress(ElfEditor editor) {
+        long size = 0;
+        for (MovedFunction m : moved.values()) {
+            size += 2 * m.function.size() + 64;
+            for (Item f : m.fragments.values()) {
+                for (Insertion i : f.insertions) {
+                    size += 4L * i.fragment().length();
+                }
+            }
+        }
+        return editor.addressForNewSegments(8 * size + (1 << 16));
+    }
+
+    private long unusedNewSectionAddress() {
+        long end = 0;
+        for (Segment s : elf.segments()) {
+            if (s.isLoad()) {
+                end = Math.max(end, s.virtualAddress() + s.memorySize());
+            }
+        }
+        for (Section s : elf.sections()) {
+            if (s.isAllocated()) {
+                end = Math.max(end, s.address() + s.size());
+            }
+        }
+        return (end + ElfEditor.PAGE_SIZE - 1) & -ElfEditor.PAGE_SIZE;
+    }
+
+    /** Assigns addresses and grows branch forms until every pc-relative operand fits (sizes only grow). */
+    private void layout(long base) {
+        for (MovedFunction m : moved.values()) {
+            for (Item frag : m.fragments.values()) {
+                frag.bytes = assembleFragment(frag, 0);
+            }
+        }
+        for (int round = 0; ; round++) {
+            long at = base;
+            for (MovedFunction m : moved.values()) {
+                at = (at + 7) & -8;
+                m.newStart = at;
+                for (Item i : m.items) {
+                    i.newAddress = at;
+                    at += i.size();
+                }
+                m.newSize = at - m.newStart;
+            }
+            boolean grown = false;
+            for (MovedFunction m : moved.values()) {
+                for (Item i : m.items) {
+                    grown |= grow(m, i);
+                }
+            }
+            if (!grown) {
+                return;
+            }
+            if (round > 64) {
+                throw new IllegalStateException("branch relaxation does not converge");
+            }
+        }
+    }
+
+    private boolean grow(MovedFunction m, Item i) {
+        if (i.kind != Kind.BRANCH && i.kind != Kind.JUMP && i.kind != Kind.FALLTHROUGH) {
+            return false;
+        }
+        long t = i.kind == Kind.FALLTHROUGH ? mapFallThrough(i.target) : mapBranchTarget(i.target);
+        long offset = t - i.newAddress;
+        boolean fits = switch (i.kind) {
+            case BRANCH -> i.form == 0 ? Rv.fits(offset, 9) : i.form == 1 ? Rv.fits(offset, 13)
+                    : i.form == 2 ? Rv.fits(offset - 4, 21) : Rv.fits(offset - 4, 32);
+            default -> i.form == 0 ? Rv.fits(offset, 12) : i.form == 1 ? Rv.fits(offset, 21) : Rv.fits(offset, 32);
+        };
+        if (fits) {
+            return false;
+        }
+        int last = i.kind == Kind.BRANCH ? 3 : 2;
+        // A far jump needs a register: rd itself for calls; t1 for jumps to a function entry (a tail
+        // call, which the psABI's `tail` also makes through t1); nothing known free otherwise.
+        boolean scratch = i.kind == Kind.JUMP && (i.rd != 0 || functionStarts.contains(i.target) && findMoved(i.target) == null);
+        if (i.form == last || (i.form == last - 1 && !scratch)) {
+            throw new PatchException(file + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump") + " at 0x"
+                    + Long.toHexString(i.oldAddress) + " in function '" + m.function.name() + "' cannot reach 0x"
+                    + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress)
+                    + ": a long jump needs a free register, and none is known (the target is not a function entry)",
+                    m.function.address());
+        }
+        i.form++;
+        return true;
+    }
+
+    /** Assembled fragments by text: without alignment directives a fragment's bytes do not depend on its address. */
+    private final Map<String, byte[]> assembled = new HashMap<>();
+
+    private byte[] assembleFragment(Item frag, long address) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Insertion insertion : frag.insertions) {
+            long at = address + out.size();
+            boolean aligns = insertion.fragment().contains("align");
+            byte[] known = aligns ? null : assembled.get(insertion.fragment());
+            if (known != null) {
+                out.writeBytes(known);
+                continue;
+            }
+            Assembly a;
+            try {
+                a = Assembler.assemble(insertion.fragment(), insertion.fragmentName(), at, Map.of());
+            } catch (ListingException e) {
+                throw new PatchException(e.getMessage());
+            }
+            if (a.regions().size() != 1) {
+                throw new PatchException(insertion.fragmentName() + ": a fragment holds one region, this one has "
+                        + a.regions().size());
+            }
+            target.require(a.target(), insertion.fragmentName());
+            byte[] bytes = a.bytes();
+            checkFragment(insertion, bytes, at);
+            if (!aligns) {
+                assembled.put(insertion.fragment(), bytes);
+            }
+            out.writeBytes(bytes);
+        }
+        return out.toByteArray();
+    }
+
+    /** A fragment may branch within itself or to its own end; it may not use the pc otherwise. */
+    private void checkFragment(Insertion insertion, byte[] bytes, long at) {
+        int p = 0;
+        while (p < bytes.length) {
+            int parcel = (bytes[p] & 0xff) | (bytes[p + 1] & 0xff) << 8;
+            int size = Decoder.length(parcel);
+            int bits = size == 2 ? parcel : parcel | (bytes[p + 2] & 0xff) << 16 | (bytes[p + 3] & 0xff) << 24;
+            Opcode op = decoder.decode(bits, size);
+            if (op == null) {
+                throw new PatchException(insertion.fragmentName() + ": byte " + p + " is not an instruction of "
+                        + target.source() + "; fragments hold code only");
+            }
+            if (op.hasBranchTarget()) {
+                long t = p + op.branchOffset(bits);
+                if (t < 0 || t > bytes.length) {
+                    throw new PatchException(insertion.fragmentName() + ": " + op.mnemonic() + " at fragment offset " + p
+                            + " leaves the fragment; fragments may branch only within themselves or to their end");
+                }
+            }
+            if (op.mnemonic().equals("auipc")) {
+                throw new PatchException(insertion.fragmentName() + ": auipc at fragment offset " + p
+                        + " depends on where the fragment lands; fragments may not use the pc");
+            }
+            p += size;
+        }
+    }
+
+    // ------------------------------------------------------------------ address mapping
+
+    MovedFunction findMoved(long address) {
+        Map.Entry<Long, MovedFunction> e = moved.floorEntry(address);
+        return e != null && e.getValue().contains(address) ? e.getValue() : null;
+    }
+
+    java.util.Collection<MovedFunction> movedFunctions() {
+        return moved.values();
+    }
+
+    /** Where a reference to {@code address} goes now, following the insertion's branch target policy. */
+    long mapBranchTarget(long address) {
+        MovedFunction m = findMoved(address);
+        if (m == null) {
+            return address;
+        }
+        Item i = instructionAt(m, address);
+        Item frag = m.fragments.get(address);
+        return frag != null && frag.policy == BranchTarget.INSERTED ? frag.newAddress : i.newAddress;
+    }
+
+    /** Where execution reaching {@code address} by fall-through starts now (fragment first). */
+    long mapFallThrough(long address) {
+        MovedFunction m = findMoved(address);
+        if (m == null) {
+            return address;
+        }
+        Item i = instructionAt(m, address);
+        Item frag = m.fragments.get(address);
+        return frag != null ? frag.newAddress : i.newAddress;
+    }
+
+    /** The new address of the original instruction at {@code address} (skipping any fragment). */
+    long mapInstruction(long address) {
+        MovedFunction m = findMoved(address);
+        return m == null ? address : instructionAt(m, address).newAddress;
+    }
+
+    private Item instructionAt(MovedFunction m, long address) {
+        Item i = m.instructions.get(address);
+        if (i == null) {
+            throw new PatchException(file + ": a reference to 0x" + Long.toHexString(address) + " points inside function '"
+                    + m.function.name() + "' but not at an instruction boundary");
+        }
+        return i;
+    }
+
+    // ------------------------------------------------------------------ encoding the new section
+
+    private byte[] encode(long base) {
+        long end = base;
+        for (MovedFunction m : moved.values()) {
+            end = m.newStart + m.newSize;
+        }
+        byte[] out = new byte[(int) (end - base)];
+        long previousEnd = base;
+        for (MovedFunction m : moved.values()) {
+            fillPadding(out, previousEnd - base, m.newStart - base);
+            for (Item i : m.items) {
+                byte[] b = encodeItem(m, i);
+                if (b.length != i.size()) {
+                    throw new IllegalStateException("size of item at 0x" + Long.toHexString(i.oldAddress) + " changed");
+                }
+                System.arraycopy(b, 0, out, (int) (i.newAddress - base), b.length);
+            }
+            previousEnd = m.newStart + m.newSize;
+        }
+        // Low parts were encoded with their auipc: write them over the copies.
+        for (MovedFunction m : moved.values()) {
+            for (Item i : m.items) {
+                if (i.kind == Kind.AUIPC) {
+                    encodePair(m, i, out, base);
+                }
+            }
+        }
+        return out;
+    }
+
+    private void fillPadding(byte[] out, long from, long to) {
+        for (long p = from; p + 1 < to; ) {
+            if (to - p >= 4) {
+                putU32(out, (int) p, Rv.NOP);
+                p += 4;
+            } else {
+                out[(int) p] = (byte) Rv.C_NOP;
+                out[(int) p + 1] = 0;
+                p += 2;
+            }
+        }
+    }
+
+    private byte[] encodeItem(MovedFunction m, Item i) {
+        switch (i.kind) {
+            case FRAGMENT -> {
+                return assembleFragment(i, i.newAddress);
+            }
+            case BRANCH -> {
+                long offset = mapBranchTarget(i.target) - i.newAddress;
+                if (i.form == 0) {
+                    return le16(Rv.encode(i.branch.equals("beq") ? "c.beqz" : "c.bnez", i.rs1, offset));
+                }
+                if (i.form == 1) {
+                    return le32(Rv.encode(i.branch, i.rs1, i.rs2, offset));
+                }
+                if (i.form == 2) {
+                    byte[] b = new byte[8];
+                    putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 8));
+                    putU32(b, 4, Rv.encode("jal", 0, offset - 4));
+                    return b;
+                }
+                byte[] b = new byte[12];
+                long far = offset - 4;
+                long hi = Rv.hi20(far);
+                putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 12));
+                putU32(b, 4, Rv.encode("auipc", T1, hi & 0xfffff));
+                putU32(b, 8, Rv.encode("jalr", 0, far - (hi << 12), T1));
+                return b;
+            }
+            case JUMP, FALLTHROUGH -> {
+                long t = i.kind == Kind.FALLTHROUGH ? mapFallThrough(i.target) : mapBranchTarget(i.target);
+                long offset = t - i.newAddress;
+                if (i.form == 0) {
+                    return le16(Rv.encode("c.j", offset));
+                }
+                if (i.form == 1) {
+                    return le32(Rv.encode("jal", i.rd, offset));
+                }
+                byte[] b = new byte[8];
+                long hi = Rv.hi20(offset);
+                int via = i.rd != 0 ? i.rd : T1;
+                putU32(b, 0, Rv.encode("auipc", via, hi & 0xfffff));
+                putU32(b, 4, Rv.encode("jalr", i.rd, offset - (hi << 12), via));
+                return b;
+            }
+            default -> {
+                return i.oldSize == 2 ? le16(i.bits) : le32(i.bits);
+            }
+        }
+    }
+
+    private void encodePair(MovedFunction m, Item auipc, byte[] out, long base) {
+        Partner first = auipc.partners.get(0);
+        long t0 = mapBranchTarget(first.target());
+        long hi = Rv.hi20(t0 - auipc.newAddress);
+        if (!Rv.fits(hi, 20)) {
+            throw new PatchException(file + ": auipc at 0x" + Long.toHexString(auipc.oldAddress) + " cannot reach 0x"
+                    + Long.toHexString(t0) + " from 0x" + Long.toHexString(auipc.newAddress), m.function.address());
+        }
+        putU32(out, (int) (auipc.newAddress - base), Rv.withUImm(auipc.bits, hi));
+        for (Partner p : auipc.partners) {
+            long lo = mapBranchTarget(p.target()) - auipc.newAddress - (hi << 12);
+            if (!Rv.fits(lo, 12)) {
+                throw new PatchException(file + ": the pc-relative pair at 0x" + Long.toHexString(auipc.oldAddress)
+                        + " in function '" + m.function.name() + "' addresses targets too far apart to share one auipc");
+            }
+            int bits = p.store() ? Rv.withSImm(p.item().bits, lo) : Rv.withIImm(p.item().bits, lo);
+            putU32(out, (int) (p.item().newAddress - base), bits);
+        }
+    }
+
+    // ------------------------------------------------------------------ references from outside
+
+    private void retargetReferences() {
+        Map<Long, List<Reloc>> subs = new HashMap<>();
+        for (Reloc r : relocs) {
+            int t = r.type();
+            if (t == Rel.SUB8 || t == Rel.SUB16 || t == Rel.SUB32 || t == Rel.SUB64 || t == Rel.SUB6 || t == Rel.SUB_ULEB128) {
+                subs.computeIfAbsent(r.offset(), k -> new ArrayList<>(1)).add(r);
+            }
+        }
+        for (Reloc r : relocs) {
+            if (findMoved(r.offset()) != null && r.target().isExecutable()) {
+                continue; // re-encoded with the moved code
+            }
+            if (r.target().name().equals(".eh_frame")) {
+                continue; // EhFrameRewriter
+            }
+            int type = r.type();
+            if (Rel.isPcrelLo(type) || Rel.isPositionIndependent(type)) {
+                continue;
+            }
+            boolean sub = type == Rel.SUB8 || type == Rel.SUB16 || type == Rel.SUB32 || type == Rel.SUB64
+                    || type == Rel.SUB6 || type == Rel.SUB_ULEB128;
+            if (sub) {
+                if (findMoved(r.value()) != null && !hasAdd(r)) {
+                    throw refuseReference(r, "subtracts the address of moved code without a matching add");
+                }
+                continue;
+            }
+            MovedFunction m = findMoved(r.value());
+            if (m == null && (type == Rel.ADD32 || type == Rel.ADD64)) {
+                m = endOfMovedFunction(r, subs);
+            }
+            if (m == null) {
+                continue;
+            }
+            retarget(r, m, subs);
+        }
+    }
+
+    /** The moved function whose end an ADD names while its SUB names a label inside it. */
+    private MovedFunction endOfMovedFunction(Reloc add, Map<Long, List<Reloc>> subs) {
+        for (Reloc s : subs.getOrDefault(add.offset(), List.of())) {
+            MovedFunction m = findMoved(s.value());
+            if (s.section() == add.section() && m != null && add.value() == m.function.endAddress()) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** The new address of the end of a moved function's original code (before any jump back). */
+    private static long contentEnd(MovedFunction m) {
+        Item last = m.items.get(m.items.size() - 1);
+        return last.kind == Kind.FALLTHROUGH ? last.newAddress : m.newStart + m.newSize;
+    }
+
+    /** True if a relocation section applies to the section holding {@code address}. */
+    boolean hasRelocationsFor(long address) {
+        for (RelocationSection rs : elf.relocations()) {
+            if (rs.target().index() != 0 && rs.target().contains(address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean hasAdd(Reloc sub) {
+        for (Reloc r : byOffset.getOrDefault(sub.offset(), List.of())) {
+            if (r.section() == sub.section() && (r.type() == Rel.ADD32 || r.type() == Rel.ADD64)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void retarget(Reloc r, MovedFunction m, Map<Long, List<Reloc>> subs) {
+        long p = r.offset();
+        long to = m.contains(r.value()) ? mapBranchTarget(r.value()) : r.value();
+        switch (r.type()) {
+            case Rel.R64 -> {
+                requireWord(r, u64At(p, r), r.value(), 8);
+                patches.add(new Patch(p, le64(to)));
+            }
+            case Rel.R32 -> {
+                requireWord(r, u32At(p, r), r.value() & 0xffffffffL, 4);
+                if (to >>> 32 != 0) {
+                    throw refuseReference(r, "cannot hold the new address 0x" + Long.toHexString(to));
+                }
+                patches.add(new Patch(p, le32((int) to)));
+            }
+            case Rel.ADD32, Rel.ADD64 -> {
+                List<Reloc> pair = subs.getOrDefault(p, List.of());
+                Reloc sub = null;
+                for (Reloc s : pair) {
+                    if (s.section() == r.section()) {
+                        sub = s;
+                    }
+                }
+                if (sub == null || (sub.type() == Rel.SUB32) != (r.type() == Rel.ADD32)) {
+                    throw refuseReference(r, "has no matching subtraction (a label difference is expected)");
+                }
+                long oldValue = r.value() - sub.value();
+                // A label at the end of the moved function (e.g. the end of a call-site range) maps to the copy's end.
+                MovedFunction subIn = findMoved(sub.value());
+                long addTo = to;
+                if (subIn != null && r.value() == subIn.function.endAddress()) {
+                    addTo = contentEnd(subIn);
+                }
+                // A moved function's start as the subtrahend is its new start (the FDE's pc_begin, the
+                // base of LSDA offsets), whatever the insertion policy there.
+                long subTo = subIn != null && sub.value() == subIn.function.address() ? subIn.newStart
+                        : mapBranchTarget(sub.value());
+                long newValue = addTo - subTo;
+                if (r.type() == Rel.ADD32) {
+                    requireWord(r, u32At(p, r), oldValue & 0xffffffffL, 4);
+                    if (!Rv.fits(newValue, 32)) {
+                        throw refuseReference(r, "label difference no longer fits 32 bits");
+                    }
+                    patches.add(new Patch(p, le32((int) newValue)));
+                } else {
+                    requireWord(r, u64At(p, r), oldValue, 8);
+                    patches.add(new Patch(p, le64(newValue)));
+                }
+            }
+            case Rel.JAL, Rel.BRANCH, Rel.RVC_BRANCH, Rel.RVC_JUMP -> retargetBranch(r, m, to);
+            case Rel.CALL, Rel.CALL_PLT, Rel.PCREL_HI20 -> retargetPair(r, to);
+            case Rel.HI20, Rel.LO12_I, Rel.LO12_S -> retargetAbsolute(r, to);
+            case Rel.GOT_HI20 -> {
+                // The GOT slot holds the old entry address, where the jump to the moved copy now is.
+                if (r.value() != m.function.address()) {
+                    throw refuseReference(r, "loads a GOT slot holding an address inside moved code");
+                }
+            }
+            default -> throw refuseReference(r, "refers to moved code; this relocation type is not handled");
+        }
+    }
+
+    private void retargetBranch(Reloc r, MovedFunction m, long to) {
+        long p = r.offset();
+        long off = fileOffset(p);
+        int parcel = u16(off);
+        int size = Decoder.length(parcel);
+        int bits = size == 2 ? parcel : (int) u32(off);
+        Opcode op = decoder.decode(bits, size);
+        if (op == null || !op.hasBranchTarget() || p + op.branchOffset(bits) != r.value()) {
+            throw refuseReference(r, "does not match the instruction there");
+        }
+        Item i = classify(op, bits, size, p);
+        long offset = to - p;
+        boolean fits = size == 2 ? Rv.fits(offset, i.kind == Kind.BRANCH ? 9 : 12)
+                : Rv.fits(offset, i.kind == Kind.BRANCH ? 13 : 21);
+        if (!fits) {
+            if (r.value() == m.function.address() && to == trampolineTarget(m)) {
+                return; // the jump at the old entry leads to the same place
+            }
+            throw new PatchException(refuseReference(r, "cannot reach the new address 0x" + Long.toHexString(to)
+                    + " of its target" + (r.value() == m.function.address() ? ", and the old entry cannot serve it: code before '"
+                    + m.function.name() + "' may fall through into it, so the old entry must run the fragment" : ""))
+                    .getMessage(), m.function.address());
+        }
+        byte[] b;
+        if (i.kind == Kind.BRANCH) {
+            b = size == 2 ? le16(Rv.encode(i.branch.equals("beq") ? "c.beqz" : "c.bnez", i.rs1, offset))
+                    : le32(Rv.encode(i.branch, i.rs1, i.rs2, offset));
+        } else {
+            b = size == 2 ? le16(Rv.encode("c.j", offset)) : le32(Rv.encode("jal", i.rd, offset));
+        }
+        patches.add(new Patch(p, b));
+    }
+
+    /** lui %hi(sym) and its %lo(sym) users: each carries its own relocation, re-encoded for the new address. */
+    private void retargetAbsolute(Reloc r, long to) {
+        long p = r.offset();
+        int bits = (int) u32(fileOffset(p));
+        long old = r.value();
+        long oldHi = (old + 0x800) >> 12;
+        long newHi = (to + 0x800) >> 12;
+        int patched;
+        if (r.type() == Rel.HI20) {
+            if ((bits & 0x7f) != 0x37 || Rv.uImm(bits) != (oldHi << 12 << 32 >> 32)) {
+                throw refuseReference(r, "is not on a lui of the symbol's high part");
+            }
+            if (!Rv.fits(newHi, 20)) {
+                throw refuseReference(r, "cannot hold the new address 0x" + Long.toHexString(to));
+            }
+            patched = Rv.withUImm(bits, newHi);
+        } else {
+            boolean store = r.type() == Rel.LO12_S;
+            long lo = store ? Rv.sImm(bits) : Rv.iImm(bits);
+            if (lo != old - (oldHi << 12)) {
+                throw refuseReference(r, "does not hold the symbol's low part");
+            }
+            long newLo = to - (newHi << 12);
+            patched = store ? Rv.withSImm(bits, newLo) : Rv.withIImm(bits, newLo);
+        }
+        patches.add(new Patch(p, le32(patched)));
+    }
+
+    private void retargetPair(Reloc r, long to) {
+        long p = r.offset();
+        int auipc = (int) u32(fileOffset(p));
+        if ((auipc & 0x7f) != 0x17) {
+            throw refuseReference(r, "is not on an auipc");
+        }
+        int rd = Rv.rd(auipc);
+        List<long[]> partners = new ArrayList<>(); // address, store
+        if (r.type() == Rel.PCREL_HI20) {
+            for (Reloc lo : lowParts.getOrDefault(p, List.of())) {
+                partners.add(new long[] {lo.offset(), lo.type() == Rel.PCREL_LO12_S ? 1 : 0});
+            }
+        } else {
+            partners.add(new long[] {p + 4, 0});
+        }
+        if (partners.isEmpty()) {
+            throw refuseReference(r, "has no instruction completing the pair");
+        }
+        long hi = Rv.hi20(to - p);
+        patches.add(new Patch(p, le32(Rv.withUImm(auipc, hi))));
+        for (long[] q : partners) {
+            int bits = (int) u32(fileOffset(q[0]));
+            long low = q[1] == 1 ? Rv.sImm(bits) : Rv.iImm(bits);
+            if (p + Rv.uImm(auipc) + low != r.value() || Rv.rs1(bits) != rd) {
+                throw refuseReference(r, "does not match the instructions at 0x" + Long.toHexString(p) + " and 0x"
+                        + Long.toHexString(q[0]));
+            }
+            if (findMoved(q[0]) != null) {
+                throw refuseReference(r, "is completed inside moved code");
+            }
+            long lo = to - p - (hi << 12);
+            patches.add(new Patch(q[0], le32(q[1] == 1 ? Rv.withSImm(bits, lo) : Rv.withIImm(bits, lo))));
+        }
+    }
+
+    private void requireWord(Reloc r, long actual, long expected, int size) {
+        if (actual != expected) {
+            throw refuseReference(r, "holds 0x" + Long.toHexString(actual) + " where the relocation says 0x"
+                    + Long.toHexString(expected) + " (" + size + " bytes); the data was changed after linking");
+        }
+    }
+
+    private PatchException refuseReference(Reloc r, String why) {
+        return new PatchException(file + ": " + Rel.name(r.type()) + " at 0x" + Long.toHexString(r.offset()) + " in "
+                + r.target().name() + " (symbol '" + r.symbolName() + "'" + (r.relocation().addend() != 0
+                ? " + " + r.relocation().addend() : "") + ") " + why);
+    }
+
+    // ------------------------------------------------------------------ old entries, entry point, symbols, segment
+
+    /**
+     * The old entry jumps to the copy: {@code jal x0} when in range, else {@code auipc t1; jr t1}
+     * (t1 may be clobbered at a function entry: the psABI's tail calls do the same).
+     */
+    private void writeTrampolines() {
+        for (MovedFunction m : moved.values()) {
+            long from = m.function.address();
+            long offset = trampolineTarget(m) - from;
+            byte[] body = new byte[(int) m.function.size()]; // unimp after the jump: a missed reference traps
+            if (Rv.fits(offset, 21)) {
+                putU32(body, 0, Rv.encode("jal", 0, offset));
+            } else if (body.length >= 8) {
+                long hi = Rv.hi20(offset);
+                putU32(body, 0, Rv.encode("auipc", T1, hi & 0xfffff));
+                putU32(body, 4, Rv.encode("jalr", 0, offset - (hi << 12), T1));
+            } else {
+                throw new PatchException(file + ": function '" + m.function.name() + "' has " + body.length
+                        + " bytes, too few for a jump to its copy at 0x" + Long.toHexString(m.newStart), m.function.address());
+            }
+            patches.add(new Patch(from, body));
+        }
+    }
+
+    /**
+     * Where the old entry jumps: where references to the entry go, unless code before the function
+     * may fall through into it; then the fragment runs, as fall-through requires.
+     */
+    private long trampolineTarget(MovedFunction m) {
+        long start = m.function.address();
+        return mayFallInto(start) ? mapFallThrough(start) : mapBranchTarget(start);
+    }
+
+    /** False only when a function ends exactly at {@code start} with an unconditional jump or return. */
+    private boolean mayFallInto(long start) {
+        for (Function p : elf.functionContaining(start - 1).stream().toList()) {
+            if (p.endAddress() != start || p.size() < 2 || !p.section().isExecutable()) {
+                return true;
+            }
+            long at = p.address();
+            Item last = null;
+            while (at < p.endAddress()) {
+                long off = fileOffset(at);
+                int parcel = u16(off);
+                int size = Decoder.length(parcel);
+                if (size != 2 && size != 4 || at + size > p.endAddress()) {
+                    return true;
+                }
+                int bits = size == 2 ? parcel : (int) u32(off);
+                Opcode op = decoder.decode(bits, size);
+                if (op == null) {
+                    return true;
+                }
+                if (at + size == p.endAddress()) {
+                    last = op.hasBranchTarget() || op.mnemonic().equals("auipc") ? classify(op, bits, size, at)
+                            : new Item(Kind.PLAIN, at, size);
+                    last.bits = bits;
+                }
+                at += size;
+            }
+            return last == null || canFallThrough(last);
+        }
+        return true;
+    }
+
+    private int spareProgramHeader(ElfEditor editor) {
+        for (int type : new int[] {PT_RISCV_ATTRIBUTES, Segment.PT_GNU_STACK}) {
+            for (Segment s : editor.segments()) {
+                if (s.type() == type) {
+                    editor.setSegment(new Segment(s.index(), Segment.PT_LOAD, Segment.PF_R | Segment.PF_X, 0, 0, 0, 0, 0,
+                            ElfEditor.PAGE_SIZE));
+                    return s.index();
+                }
+            }
+        }
+        throw new PatchException(file + ": no spare program header (PT_RISCV_ATTRIBUTES or PT_GNU_STACK) for the new "
+                + "code segment; the program header table cannot grow in place");
+    }
+
+    private void moveEntry(ElfEditor editor) {
+        long entry = elf.header().entry();
+        if (findMoved(entry) != null) {
+            editor.setEntry(mapBranchTarget(entry));
+        }
+    }
+
+    private void moveSymbols(ElfEditor editor, int textIndex) {
+        for (Section table : elf.sections()) {
+            if (table.type() != Section.SHT_SYMTAB) {
+                continue;
+            }
+            for (Symbol s : elf.symbols(table)) {
+                if (!s.isDefinedInSection() || s.type() == Symbol.STT_SECTION || s.type() == Symbol.STT_FILE) {
+                    continue;
+                }
+                MovedFunction m = findMoved(s.value());
+                if (m == null || !elf.section(s.sectionIndex()).isExecutable()) {
+                    continue;
+                }
+                long value;
+                long size = s.size();
+                if (s.value() == m.function.address()) {
+                    value = m.newStart;
+                    if (s.size() == m.function.size()) {
+                        size = m.newSize;
+                    }
+                } else {
+                    value = mapInstruction(s.value());
+                }
+                editor.setSymbol(table.index(), new Symbol(s.index(), s.name(), value, size, s.type(), s.binding(),
+                        s.visibility(), textIndex));
+            }
+        }
+    }
+
+    private byte[] patchBytes() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        List<Patch> sorted = new ArrayList<>(patches);
+        sorted.sort(Comparator.comparingLong(Patch::address));
+        for (Patch p : sorted) {
+            out.writeBytes(le64(p.address()));
+            out.writeBytes(p.bytes());
+        }
+        return out.toByteArray();
+    }
+
+    // ------------------------------------------------------------------ bytes
+
+    long fileOffset(long address) {
+        return elf.fileOffset(address).orElseThrow(() -> new PatchException(file + ": address 0x"
+                + Long.toHexString(address) + " has no bytes in the file"));
+    }
+
+    private int u16(long offset) {
+        return (image[(int) offset] & 0xff) | (image[(int) offset + 1] & 0xff) << 8;
+    }
+
+    private long u32(long offset) {
+        return u16(offset) | (long) u16(offset + 2) << 16;
+    }
+
+    private long u32At(long address, Reloc r) {
+        return u32(fileOffsetOf(address, r));
+    }
+
+    private long u64At(long address, Reloc r) {
+        long o = fileOffsetOf(address, r);
+        return u32(o) | u32(o + 4) << 32;
+    }
+
+    private long fileOffsetOf(long address, Reloc r) {
+        if (r.target().isNobits()) {
+            throw refuseReference(r, "applies to a section without file contents");
+        }
+        return fileOffset(address);
+    }
+
+    static byte[] le16(int v) {
+        return new byte[] {(byte) v, (byte) (v >> 8)};
+    }
+
+    static byte[] le32(int v) {
+        return new byte[] {(byte) v, (byte) (v >> 8), (byte) (v >> 16), (byte) (v >> 24)};
+    }
+
+    static byte[] le64(long v) {
+        byte[] b = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            b[i] = (byte) (v >>> (8 * i));
+        }
+        return b;
+    }
+
+    static void putU32(byte[] b, int at, int v) {
+        b[at] = (byte) v;
+        b[at + 1] = (byte) (v >> 8);
+        b[at + 2] = (byte) (v >> 16);
+        b[at + 3] = (byte) (v >> 24);
+    }
+}

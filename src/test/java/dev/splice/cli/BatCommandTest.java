@@ -1,0 +1,116 @@
+package dev.splice.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `splice bat dump` and `splice bat translate` on a BOLT output built here. */
+class BatCommandTest {
+    @TempDir
+    static Path dir;
+    static Path bolted;
+
+    @BeforeAll
+    static void bolt() {
+        bolted = dir.resolve("entries.bolt");
+        Tools.run("llvm-bolt-22", TestPrograms.rv64("bat_entries.relocs").toString(), "-o", bolted.toString(),
+                "--enable-bat", "--reorder-blocks=reverse").checked("llvm-bolt-22");
+    }
+
+    record Run(int status, String out, String err) {}
+
+    static Run splice(String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int status = Main.execute(args);
+            return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+    }
+
+    @Test
+    void dumpPrintsFunctionsEntriesAndEntryPoints() throws Exception {
+        Run r = splice("bat", "dump", bolted.toString());
+        assertEquals(Main.OK, r.status(), r.err());
+        assertTrue(r.out().contains("function accumulate at 0x"), r.out());
+        assertTrue(r.out().contains("(branch)") && r.out().contains("secondary entry points (input offsets): 0x2"), r.out());
+        Run json = splice("bat", "dump", "--json", bolted.toString());
+        assertEquals(Main.OK, json.status(), json.err());
+        JsonNode tree = new ObjectMapper().readTree(json.out());
+        assertEquals(tree.get("functions").size(), tree.get("hotFunctions").asInt());
+        JsonNode accumulate = null;
+        for (JsonNode f : tree.get("functions")) {
+            if ("accumulate".equals(f.get("name").asText())) {
+                accumulate = f;
+            }
+        }
+        assertTrue(accumulate != null, json.out());
+        assertEquals(2, accumulate.get("secondaryEntryPoints").get(0).asInt());
+        assertTrue(accumulate.get("entries").size() > 3);
+    }
+
+    @Test
+    void dumpOfAnUnboltedBinaryIsBadInput() {
+        Run r = splice("bat", "dump", TestPrograms.rv64("bat_entries.relocs").toString());
+        assertEquals(Main.BAD_INPUT, r.status());
+        assertTrue(r.err().contains("no .note.bolt_bat section"), r.err());
+    }
+
+    @Test
+    void translateWritesWhatPerf2boltWrites() throws Exception {
+        Path pa = dir.resolve("p.pa");
+        String accumulate = Tools.run("llvm-nm-22", bolted.toString()).checked("llvm-nm").stdout().lines()
+                .filter(l -> l.endsWith(" accumulate")).findFirst().orElseThrow().split(" ")[0];
+        long base = Long.parseLong(accumulate, 16);
+        Files.writeString(pa, String.format("B %x %x 10 1%nF %x %x 5%nS %x 3%n", base + 0x8, base, base, base + 0x20, base + 4));
+        Path out = dir.resolve("p.fdata");
+        Run r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
+        assertEquals(Main.OK, r.status(), r.err());
+        Path theirs = dir.resolve("p.perf2bolt.fdata");
+        Tools.run("perf2bolt-22", "-p", pa.toString(), "--pa", "-o", theirs.toString(), bolted.toString()).checked("perf2bolt-22");
+        assertEquals(Files.readAllLines(theirs).stream().sorted().toList(), Files.readAllLines(out).stream().sorted().toList());
+    }
+
+    @Test
+    void malformedLinesAreReportedWithLineAndColumnOrSkipped() throws Exception {
+        Path pa = dir.resolve("bad.pa");
+        Files.writeString(pa, "B 400000 400008 1 0\nB 4000zz 400008 1 0\nQ 1 2\n");
+        Path out = dir.resolve("bad.fdata");
+        Run r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
+        assertEquals(Main.BAD_INPUT, r.status());
+        assertTrue(r.err().contains("bad.pa:2:7: bad hexadecimal digit 'z' in branch source"), r.err());
+        assertTrue(Files.notExists(out), "no output after a failure");
+        Run skipped = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString(), "--skip-bad-lines");
+        assertEquals(Main.OK, skipped.status(), skipped.err());
+        assertTrue(skipped.err().contains("skipped 2 malformed lines; the first: " + pa + ":2:7:"), skipped.err());
+        assertTrue(Files.readString(out).startsWith("boltedcollection\n"));
+    }
+
+    @Test
+    void translateNeedsExactlyOneInput() {
+        assertEquals(Main.USAGE, splice("bat", "translate", bolted.toString(), "-o", dir.resolve("x").toString()).status());
+        assertEquals(Main.USAGE, splice("bat", "translate", "--pa", "a", "--perf-script", "b", bolted.toString(), "-o", "x").status());
+        assertEquals(Main.USAGE, splice("bat", "translate", "--pa", "a", bolted.toString(), "-o", "x", "--format", "xml").status());
+        assertTrue(List.of(Main.OK).contains(splice("bat", "--help").status()));
+    }
+}

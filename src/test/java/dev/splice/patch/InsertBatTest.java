@@ -1,0 +1,76 @@
+package dev.splice.patch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.bat.BatTables;
+import dev.splice.bat.BatWriter;
+import dev.splice.bat.Fdata;
+import dev.splice.bat.ProfileTranslator;
+import dev.splice.bat.RewrittenBinary;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Function;
+import dev.splice.listing.Assembler;
+import dev.splice.testing.TestPrograms;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A profile sampled on the rewritten binary translates back to the same locations as on the original. */
+class InsertBatTest {
+    private static final String PROBE = "addi sp, sp, -16\nsd t0, 8(sp)\nrdcycle t0\nld t0, 8(sp)\naddi sp, sp, 16\n";
+
+    @Test
+    void samplesTranslateBackToTheOriginalInstructions() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("loops.relocs"));
+        byte[] probe = Assembler.assemble(PROBE, "probe").bytes();
+        List<String> names = List.of("hot_loop", "classify", "fib");
+        List<Insertion> ins = new ArrayList<>();
+        for (String n : names) {
+            for (long a : InsertTest.blockStarts(elf, elf.function(n).orElseThrow())) {
+                ins.add(new Insertion(a, PROBE, BranchTarget.INSERTED));
+            }
+        }
+        ElfFile out = ElfFile.parse(Inserter.insert(elf, ins), "rewritten");
+        BatTables bat = BatTables.read(out);
+        ProfileTranslator onRewritten = new ProfileTranslator(bat, RewrittenBinary.of(out, bat), true);
+        BatTables none = BatTables.decodeNote(new BatWriter().encodeNote(), "none");
+        ProfileTranslator onOriginal = new ProfileTranslator(none, RewrittenBinary.of(elf, none), true);
+        int samples = 0;
+        for (String n : names) {
+            Function before = elf.function(n).orElseThrow();
+            Function after = out.function(n).orElseThrow();
+            List<Long> original = PatchFixtures.boundaries(elf, before);
+            List<Long> rewritten = PatchFixtures.boundaries(out, after);
+            byte[] code = out.contents(after.section());
+            int k = 0;
+            for (int r = 0; r < rewritten.size(); r++) {
+                long a = rewritten.get(r);
+                int at = (int) (a - after.section().address());
+                if (at + probe.length <= code.length
+                        && Arrays.equals(Arrays.copyOfRange(code, at, at + probe.length), probe)) {
+                    // a probe: its instructions count for the original instruction it precedes
+                    for (int j = 0; j < 5; j++) {
+                        onRewritten.sample(rewritten.get(r + j), 1000 + k);
+                    }
+                    onOriginal.sample(original.get(k), 5L * (1000 + k));
+                    r += 4;
+                    continue;
+                }
+                if (k >= original.size()) {
+                    break; // the jump back added after a function that could fall through
+                }
+                onRewritten.sample(a, k + 1);
+                onOriginal.sample(original.get(k), k + 1);
+                k++;
+                samples++;
+            }
+            assertEquals(original.size(), k, n + ": every original instruction was found in the copy");
+        }
+        assertTrue(samples > 50);
+        Fdata expected = onOriginal.translate(true);
+        Fdata actual = onRewritten.translate(true);
+        assertEquals(expected.samples(), actual.samples());
+    }
+}

@@ -1,0 +1,126 @@
+package dev.splice.patch;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Function;
+import dev.splice.testing.TestPrograms;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Every refusal rule, with its message. */
+class InsertRefusalTest {
+    private static final String NOP = "addi x0, x0, 0\n";
+
+    private static void refused(ElfFile elf, List<Insertion> ins, String... words) {
+        PatchException e = assertThrows(PatchException.class, () -> Inserter.insert(elf, ins));
+        for (String w : words) {
+            assertTrue(e.getMessage().contains(w), "'" + w + "' missing from: " + e.getMessage());
+        }
+    }
+
+    private static ElfFile loops() {
+        return ElfFile.read(TestPrograms.rv64("loops.relocs"));
+    }
+
+    @Test
+    void notAnInstructionBoundary() {
+        ElfFile elf = loops();
+        long a = elf.function("classify").orElseThrow().address() + 3; // inside the 4-byte remw
+        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), "not an instruction boundary", "classify");
+    }
+
+    @Test
+    void notInAFunction() {
+        ElfFile elf = loops();
+        long data = elf.section(".rodata").orElseThrow().address();
+        refused(elf, List.of(new Insertion(data, NOP, BranchTarget.INSERTED)), "not inside a function");
+    }
+
+    @Test
+    void insideAPcRelativePair() {
+        ElfFile elf = loops();
+        Function classify = elf.function("classify").orElseThrow();
+        List<Long> all = PatchFixtures.boundaries(elf, classify);
+        List<Long> ok = Inserter.insertionPoints(elf, classify);
+        long inside = all.stream().filter(a -> !ok.contains(a)).findFirst().orElseThrow();
+        refused(elf, List.of(new Insertion(inside, NOP, BranchTarget.INSERTED)), "inside the pc-relative pair", "auipc");
+    }
+
+    @Test
+    void insideAnLrScSequence() {
+        ElfFile elf = loops();
+        for (Function f : elf.functions()) {
+            if (!f.section().isExecutable()) {
+                continue;
+            }
+            List<Long> all;
+            List<Long> ok;
+            try {
+                all = PatchFixtures.boundaries(elf, f);
+                ok = Inserter.insertionPoints(elf, f);
+            } catch (PatchException e) {
+                continue;
+            }
+            byte[] text = elf.contents(f.section());
+            for (long a : all) {
+                int at = (int) (a - f.section().address());
+                int bits = (text[at] & 0xff) | (text[at + 1] & 0xff) << 8 | (text[at + 2] & 0xff) << 16 | (text[at + 3] & 0xff) << 24;
+                boolean lr = (bits & 0x7f) == 0x2f && (bits >>> 27) == 0x02;
+                if (lr && all.indexOf(a) + 1 < all.size()) {
+                    long next = all.get(all.indexOf(a) + 1);
+                    assertTrue(!ok.contains(next));
+                    refused(elf, List.of(new Insertion(next, NOP, BranchTarget.INSERTED)), "lr/sc sequence");
+                    return;
+                }
+            }
+        }
+        throw new AssertionError("no lr instruction found in loops.relocs");
+    }
+
+    @Test
+    void binaryWithoutRelocations() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("loops"));
+        long a = elf.function("fib").orElseThrow().address();
+        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), "--emit-relocs");
+    }
+
+    @Test
+    void cfaAdvanceThatNoLongerFits() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("patch_unwind.relocs"));
+        Function relay = elf.functionContaining(elf.symbol("_Z5relayi").orElseThrow().value()).orElseThrow();
+        String big = NOP.repeat(100);
+        List<Insertion> ins = new java.util.ArrayList<>();
+        for (long a : Inserter.insertionPoints(elf, relay)) {
+            ins.add(new Insertion(a, big, BranchTarget.INSERTED));
+        }
+        refused(elf, ins, "no longer fits", ".eh_frame cannot grow");
+    }
+
+    @Test
+    void fragmentsThatLeaveThemselvesOrUseThePc() {
+        ElfFile elf = loops();
+        long a = elf.function("fib").orElseThrow().address();
+        refused(elf, List.of(new Insertion(a, "jal x0, 64\n", BranchTarget.INSERTED)), "leaves the fragment");
+        refused(elf, List.of(new Insertion(a, "auipc t0, 0\n", BranchTarget.INSERTED)), "may not use the pc");
+        refused(elf, List.of(new Insertion(a, ".target rv64gc_zba\nsh1add a0, a0, a0\n", BranchTarget.INSERTED)),
+                "does not match the binary");
+    }
+
+    @Test
+    void conflictingPoliciesAtOneAddress() {
+        ElfFile elf = loops();
+        long a = elf.function("fib").orElseThrow().address();
+        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED), new Insertion(a, NOP, BranchTarget.ORIGINAL)),
+                "disagree on the branch target policy");
+    }
+
+    @Test
+    void splicesOwnOutputIsRefused() {
+        ElfFile elf = loops();
+        long a = elf.function("fib").orElseThrow().address();
+        ElfFile once = ElfFile.parse(Inserter.insert(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED))), "once");
+        refused(once, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), "already rewritten");
+    }
+}
