@@ -24,6 +24,9 @@ measure() { # name command... -> prints "seconds kilobytes" of the best run
 }
 
 read -r st sm < <(measure java -jar target/splice.jar patch "$BIN" --insert-at-entries "$out/nop.s" -o "$out/splice.out")
+# The same with the JVM tuned for a short batch run (C1 only, serial GC): SPLICE_JAVA_OPTS for ./splice.
+FAST="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+read -r ft fm < <(measure java $FAST -jar target/splice.jar patch "$BIN" --insert-at-entries "$out/nop.s" -o "$out/splice.out")
 java -jar target/splice.jar patch "$BIN" --insert-at-entries "$out/nop.s" -o "$out/splice.out" 2>&1 | sed 's/^/  /'
 read -r bt bm < <(measure llvm-bolt-22 "$BIN" -o "$out/bolt.out" --reorder-blocks=reverse)
 
@@ -34,6 +37,9 @@ for o in splice.out bolt.out; do
 done
 printf 'binary: %s (%s bytes), best of %s runs\n' "$BIN" "$(stat -c %s "$BIN")" "$RUNS"
 printf '%-44s %8s s %8s MB\n' "splice patch --insert-at-entries" "$st" "$((sm / 1024))"
+printf '%-44s %8s s %8s MB\n' "splice, java $FAST" "$ft" "$((fm / 1024))"
 printf '%-44s %8s s %8s MB\n' "llvm-bolt-22 --reorder-blocks=reverse" "$bt" "$((bm / 1024))"
 awk -v s="$st" -v b="$bt" -v sm="$sm" -v bm="$bm" \
-  'BEGIN{printf "ratio splice/bolt: time %.2f, peak memory %.2f\n", s/b, sm/bm}'
+  'BEGIN{printf "ratio splice/bolt (default JVM): time %.2f, peak memory %.2f\n", s/b, sm/bm}'
+awk -v s="$ft" -v b="$bt" -v sm="$fm" -v bm="$bm" \
+  'BEGIN{printf "ratio splice/bolt (C1, serial GC): time %.2f, peak memory %.2f\n", s/b, sm/bm}'

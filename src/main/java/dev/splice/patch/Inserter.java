@@ -258,6 +258,9 @@ public final class Inserter {
             back.rd = 0;
             back.target = f.endAddress();
             back.form = 1;
+            back.afterCall = last.kind == Kind.JUMP && last.rd == 1
+                    || last.oldSize == 4 && (last.bits & 0x7f) == 0x67 && Rv.rd(last.bits) == 1
+                    || last.oldSize == 2 && (last.bits & 0xf07f) == 0x9002 && ((last.bits >> 7) & 31) != 0;
             m.items.add(back);
         }
         checkRelocationsInside(m);
@@ -448,7 +451,8 @@ public final class Inserter {
                 if (f.size() < 8) {
                     throw new PatchException(f.name() + ": " + f.size() + " bytes may be too few for the jump to a far copy");
                 }
-                if (m.items.get(m.items.size() - 1).kind == Kind.FALLTHROUGH) {
+                Item end = m.items.get(m.items.size() - 1);
+                if (end.kind == Kind.FALLTHROUGH && !end.afterCall) {
                     throw new PatchException(f.name() + ": falls through into the code after it, and the jump back may not reach");
                 }
                 String why = in.whyNot(m, f.address());
@@ -570,8 +574,10 @@ public final class Inserter {
         }
         int last = i.kind == Kind.BRANCH ? 3 : 2;
         // A far jump needs a register: rd itself for calls; t1 for jumps to a function entry (a tail
-        // call, which the psABI's `tail` also makes through t1); nothing known free otherwise.
-        boolean scratch = i.kind == Kind.JUMP && (i.rd != 0 || functionStarts.contains(i.target) && findMoved(i.target) == null);
+        // call, which the psABI's `tail` also makes through t1) and for the jump back after a final
+        // call (t1 is dead after any call); nothing known free otherwise.
+        boolean scratch = i.kind == Kind.JUMP && (i.rd != 0 || functionStarts.contains(i.target) && findMoved(i.target) == null)
+                || i.kind == Kind.FALLTHROUGH && i.afterCall;
         if (i.form == last || (i.form == last - 1 && !scratch)) {
             throw new PatchException(file + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump") + " at 0x"
                     + Long.toHexString(i.oldAddress) + " in function '" + m.function.name() + "' cannot reach 0x"

@@ -39,6 +39,8 @@ final class MovedFunction {
         /** FRAGMENT: the parts (one per insertion at this address), assembled at newAddress. */
         final List<Insertion> insertions = new ArrayList<>();
         BranchTarget policy;
+        /** FALLTHROUGH: the function ends with a call, after which t1 is dead (psABI: not preserved, not a result). */
+        boolean afterCall;
 
         Item(Kind kind, long oldAddress, int oldSize) {
             this.kind = kind;

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 /** A quick campaign end to end: the documented files, TCG's cost order, and the model reading it unchanged. */
 class WeighMeasureCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String CONTEXTS = "addi.independent,mul.dependency,div.dependency,jalr.indirect-jump";
+    private static final String CONTEXTS =
+            "addi.independent,mul.dependency,div.dependency,jalr.indirect-jump,fdiv.d.dependency.nx-*";
+    /** The selection plus jal.direct-jump, jalr's baseline. */
+    private static final int CONTEXT_COUNT = 7;
     @TempDir static Path tmp;
     static Path campaign;
 
@@ -53,10 +56,10 @@ class WeighMeasureCommandTest {
         assertTrue(closure.path("closed").asBoolean());
         assertEquals(0, closure.path("nested_starts").asLong());
         assertEquals(0, closure.path("inactive_stops").asLong());
-        // 5 contexts (jal.direct-jump as jalr's baseline) x 3 batches x 4 rounds x 2 runs
+        // contexts x 3 batches x 4 rounds x 2 runs
         List<JsonNode> on = rows("pairs.jsonl");
         List<JsonNode> off = rows("pairs-off.jsonl");
-        assertEquals(5 * 3 * 4 * 2, on.size());
+        assertEquals(CONTEXT_COUNT * 3 * 4 * 2, on.size());
         assertEquals(on.size(), off.size());
         for (JsonNode r : on) {
             for (String f : List.of("run", "context", "baseline", "batch", "order", "round", "position", "probe_ns",
@@ -67,6 +70,13 @@ class WeighMeasureCommandTest {
         for (JsonNode r : off) {
             assertTrue(r.get("probe_ns").isNull() && r.get("probe_guest_ns").isNumber(), r.toString());
         }
+        // translation blocks per kernel call: every jalr ends a block, straight-line adds share a few
+        JsonNode blocks = JSON.readTree(campaign.resolve("blocks.json").toFile()).path("contexts");
+        assertTrue(blocks.path("jalr.indirect-jump").path("blocks_per_call").asDouble() >= 1024, blocks.toString());
+        assertTrue(blocks.path("jal.direct-jump").path("blocks_per_call").asDouble() >= 1024, blocks.toString());
+        double adds = blocks.path("addi.independent").path("blocks_per_call").asDouble();
+        assertTrue(adds >= 2 && adds < 20, blocks.toString());
+        assertEquals(adds, manifest.path("blocks_per_call").path("addi.independent").asDouble());
         for (String f : List.of("probe.elf", "validation.records", "timing.records", "timing.clock", "off.clock", "run.json")) {
             assertTrue(Files.isRegularFile(campaign.resolve("runs/run-01").resolve(f)), f);
         }
@@ -97,6 +107,8 @@ class WeighMeasureCommandTest {
             assertTrue(addi < mul && mul < div, m.toString());
             assertTrue(div > 3 * mul, "div is a helper call: " + m);
             assertTrue(jalr > 5 && jalr > 50 * Math.max(addi, 0.01), "indirect jumps far above adds: " + m);
+            // QEMU's host-FPU fast path needs the inexact flag already set
+            assertTrue(m.get("fdiv.d.dependency.nx-clear") > 1.5 * m.get("fdiv.d.dependency.nx-set"), m.toString());
         }
     }
 
@@ -105,7 +117,7 @@ class WeighMeasureCommandTest {
         Path out = tmp.resolve("model");
         assertEquals(0, Main.execute("weigh", "model", campaign.toString(), "-o", out.toString(), "--bootstrap", "49"));
         JsonNode weights = JSON.readTree(out.resolve("weights.json").toFile());
-        assertEquals(5, weights.path("contexts").size());
+        assertEquals(CONTEXT_COUNT, weights.path("contexts").size());
         assertEquals(0, weights.path("campaign").path("funnel").path("bad_rows_skipped").asInt());
         for (JsonNode c : weights.path("contexts")) {
             assertTrue(c.path("plugin_off").path("pairs").asInt() > 0, c.toString());
@@ -142,7 +154,7 @@ class WeighMeasureCommandTest {
         assertTrue(Files.isRegularFile(campaign.resolve("runs/run-02/run.json")));
         assertEquals(run1Done, Files.getLastModifiedTime(campaign.resolve("runs/run-01/run.json")).toMillis());
         List<String> lines = Files.readAllLines(campaign.resolve("pairs.jsonl"));
-        assertEquals(before.length > 0 ? 5 * 3 * 4 * 2 : -1, lines.size());
-        assertEquals(new String(run1), String.join("\n", lines.subList(0, 5 * 3 * 4)) + "\n");
+        assertEquals(CONTEXT_COUNT * 3 * 4 * 2, lines.size());
+        assertEquals(new String(run1), String.join("\n", lines.subList(0, CONTEXT_COUNT * 3 * 4)) + "\n");
     }
 }

@@ -99,6 +99,13 @@ class InsertRefusalTest {
     }
 
     @Test
+    void originalPolicyAtAnEntryThatCodeMayFallInto() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("exceptions.relocs"));
+        long a = elf.symbol("_Z8validatei").orElseThrow().value();
+        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.ORIGINAL)), "may fall through into it");
+    }
+
+    @Test
     void fragmentsThatLeaveThemselvesOrUseThePc() {
         ElfFile elf = loops();
         long a = elf.function("fib").orElseThrow().address();

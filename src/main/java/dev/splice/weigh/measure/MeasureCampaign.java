@@ -28,6 +28,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -97,6 +98,7 @@ public final class MeasureCampaign {
         for (RunPlan p : todo) {
             prepare(p);
         }
+        Map<String, Double> blocks = countBlocks(targets);
         validateAll(todo, done, total);
         for (RunPlan p : todo) {
             timeRun(p);
@@ -105,7 +107,27 @@ public final class MeasureCampaign {
             progress.update(done.incrementAndGet(), total);
             writeRun(p);
         }
-        return writeCampaign(plans, targets, started, resumed);
+        return writeCampaign(plans, targets, started, resumed, blocks);
+    }
+
+    /** Translation blocks per kernel call, from a small probe of the same kernels (blocks.json). */
+    private Map<String, Double> countBlocks(List<Context> targets) {
+        ProbeProgram.Probe small = ProbeProgram.generate(table, targets, new ProbeOptions(options.seed(), 1, List.of(1), 2));
+        Path elf = options.out().resolve("blocks-probe.elf");
+        AtomicFiles.write(elf, small.elf());
+        elf.toFile().setExecutable(true);
+        Map<String, Double> blocks = BlockCounter.blocksPerCall(small, elf, plugin);
+        ObjectNode root = LINE.createObjectNode();
+        root.put("method", "qemu-riscv64 -d exec,nochain with the plugin loaded (count mode); blocks starting in a kernel "
+                + "function per kernel call; probe blocks-probe.elf, every kernel called 1 + 2 (warm-up) times per window");
+        ObjectNode contexts = root.putObject("contexts");
+        blocks.forEach((k, v) -> {
+            ObjectNode n = contexts.putObject(k);
+            n.put("blocks_per_call", v);
+            n.put("slots_per_block", v > 0 ? ProbeProgram.SLOTS / v : 0);
+        });
+        AtomicFiles.write(options.out().resolve("blocks.json"), json(root));
+        return blocks;
     }
 
     private record RunPlan(String id, long seed, ProbeProgram.Probe probe, Path dir, String sha256) {
@@ -310,7 +332,8 @@ public final class MeasureCampaign {
         return n;
     }
 
-    private Result writeCampaign(List<RunPlan> plans, List<Context> targets, Instant started, int resumed) {
+    private Result writeCampaign(List<RunPlan> plans, List<Context> targets, Instant started, int resumed,
+            Map<String, Double> blocks) {
         try {
             Path dir = options.out();
             StringBuilder on = new StringBuilder();
@@ -353,7 +376,10 @@ public final class MeasureCampaign {
             AtomicFiles.write(dir.resolve("pairs.jsonl"), on.toString());
             AtomicFiles.write(dir.resolve("pairs-off.jsonl"), off.toString());
             AtomicFiles.write(dir.resolve("closure.json"), json(closure));
-            AtomicFiles.write(dir.resolve("manifest.json"), json(manifest(plans, targets, started, manifestRuns)));
+            ObjectNode manifest = manifest(plans, targets, started, manifestRuns);
+            ObjectNode b = manifest.putObject("blocks_per_call");
+            blocks.forEach(b::put);
+            AtomicFiles.write(dir.resolve("manifest.json"), json(manifest));
             return new Result(dir, closed, plans.size(), resumed, pairCount, windows);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

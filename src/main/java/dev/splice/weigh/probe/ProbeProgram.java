@@ -65,10 +65,12 @@ public final class ProbeProgram {
      * A kernel as assembled: how many times each raw encoding executes per call, and which
      * encodings are its target slots.
      *
-     * @param perCall (size << 32 | encoding) -> executions per call
+     * @param address the kernel's first instruction
+     * @param end the end (exclusive) of the kernel function, epilogue included
+     * @param perCall (size << 32 | encoding) -> executions per call of the prologue and slots
      * @param slotEncodings the target slot encodings (size << 32 | encoding)
      */
-    public record Kernel(String context, long address, Map<Long, Long> perCall, Set<Long> slotEncodings) {}
+    public record Kernel(String context, long address, long end, Map<Long, Long> perCall, Set<Long> slotEncodings) {}
 
     private ProbeProgram() {}
 
@@ -145,7 +147,8 @@ public final class ProbeProgram {
             if (slotCount != SLOTS) {
                 throw new IllegalStateException(c.key() + ": kernel holds " + slotCount + " slot instructions, not " + SLOTS);
             }
-            kernelInfo.put(c.key(), new Kernel(c.key(), start, perCall, slots));
+            long functionEnd = i + 1 < kernels.size() ? labels.get("setup_" + (i + 1)) : TEXT_ADDRESS + code.length;
+            kernelInfo.put(c.key(), new Kernel(c.key(), start, functionEnd, perCall, slots));
         }
         return new Probe(elf, schedule.windows, schedule.pairs, kernelInfo,
                 probed.stream().map(Context::key).toList());
