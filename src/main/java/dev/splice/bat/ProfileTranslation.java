@@ -1,18 +1,16 @@
 package dev.splice.bat;
 
+import dev.splice.AtomicFiles;
 import dev.splice.BadInputException;
 import dev.splice.elf.ElfFile;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.function.LongConsumer;
 
 /** Translates a profile file for a BOLTed binary and writes fdata or YAML atomically. */
@@ -104,12 +102,14 @@ public final class ProfileTranslation {
         }
         ProfileTranslator translator = translators[0];
         Fdata fdata = translator.translate();
-        writeAtomically(request.output(), out -> {
+        AtomicFiles.write(request.output(), stream -> {
+            Writer out = new OutputStreamWriter(stream, StandardCharsets.UTF_8);
             if (request.outputFormat() == OutputFormat.YAML) {
                 new YamlProfile(elf, bat, fdata, translator).write(out);
             } else {
                 fdata.write(out);
             }
+            out.flush();
         });
         return new Result(lines, badLines, firstBad, translator.distinctRecords(), fdata.branches().size(), fdata.samples().size());
     }
@@ -183,34 +183,6 @@ public final class ProfileTranslation {
                 left -= n;
             }
             return n;
-        }
-    }
-
-    /** Writes through a temporary file in the target directory, renamed into place when complete. */
-    public interface Body {
-        void write(Writer out) throws IOException;
-    }
-
-    public static void writeAtomically(Path target, Body body) {
-        Path dir = target.toAbsolutePath().getParent();
-        Path temp = null;
-        try {
-            temp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
-            try (Writer out = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(temp), StandardCharsets.UTF_8), 1 << 16)) {
-                body.write(out);
-            }
-            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            temp = null;
-        } catch (IOException e) {
-            throw new UncheckedIOException(target + ": cannot write: " + e.getMessage(), e);
-        } finally {
-            if (temp != null) {
-                try {
-                    Files.deleteIfExists(temp);
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.splice.cli;
 
+import dev.splice.AtomicFiles;
 import dev.splice.BadInputException;
 import dev.splice.listing.Assembler;
 import dev.splice.listing.Assembly;
@@ -36,7 +37,7 @@ final class AsmCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Assembly assembly = Assembler.assemble(listing);
         byte[] bytes = pick(assembly).bytes();
-        AtomicOutput.writeOrPrint(output, out -> out.write(bytes));
+        AtomicFiles.writeOrPrint(output, out -> out.write(bytes));
         return Main.OK;
     }
 

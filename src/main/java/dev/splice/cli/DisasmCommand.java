@@ -1,5 +1,6 @@
 package dev.splice.cli;
 
+import dev.splice.AtomicFiles;
 import dev.splice.elf.ElfFile;
 import dev.splice.listing.JsonlWriter;
 import dev.splice.listing.ListingWriter;
@@ -71,7 +72,7 @@ final class DisasmCommand implements Callable<Integer> {
             symbols = CodeRegions.symbols(elf);
         }
         SymbolMap names = symbols;
-        AtomicOutput.writeOrPrint(output, out -> {
+        AtomicFiles.writeOrPrint(output, out -> {
             if (format == Format.jsonl) {
                 new JsonlWriter(aliases, names).write(regions, out);
             } else {

@@ -1,5 +1,6 @@
 package dev.splice.cli;
 
+import dev.splice.AtomicFiles;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.listing.ListingWriter;
@@ -51,7 +52,7 @@ final class ExportCommand implements Callable<Integer> {
             }
             Region region = CodeRegions.function(elf, function);
             String name = fileName(function, taken);
-            AtomicOutput.write(outputDir.resolve(name), out -> writer.write(List.of(region), out));
+            AtomicFiles.write(outputDir.resolve(name), out -> writer.write(List.of(region), out));
             written++;
         }
         System.err.println("splice: wrote " + written + " listings to " + outputDir);

@@ -1,5 +1,6 @@
 package dev.splice.cli;
 
+import dev.splice.AtomicFiles;
 import dev.splice.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.patch.BranchTarget;
@@ -80,7 +81,7 @@ public final class PatchCommand implements Callable<Integer> {
         ElfFile elf = ElfFile.read(input);
         byte[] out = atEntries == null ? Patcher.patch(elf, replacements, insertions)
                 : atEntries(elf, replacements, insertions, read(atEntries), atEntries.toString(), policy);
-        AtomicOutput.write(output, o -> o.write(out));
+        AtomicFiles.write(output, o -> o.write(out));
         output.toFile().setExecutable(true);
         return Main.OK;
     }

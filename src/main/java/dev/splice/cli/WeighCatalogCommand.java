@@ -9,7 +9,7 @@ import dev.splice.weigh.PluginRecords;
 import dev.splice.weigh.ProgramCatalog;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
-import dev.splice.weigh.model.AtomicFiles;
+import dev.splice.AtomicFiles;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

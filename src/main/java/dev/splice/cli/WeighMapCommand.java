@@ -2,7 +2,7 @@ package dev.splice.cli;
 
 import dev.splice.weigh.map.Catalog;
 import dev.splice.weigh.map.CatalogMapper;
-import dev.splice.weigh.model.AtomicFiles;
+import dev.splice.AtomicFiles;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

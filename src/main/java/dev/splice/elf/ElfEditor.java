@@ -1,5 +1,6 @@
 package dev.splice.elf;
 
+import dev.splice.AtomicFiles;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

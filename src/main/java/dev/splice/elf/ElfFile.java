@@ -1,5 +1,6 @@
 package dev.splice.elf;
 
+import dev.splice.AtomicFiles;
 import dev.splice.BadInputException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -11,7 +11,7 @@ import dev.splice.weigh.ContextTable;
 import dev.splice.weigh.PluginRecords;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
-import dev.splice.weigh.model.AtomicFiles;
+import dev.splice.AtomicFiles;
 import dev.splice.weigh.probe.ProbeOptions;
 import dev.splice.weigh.probe.ProbePair;
 import dev.splice.weigh.probe.ProbeProgram;
