@@ -1,48 +1,117 @@
 #!/usr/bin/env bash
-# The Splice tour, for now: machine code in and out of an editable listing, byte-exact.
-# Run by `make demo` (which builds the jar and the RISC-V test programs first).
+# The Splice tour: a listing that reassembles byte for byte, cycle probes inserted around a hot
+# loop of a linked executable, the rewritten program run under QEMU next to the original, and a
+# profile of the rewritten program translated back to the original's coordinates with BAT.
+# Run by `make demo` (which builds the jar, the RISC-V test programs and the QEMU plugin first).
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 cd "$root"
 splice=./splice
-program=build/programs/rv64/loops
-work=build/demo
-rm -rf "$work"
-mkdir -p "$work"
+program=build/programs/rv64/loops.relocs   # tests/programs/loops.c, static -O2, --emit-relocs
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-show() { printf '$ %s\n' "$*"; "$@"; }
-
-step "1. The bundled example, tests/programs/loops.c, built static -O2 for RISC-V64 and run under QEMU"
+show() { local line="$*"; printf '$ %s\n' "${line//$work/\$work}"; "$@"; }   # $work: the temporary directory
+fail() { echo "demo: $*" >&2; exit 1; }
 [ -f "$program" ] || make -s programs
-show qemu-riscv64 "$program" 1000 || echo "(exit status $?: main returns part of a checksum)"
 
-step "2. Its functions (one listing per function; these are the ones loops.c defines)"
-show $splice export "$program" --output-dir "$work/functions"
-for f in main hot_loop classify fib apply_all twice square negate; do
-    [ -f "$work/functions/$f.s" ] && sed -n 2p "$work/functions/$f.s"
-done
+# Fields of a `splice disasm --format jsonl` line, as "address size target" (target -1 if none).
+fields() { awk '
+    function field(name,   v) { v = $0; if (index(v, "\"" name "\":") == 0) return -1
+        sub(".*\"" name "\":", "", v); sub(/[,}].*/, "", v); return v + 0 }
+    { print field("address"), field("size"), field("target") }'; }
+hex() { printf '0x%x' "$1"; }
 
-step "3. The listing of hot_loop: exact instructions (c.* stays c.*), labels for branch targets"
+step "1. The bundled example (tests/programs/loops.c), its functions and the listing of hot_loop"
+show $splice info "$program" | sed -n '1,6p'
+show $splice disasm "$program" --function main --function hot_loop --function classify \
+    --function fib --function apply_all -o "$work/functions.s"
+grep '^\.function' "$work/functions.s"
 show $splice disasm "$program" --function hot_loop -o "$work/hot_loop.s"
 cat "$work/hot_loop.s"
 
-step "4. The listing reassembles to the same bytes"
+step "2. The listing reassembles to the function's bytes (cut out with GNU objcopy and nm)"
 show $splice asm "$work/hot_loop.s" -o "$work/hot_loop.bin"
-# The function's bytes as GNU objcopy and the symbol table give them, independently of Splice.
 riscv64-linux-gnu-objcopy -O binary --only-section=.text "$program" "$work/text.bin"
 read -r address size < <(riscv64-linux-gnu-nm -S "$program" | awk '$4 == "hot_loop" { print $1, $2 }')
 text_address=$(riscv64-linux-gnu-readelf -SW "$program" | awk '{ for (i = 1; i < NF; i++) if ($i == ".text") print $(i + 2) }')
-dd if="$work/text.bin" of="$work/hot_loop.expected" bs=1 skip=$((0x$address - 0x$text_address)) count=$((0x$size)) status=none
-cmp "$work/hot_loop.bin" "$work/hot_loop.expected" && echo "hot_loop: $(stat -c %s "$work/hot_loop.bin") bytes, identical to the program's"
+dd if="$work/text.bin" of="$work/hot_loop.expected" bs=1 skip=$((0x$address - 0x$text_address)) \
+    count=$((0x$size)) status=none
+cmp "$work/hot_loop.bin" "$work/hot_loop.expected"
+echo "hot_loop: $(stat -c %s "$work/hot_loop.bin") bytes, identical"
 
-show $splice disasm "$program" --section .text -o "$work/text.s"
-show $splice asm "$work/text.s" -o "$work/text.reassembled"
-cmp "$work/text.reassembled" "$work/text.bin" && echo ".text: $(stat -c %s "$work/text.bin") bytes ($(grep -c '^        ' "$work/text.s") lines), identical"
+step "3. Cycle probes around the loop: begin at the loop head, end at the loop exit"
+# From the JSON listing: the loop's back edge is the branch whose target lies before it. The begin
+# probe goes at its target with --insert-branch-target original (falling in runs the probe, the
+# back edge skips it); the end probe goes at the instruction after the back edge.
+read -r branch branch_size head < <($splice disasm "$program" --function hot_loop --format jsonl \
+    | fields | awk '$3 >= 0 && $3 < $1 { print; exit }')
+[ -n "${head:-}" ] || fail "no loop found in hot_loop"
+begin=$(hex "$head"); end=$(hex $((branch + branch_size)))
+echo "back edge $(hex "$branch") -> $begin: loop head $begin, loop exit $end"
+show $splice patch "$program" --insert "$begin" examples/cycle-probe-begin.s \
+    --insert "$end" examples/cycle-probe-end-write.s --insert-branch-target original \
+    -o "$work/loops.probed"
+show $splice disasm "$work/loops.probed" --function hot_loop -o "$work/hot_loop.probed.s"
+sed -n '2,$p' "$work/hot_loop.probed.s" | awk '/sd t1, 16\(sp\)/ { print "        ...    (cycle-probe-end-write.s: rdcycle, subtract, write(2, delta, 8), restore)"; skip = 1 }
+    /c.jr ra/ { skip = 0 } !skip'
 
-step "5. Edit the listing: a c.nop after every instruction; the labels keep the loop right"
-awk '{ print } /^        / { print "        c.nop" }' "$work/hot_loop.s" > "$work/hot_loop.edited.s"
-show $splice asm "$work/hot_loop.edited.s" -o "$work/hot_loop.edited.bin"
-echo "hot_loop grew from $(stat -c %s "$work/hot_loop.bin") to $(stat -c %s "$work/hot_loop.edited.bin") bytes; run both on the same data:"
-show qemu-riscv64 build/programs/rv64/runcode "$work/hot_loop.bin" hot_loop 1000
-show qemu-riscv64 build/programs/rv64/runcode "$work/hot_loop.edited.bin" hot_loop 1000
+step "4. Original and rewritten under QEMU: same output; the probe's reading grows with n"
+for n in 1000 100000; do
+    status=0; $splice run "$program" "$n" > "$work/original.out" || status=$?
+    probed=0; $splice run "$work/loops.probed" "$n" > "$work/probed.out" 2> "$work/probe.bin" || probed=$?
+    cmp -s "$work/original.out" "$work/probed.out" || fail "outputs differ for n=$n"
+    [ "$status" = "$probed" ] || fail "exit status $status vs $probed for n=$n"
+    [ "$(stat -c %s "$work/probe.bin")" = 8 ] || fail "expected 8 probe bytes on stderr for n=$n"
+    printf 'n=%-6s both print: %s (exit status %s)\n' "$n" "$(cat "$work/original.out")" "$status"
+    cycles=$(od -An -t d8 "$work/probe.bin" | tr -d ' ')
+    printf '         hot_loop took %s cycles\n' "$cycles"
+    [ "$cycles" -gt "${previous:-0}" ] || fail "the reading did not grow with n"
+    previous=$cycles
+done
+
+step "5. Exact instruction counts (QEMU plugin): the loop itself runs the same instructions"
+count() { # BINARY N: instructions executed. Each runs as $work/run/loops: the C library's start-up
+          # work depends on argv's size. The exit status is the program's, hence || true.
+    mkdir -p "$work/run"; cp "$1" "$work/run/loops"
+    "$splice" run --count "$work/run/loops" "$2" > /dev/null 2> "$work/count.err" || true
+    grep -ao '[0-9]* instructions executed' "$work/count.err" | cut -d' ' -f1
+}
+o1=$(count "$program" 1000); p1=$(count "$work/loops.probed" 1000)
+o2=$(count "$program" 2000); p2=$(count "$work/loops.probed" 2000)
+echo "n=1000: original $o1, rewritten $p1 instructions ($((p1 - o1)) more)"
+echo "n=2000: original $o2, rewritten $p2 instructions ($((p2 - o2)) more)"
+echo "1000 more iterations: original +$((o2 - o1)), rewritten +$((p2 - p1)), exactly the same"
+[ $((o2 - o1)) = $((p2 - p1)) ] || fail "the probes changed the loop's instruction count"
+added=$(( $(grep -c '^        ' "$work/hot_loop.probed.s") - $(grep -c '^        ' "$work/hot_loop.s") ))
+echo "(the constant difference: the probes' $added instructions, run once, and start-up code whose"
+echo " work depends on the rewritten binary's memory layout)"
+echo "the policy, exactly: a one-instruction fragment at the loop head, with and without"
+echo "--insert-branch-target original, differs by one instruction per back edge (n - 1):"
+echo "nop" > "$work/nop.s"
+$splice patch "$program" --insert "$begin" "$work/nop.s" -o "$work/loops.nop-inserted"
+$splice patch "$program" --insert "$begin" "$work/nop.s" --insert-branch-target original -o "$work/loops.nop-original"
+i=$(count "$work/loops.nop-inserted" 1000); g=$(count "$work/loops.nop-original" 1000)
+echo "n=1000: inserted $i, original $g: $((i - g)) = 999"
+[ $((i - g)) = 999 ] || fail "expected 999 more instructions"
+
+step "6. A profile of the rewritten binary, translated back to the original's coordinates (BAT)"
+# The moved hot_loop's back edge, taken 999 times, in the rewritten binary's addresses, as a
+# pre-aggregated (perf2bolt --pa) record: B from to count mispredictions (hexadecimal).
+read -r new_branch _ new_head < <($splice disasm "$work/loops.probed" --function hot_loop --format jsonl \
+    | fields | awk '$3 >= 0 && $3 < $1 { print; exit }')
+printf 'B %x %x 999 0\n' "$new_branch" "$new_head" > "$work/profile.pa"
+echo "rewritten hot_loop: back edge $(hex "$new_branch") -> $(hex "$new_head"); profile.pa:"
+sed 's/^/    /' "$work/profile.pa"
+show $splice bat translate --pa "$work/profile.pa" "$work/loops.probed" -o "$work/profile.fdata"
+echo "\$work/profile.fdata (from: function offset, to: function offset, mispredictions, count):"
+sed 's/^/    /' "$work/profile.fdata"
+echo "the same branch on the original ($(hex "$branch") -> $begin), translated by perf2bolt-22:"
+printf 'B %x %x 999 0\n' "$branch" "$head" > "$work/original.pa"
+perf2bolt-22 --pa -p "$work/original.pa" -o "$work/original.fdata" "$program" > /dev/null 2>&1 \
+    || fail "perf2bolt-22 failed"
+sed 's/^/    /' "$work/original.fdata"
+grep -v '^boltedcollection$' "$work/profile.fdata" | cmp -s - "$work/original.fdata" \
+    || fail "the translated profile differs from perf2bolt's on the original"
+echo "identical: the profile of the rewritten binary lands on the original's hot_loop offsets"
