@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
         description = {
             "Fit the robust model to a campaign's pairs.jsonl and pairs-off.jsonl and publish weights:",
             "per-context Huber IRLS with run, order, drift and batch terms, run-cluster moving-block bootstrap,",
-            "simultaneous 95% intervals, quality gates. Writes weights.json, weights.csv, report.md and",
+            "simultaneous 95%% intervals, quality gates. Writes weights.json, weights.csv, report.md and",
             "report.html to OUT_DIR. The same seed gives byte-identical output."
         })
 public final class WeighModelCommand implements Callable<Integer> {

@@ -10,7 +10,9 @@ import java.util.TreeSet;
  * The .note.bolt_bat of a rewritten binary: for each moved function, an entry for every
  * instruction of the new copy, mapping it to the original instruction (inserted instructions map
  * to the instruction they precede; the added jump back after the function maps to its last
- * instruction). Branches and jumps are marked as branch sources; block starts are recorded as input blocks.
+ * instruction). BOLT reads every entry without the branch bit as a block start (that is how
+ * perf2bolt finds fall-throughs), so only the first entry of each original block goes without
+ * it; every other entry carries the bit: it still translates samples exactly but makes no block.
  */
 final class BatBuilder {
     private final Inserter inserter;
@@ -41,6 +43,7 @@ final class BatBuilder {
             for (long b : blocks) {
                 f.block(b, index++, 0);
             }
+            Entries entries = new Entries(f, blocks);
             long lastInput = 0;
             for (Item i : m.items) {
                 long out = i.newAddress - m.newStart;
@@ -48,21 +51,21 @@ final class BatBuilder {
                     case FRAGMENT -> {
                         long input = i.oldAddress - start;
                         for (long o = 0; o < i.size(); o += 2) {
-                            f.entry(out + o, input, false);
+                            entries.add(out + o, input);
                         }
                     }
-                    case FALLTHROUGH -> f.entry(out, lastInput, true);
+                    case FALLTHROUGH -> entries.add(out, lastInput);
                     default -> {
                         if (i.oldAddress == m.function.endAddress()) {
-                            f.entry(out, lastInput, false); // the trap after a function that ends its section
+                            entries.add(out, lastInput); // the trap after a function that ends its section
                             continue;
                         }
                         long input = i.oldAddress - start;
                         boolean branch = i.kind == Kind.BRANCH || i.kind == Kind.JUMP;
-                        f.entry(out, input, branch);
+                        entries.add(out, input);
                         if (branch) {
                             for (long o = 4; o < i.size(); o += 4) {
-                                f.entry(out + o, input, true);
+                                entries.add(out + o, input);
                             }
                         }
                         lastInput = input;
@@ -71,5 +74,17 @@ final class BatBuilder {
             }
         }
         return writer.encodeNote();
+    }
+
+    /** Adds entries, keeping the branch bit off only on the first entry of each original block. */
+    private record Entries(BatWriter.Function function, TreeSet<Long> blockStarts, java.util.Set<Long> started) {
+        Entries(BatWriter.Function function, TreeSet<Long> blockStarts) {
+            this(function, blockStarts, new java.util.HashSet<>());
+        }
+
+        void add(long outputOffset, long inputOffset) {
+            boolean blockStart = blockStarts.contains(inputOffset) && started.add(inputOffset);
+            function.entry(outputOffset, inputOffset, !blockStart);
+        }
     }
 }

@@ -10,6 +10,10 @@ import dev.splice.bat.ProfileTranslator;
 import dev.splice.bat.RewrittenBinary;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
+import dev.splice.isa.Decoder;
+import dev.splice.isa.Extension;
+import dev.splice.isa.Isa;
+import dev.splice.isa.Opcode;
 import dev.splice.listing.Assembler;
 import dev.splice.testing.TestPrograms;
 import java.util.ArrayList;
@@ -72,5 +76,52 @@ class InsertBatTest {
         Fdata expected = onOriginal.translate(true);
         Fdata actual = onRewritten.translate(true);
         assertEquals(expected.samples(), actual.samples());
+    }
+
+    /**
+     * A branch profile (the loop's back edge and the fall-through trace through its body) of a
+     * binary with fragments at the loop head and in the middle of the body translates to exactly
+     * the edges of the same profile on the original: inserted code adds no blocks.
+     */
+    @Test
+    void branchesAndFallThroughsTranslateBackToTheOriginalEdges() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("loops.relocs"));
+        long[] loop = backEdge(elf, elf.function("hot_loop").orElseThrow());
+        long head = loop[1];
+        long inBody = PatchFixtures.boundaries(elf, elf.function("hot_loop").orElseThrow()).stream()
+                .filter(a -> a > head).findFirst().orElseThrow();
+        List<Insertion> ins = List.of(
+                new Insertion(head, PROBE, BranchTarget.INSERTED),
+                new Insertion(inBody, "nop\nnop\n", BranchTarget.INSERTED));
+        ElfFile out = ElfFile.parse(Inserter.insert(elf, ins), "rewritten");
+        long[] moved = backEdge(out, out.function("hot_loop").orElseThrow());
+
+        BatTables bat = BatTables.read(out);
+        ProfileTranslator onRewritten = new ProfileTranslator(bat, RewrittenBinary.of(out, bat));
+        onRewritten.branch(moved[0], moved[1], 999, 3);
+        onRewritten.fallthrough(moved[1], moved[0], 1000);
+        BatTables none = BatTables.decodeNote(new BatWriter().encodeNote(), "none");
+        ProfileTranslator onOriginal = new ProfileTranslator(none, RewrittenBinary.of(elf, none));
+        onOriginal.branch(loop[0], loop[1], 999, 3);
+        onOriginal.fallthrough(loop[1], loop[0], 1000);
+
+        assertEquals(onOriginal.translate().branches(), onRewritten.translate().branches());
+    }
+
+    /** The loop's backward branch: {address of the branch, its target}. */
+    private static long[] backEdge(ElfFile elf, Function f) {
+        Decoder decoder = Isa.rv64().decoder(Extension.all());
+        byte[] code = elf.contents(f.section());
+        for (long a : PatchFixtures.boundaries(elf, f)) {
+            int at = (int) (a - f.section().address());
+            int parcel = (code[at] & 0xff) | (code[at + 1] & 0xff) << 8;
+            int size = Decoder.length(parcel);
+            int bits = size == 2 ? parcel : parcel | (code[at + 2] & 0xff) << 16 | (code[at + 3] & 0xff) << 24;
+            Opcode op = decoder.decode(bits, size);
+            if (op != null && op.hasBranchTarget() && op.branchOffset(bits) < 0) {
+                return new long[] {a, a + op.branchOffset(bits)};
+            }
+        }
+        throw new AssertionError(f.name() + " has no backward branch");
     }
 }
