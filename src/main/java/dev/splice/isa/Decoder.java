@@ -51,35 +51,52 @@ public final class Decoder {
             narrowOps[i + 1] = narrow.get(i);
         }
         wideOps = wide.toArray(NONE);
-        for (int w = 0; w < 1 << 16; w++) {
-            if ((w & 3) == 3) {
+        // Only the candidates that can match a parcel's quadrant and funct3 (bits 1..0 and 15..13)
+        // are tried on it, in the same order: building the table stays cheap at start-up.
+        int groupMask = 0xe003;
+        for (int group = 0; group < 32; group++) {
+            int groupBits = (group & 3) | ((group >>> 2) << 13);
+            if ((groupBits & 3) == 3) {
                 continue;
             }
-            for (int i = 1; i < narrowOps.length; i++) {
-                if (narrowOps[i].accepts(w)) {
-                    compressed[w] = (byte) i;
-                    break;
+            int[] candidates = candidates(narrowOps, 1, groupBits, groupMask);
+            for (int low = 0; low < 1 << 11; low++) {
+                int w = groupBits | (low << 2);
+                for (int i : candidates) {
+                    if (narrowOps[i].accepts(w)) {
+                        compressed[w] = (byte) i;
+                        break;
+                    }
                 }
             }
         }
         int keyMask = unkey(0x7fff) | 3;
-        Map<List<Integer>, Integer> shared = new HashMap<>();
+        // Candidates per major opcode (bits 6..0) first, so each key filters a short list.
+        int[][] byMajor = new int[32][];
+        for (int major = 0; major < 32; major++) {
+            byMajor[major] = candidates(wideOps, 0, (major << 2) | 3, 0x7f);
+        }
+        // A candidate list as a string of indices (each < 65,536): cheap to hash and compare.
+        Map<String, Integer> shared = new HashMap<>();
         List<Integer> flat = new ArrayList<>();
+        char[] listBuf = new char[wideOps.length];
         for (int key = 0; key < 1 << 15; key++) {
             int keyBits = unkey(key) | 3;
-            List<Integer> list = new ArrayList<>();
-            for (int i = 0; i < wideOps.length; i++) {
+            int n = 0;
+            for (int i : byMajor[key & 0x1f]) {
                 Opcode op = wideOps[i];
                 if (((keyBits ^ op.match()) & op.mask() & keyMask) == 0) {
-                    list.add(i);
+                    listBuf[n++] = (char) i;
                 }
             }
+            String list = new String(listBuf, 0, n);
             Integer at = shared.get(list);
             if (at == null) {
                 at = flat.size();
                 shared.put(list, at);
-                flat.add(list.size());
-                for (int i : list) {
+                flat.add(n);
+                for (int j = 0; j < n; j++) {
+                    int i = list.charAt(j);
                     Opcode op = wideOps[i];
                     Field[] cf = op.constraintFields;
                     boolean onlyRm = cf.length == 1 && cf[0].instMask == 0x7000
@@ -99,6 +116,21 @@ public final class Decoder {
         for (int i = 0; i < words.length; i++) {
             words[i] = flat.get(i);
         }
+    }
+
+    /**
+     * The indices (from {@code first}, in order) of the opcodes whose fixed bits agree with
+     * {@code bits} on the bits of {@code mask}.
+     */
+    private static int[] candidates(Opcode[] ops, int first, int bits, int mask) {
+        int[] out = new int[ops.length];
+        int n = 0;
+        for (int i = first; i < ops.length; i++) {
+            if (((bits ^ ops[i].match()) & ops[i].mask() & mask) == 0) {
+                out[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
     }
 
     private static int key(int bits) {

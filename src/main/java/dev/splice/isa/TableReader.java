@@ -50,6 +50,40 @@ final class TableReader {
         }
     }
 
+    /**
+     * {@code s.split("\\s+")} without a regular expression: the table is read at every start-up,
+     * mostly by the interpreter, where compiling and running a pattern per line is costly.
+     */
+    static String[] words(String s) {
+        List<String> out = new ArrayList<>();
+        int i = 0;
+        int n = s.length();
+        if (n > 0 && isSpace(s.charAt(0))) {
+            out.add("");
+        }
+        while (i < n) {
+            while (i < n && isSpace(s.charAt(i))) {
+                i++;
+            }
+            int start = i;
+            while (i < n && !isSpace(s.charAt(i))) {
+                i++;
+            }
+            if (i > start) {
+                out.add(s.substring(start, i));
+            }
+        }
+        if (out.isEmpty()) {
+            out.add(s);
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /** The characters of the regular expression class {@code \\s}. */
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\u000B' || c == '\f' || c == '\r';
+    }
+
     private IllegalStateException error(String message) {
         return new IllegalStateException(source + ":" + lineNo + ": " + message);
     }
@@ -59,7 +93,7 @@ final class TableReader {
         if (line.isEmpty() || line.startsWith("#")) {
             return;
         }
-        String[] words = line.split("\\s+");
+        String[] words = words(line);
         switch (words[0]) {
             case "field" -> field(words);
             case "insn" -> insn(line.substring(4));
@@ -140,7 +174,7 @@ final class TableReader {
         if (cols.length < 3) {
             throw error("insn needs MNEMONIC EXT | FIXED | OPERANDS");
         }
-        String[] head = cols[0].strip().split("\\s+");
+        String[] head = words(cols[0].strip());
         String mnemonic = head[0];
         Set<Extension> req = EnumSet.noneOf(Extension.class);
         Extension ext = null;
@@ -153,7 +187,7 @@ final class TableReader {
         }
         int mask = 0;
         int match = 0;
-        for (String fixed : cols[1].strip().split("\\s+")) {
+        for (String fixed : words(cols[1].strip())) {
             if (fixed.isEmpty()) {
                 continue;
             }
@@ -181,7 +215,7 @@ final class TableReader {
         boolean aqrl = false;
         List<Field> cf = new ArrayList<>();
         List<long[]> forbidden = new ArrayList<>();
-        for (String c : conditions.split("\\s+")) {
+        for (String c : words(conditions)) {
             if (c.isEmpty()) {
                 continue;
             }
@@ -231,7 +265,7 @@ final class TableReader {
                 throw error(mnemonic + suffixes[k] + ": bits 0x" + Integer.toHexString(~covered & full)
                         + " are neither fixed nor in a field");
             }
-            Opcode op = new Opcode(mnemonic + suffixes[k], req, ext, size, m, v, t,
+            Opcode op = new Opcode(mnemonic.concat(suffixes[k]), req, ext, size, m, v, t,
                     cf.toArray(new Field[0]), forbidden.toArray(new long[0][]), expansion);
             opcodes.add(op);
             if (byName.put(op.mnemonic(), op) != null) {
@@ -257,7 +291,7 @@ final class TableReader {
         List<Field> cf = new ArrayList<>();
         List<Long> cv = new ArrayList<>();
         List<Field> co = new ArrayList<>();
-        for (String c : cols[1].strip().split("\\s+")) {
+        for (String c : words(cols[1].strip())) {
             if (c.isEmpty()) {
                 continue;
             }
@@ -289,11 +323,16 @@ final class TableReader {
         if (w.length == 3) {
             putCsr(number, w[2]);
         } else if (w.length == 4) {
-            String[] r = w[3].split("\\.\\.");
-            int first = Integer.parseInt(r[0]);
-            int last = Integer.parseInt(r[1]);
+            // No regex split and no string concatenation (an invokedynamic bootstrap): both cost
+            // milliseconds at start-up.
+            int dots = w[3].indexOf("..");
+            if (dots < 0) {
+                throw error("csr range needs FIRST..LAST");
+            }
+            int first = Integer.parseInt(w[3].substring(0, dots));
+            int last = Integer.parseInt(w[3].substring(dots + 2));
             for (int i = first; i <= last; i++) {
-                putCsr(number + i - first, w[2] + i);
+                putCsr(number + i - first, w[2].concat(Integer.toString(i)));
             }
         } else {
             throw error("csr needs NUMBER NAME [FIRST..LAST]");
@@ -313,7 +352,7 @@ final class TableReader {
                 op.aliases = list.toArray(new Alias[0]);
             }
             if (op.size() == 2 && !op.expansion.isEmpty()) {
-                String target = op.expansion.split("\\s+")[0];
+                String target = words(op.expansion)[0];
                 op.expandsTo = byName.get(target);
                 if (op.expandsTo == null || op.expandsTo.size() != 4) {
                     throw new IllegalStateException(source + ": " + op.mnemonic()
