@@ -22,6 +22,19 @@ final class RecordTable {
         return size;
     }
 
+    /** Forgets every record, keeping the current capacity. */
+    void clear() {
+        for (int i = 0; i < slots.length; i += 4) {
+            slots[i] = EMPTY;
+        }
+        size = 0;
+    }
+
+    /** Whether a first key can be stored (the empty-slot marker cannot). */
+    static boolean storable(long k1) {
+        return k1 != EMPTY;
+    }
+
     void add(long k1, long k2, long count, long mispreds) {
         if (size * 2 >= slots.length / 4) {
             grow();
