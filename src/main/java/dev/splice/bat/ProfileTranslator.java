@@ -45,6 +45,9 @@ public final class ProfileTranslator {
     private final RecordTable rawBranches = new RecordTable();
     private final RecordTable rawTraces = new RecordTable();
     private static final int RAW_LIMIT = 1 << 18;
+    // The largest (end - address) of any function: a fall-through range longer than this cannot lie
+    // within one function, so it is dropped before aggregation (doTrace would drop it anyway).
+    private final long maxSpan;
     private long records;
     private Map<String, RewrittenBinary.Function> functionsByName;
     // A direct-mapped cache of address lookups (profiles revisit the same addresses): per slot the
@@ -69,6 +72,11 @@ public final class ProfileTranslator {
             cache[i + 1] = -2; // address -1 is in no function: index -1, not a return
         }
         int n = functions.size();
+        long span = 0;
+        for (RewrittenBinary.Function f : functions) {
+            span = Math.max(span, f.end() - f.address());
+        }
+        maxSpan = span;
         maps = new BatMap[n];
         owner = new int[n];
         for (int i = 0; i < n; i++) {
@@ -132,6 +140,9 @@ public final class ProfileTranslator {
     }
 
     private void rawTrace(long from, long to, long count) {
+        if (from >= to || to - from >= maxSpan) {
+            return; // empty or backwards, or longer than any function: invalid, as in doTrace
+        }
         if (!RecordTable.storable(from)) {
             doTrace(from, to, count, false);
             return;
