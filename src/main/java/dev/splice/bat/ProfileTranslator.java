@@ -44,7 +44,7 @@ public final class ProfileTranslator {
     // raw record once with its summed counts gives the same result. Bounded: flushed when large.
     private final RecordTable rawBranches = new RecordTable();
     private final RecordTable rawTraces = new RecordTable();
-    private static final int RAW_LIMIT = 1 << 18;
+    private static final int RAW_LIMIT = 1 << 17;
     // The largest (end - address) of any function: a fall-through range longer than this cannot lie
     // within one function, so it is dropped before aggregation (doTrace would drop it anyway).
     private final long maxSpan;
@@ -169,6 +169,9 @@ public final class ProfileTranslator {
         }
         // The branch part is exactly a B record; the trace part after a return starts one byte early.
         rawBranch(branch, from, count, mispreds);
+        if (from > to || to - from >= maxSpan) {
+            return; // invalid whether or not the branch is a return: skip the return lookup
+        }
         if (isReturn(branch)) {
             doTrace(from, to, count, true);
         } else {
