@@ -42,8 +42,8 @@ public final class ProfileTranslator {
     // Raw records not yet translated, aggregated on their full key: a profile repeats the same
     // (from, to) many times, and translation is linear in the counts, so translating each distinct
     // raw record once with its summed counts gives the same result. Bounded: flushed when large.
-    private final RecordTable rawBranches = new RecordTable();
-    private final RecordTable rawTraces = new RecordTable();
+    private final RawCounts rawBranches = new RawCounts();
+    private final RawCounts rawTraces = new RawCounts();
     private static final int RAW_LIMIT = 1 << 17;
     // The largest (end - address) of any function: a fall-through range longer than this cannot lie
     // within one function, so it is dropped before aggregation (doTrace would drop it anyway).
@@ -123,11 +123,10 @@ public final class ProfileTranslator {
     }
 
     private void rawBranch(long from, long to, long count, long mispreds) {
-        if (!RecordTable.storable(from)) {
+        if (!rawBranches.add(from, to, count, mispreds)) {
             translateBranch(from, to, count, mispreds);
             return;
         }
-        rawBranches.add(from, to, count, mispreds);
         if (rawBranches.size() >= RAW_LIMIT) {
             flush();
         }
@@ -143,11 +142,10 @@ public final class ProfileTranslator {
         if (from >= to || to - from >= maxSpan) {
             return; // empty or backwards, or longer than any function: invalid, as in doTrace
         }
-        if (!RecordTable.storable(from)) {
+        if (!rawTraces.add(from, to, count, 0)) {
             doTrace(from, to, count, false);
             return;
         }
-        rawTraces.add(from, to, count, 0);
         if (rawTraces.size() >= RAW_LIMIT) {
             flush();
         }

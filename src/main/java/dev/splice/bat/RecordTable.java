@@ -30,11 +30,6 @@ final class RecordTable {
         size = 0;
     }
 
-    /** Whether a first key can be stored (the empty-slot marker cannot). */
-    static boolean storable(long k1) {
-        return k1 != EMPTY;
-    }
-
     void add(long k1, long k2, long count, long mispreds) {
         if (size * 2 >= slots.length / 4) {
             grow();
