@@ -22,14 +22,6 @@ final class RecordTable {
         return size;
     }
 
-    /** Forgets every record, keeping the current capacity. */
-    void clear() {
-        for (int i = 0; i < slots.length; i += 4) {
-            slots[i] = EMPTY;
-        }
-        size = 0;
-    }
-
     void add(long k1, long k2, long count, long mispreds) {
         if (size * 2 >= slots.length / 4) {
             grow();
