@@ -190,7 +190,23 @@ public final class ProfileReader {
     private long address(String what) {
         skipSpaces();
         int start = pos;
+        // Fast path, one pass: 1 to 16 hex digits up to a blank or the end of the line.
+        long fast = 0;
         int end = pos;
+        int stop = Math.min(length, pos + 16);
+        while (end < stop) {
+            int d = HEX[line[end] & 0xff];
+            if (d < 0) {
+                break;
+            }
+            fast = fast << 4 | d;
+            end++;
+        }
+        if (end > start && (end == length || line[end] == ' ' || line[end] == '\t')) {
+            pos = end;
+            return fast;
+        }
+        end = pos;
         while (end < length && line[end] != ' ' && line[end] != '\t') {
             end++;
         }

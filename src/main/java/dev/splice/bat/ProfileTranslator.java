@@ -39,6 +39,15 @@ public final class ProfileTranslator {
     private final RecordTable samples = new RecordTable();
     private final TreeSet<String> eventNames = new TreeSet<>();
     private final LongList pairs = new LongList();
+    // Raw records not yet translated, aggregated on their full key: a profile repeats the same
+    // (from, to) many times, and translation is linear in the counts, so translating each distinct
+    // raw record once with its summed counts gives the same result. Bounded: flushed when large.
+    private final RawCounts rawBranches = new RawCounts();
+    private final RawCounts rawTraces = new RawCounts();
+    private static final int RAW_LIMIT = 1 << 17;
+    // The largest (end - address) of any function: a fall-through range longer than this cannot lie
+    // within one function, so it is dropped before aggregation (doTrace would drop it anyway).
+    private final long maxSpan;
     private long records;
     private Map<String, RewrittenBinary.Function> functionsByName;
     // A direct-mapped cache of address lookups (profiles revisit the same addresses): per slot the
@@ -63,6 +72,11 @@ public final class ProfileTranslator {
             cache[i + 1] = -2; // address -1 is in no function: index -1, not a return
         }
         int n = functions.size();
+        long span = 0;
+        for (RewrittenBinary.Function f : functions) {
+            span = Math.max(span, f.end() - f.address());
+        }
+        maxSpan = span;
         maps = new BatMap[n];
         owner = new int[n];
         for (int i = 0; i < n; i++) {
@@ -103,9 +117,46 @@ public final class ProfileTranslator {
     /** A taken branch (pre-aggregated B). */
     public void branch(long from, long to, long count, long mispreds) {
         records++;
-        if (!basicSamples && !isReturn(from)) {
+        if (!basicSamples) {
+            rawBranch(from, to, count, mispreds);
+        }
+    }
+
+    private void rawBranch(long from, long to, long count, long mispreds) {
+        if (!rawBranches.add(from, to, count, mispreds)) {
+            translateBranch(from, to, count, mispreds);
+            return;
+        }
+        if (rawBranches.size() >= RAW_LIMIT) {
+            flush();
+        }
+    }
+
+    private void translateBranch(long from, long to, long count, long mispreds) {
+        if (!isReturn(from)) {
             doBranch(from, to, count, mispreds);
         }
+    }
+
+    private void rawTrace(long from, long to, long count) {
+        if (from >= to || to - from >= maxSpan) {
+            return; // empty or backwards, or longer than any function: invalid, as in doTrace
+        }
+        if (!rawTraces.add(from, to, count, 0)) {
+            doTrace(from, to, count, false);
+            return;
+        }
+        if (rawTraces.size() >= RAW_LIMIT) {
+            flush();
+        }
+    }
+
+    /** Translates the pending raw records into the aggregates. */
+    private void flush() {
+        rawBranches.forEach((from, to, count, mispreds) -> translateBranch(from, to, count, mispreds));
+        rawBranches.clear();
+        rawTraces.forEach((from, to, count, unused) -> doTrace(from, to, count, false));
+        rawTraces.clear();
     }
 
     /** A taken branch followed by a fall-through range (pre-aggregated T, or a branch stack entry). */
@@ -114,18 +165,23 @@ public final class ProfileTranslator {
         if (basicSamples) {
             return;
         }
-        boolean isReturn = isReturn(branch);
-        if (!isReturn) {
-            doBranch(branch, from, count, mispreds);
+        // The branch part is exactly a B record; the trace part after a return starts one byte early.
+        rawBranch(branch, from, count, mispreds);
+        if (from > to || to - from >= maxSpan) {
+            return; // invalid whether or not the branch is a return: skip the return lookup
         }
-        doTrace(from, to, count, isReturn);
+        if (isReturn(branch)) {
+            doTrace(from, to, count, true);
+        } else {
+            rawTrace(from, to, count);
+        }
     }
 
     /** A fall-through range (pre-aggregated F). */
     public void fallthrough(long from, long to, long count) {
         records++;
         if (!basicSamples) {
-            doTrace(from, to, count, false);
+            rawTrace(from, to, count);
         }
     }
 
@@ -154,6 +210,8 @@ public final class ProfileTranslator {
 
     /** Adds what another translator (over another part of the same profile) aggregated. */
     public void mergeFrom(ProfileTranslator other) {
+        flush();
+        other.flush();
         other.branches.forEach(branches::add);
         other.entries.forEach(entries::add);
         other.samples.forEach(samples::add);
@@ -171,6 +229,7 @@ public final class ProfileTranslator {
 
     /** Number of distinct translated edges (or samples) aggregated so far. */
     public int distinctRecords() {
+        flush();
         return basicSamples ? samples.size() : branches.size();
     }
 
@@ -236,6 +295,7 @@ public final class ProfileTranslator {
 
     /** The translated profile so far. */
     public Fdata translate() {
+        flush();
         functionsByName = new HashMap<>();
         List<Fdata.Branch> branchLines = new ArrayList<>(branches.size());
         branches.forEach((k, offsets, count, mispreds) -> {
@@ -283,6 +343,7 @@ public final class ProfileTranslator {
 
     /** Counts of inter-function branches into each location, from any source (perf2bolt's entry data). */
     public Map<Fdata.Location, Long> entryCounts() {
+        flush();
         Map<Fdata.Location, Long> out = new HashMap<>();
         entries.forEach((f, offset, count, unused) -> out.merge(location((int) f, offset), count, Long::sum));
         return out;
