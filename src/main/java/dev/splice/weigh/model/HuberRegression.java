@@ -386,22 +386,7 @@ public final class HuberRegression {
                 b1 -= s1 * sy[r];
                 b2 -= s2 * sy[r];
             }
-            a[0] = a00;
-            a[3] = a10;
-            a[4] = a11;
-            a[6] = a20;
-            a[7] = a21;
-            a[8] = a22;
-            b[0] = b0;
-            b[1] = b1;
-            b[2] = b2;
-            if (!Cholesky.solveLowerStored(a, b, 3, beta)) {
-                return false;
-            }
-            for (int r = 0; r < runs; r++) {
-                mu[r] = (sy[r] - sx[3 * r] * beta[0] - sx[3 * r + 1] * beta[1] - sx[3 * r + 2] * beta[2]) / sw[r];
-            }
-            return true;
+            return solveReduced3(a00, a10, a11, a20, a21, a22, b0, b1, b2, mu, beta);
         }
 
         private boolean solve3Grouped(double[] w, double[] mu, double[] beta) {
@@ -451,6 +436,15 @@ public final class HuberRegression {
                 b1 -= r1 * inv * ry;
                 b2 -= r2 * inv * ry;
             }
+            return solveReduced3(a00, a10, a11, a20, a21, a22, b0, b1, b2, mu, beta);
+        }
+
+        /**
+         * Solves the 3x3 normal equations left after the run intercepts were eliminated (lower
+         * triangle given), then recovers each run's intercept from its weighted sums.
+         */
+        private boolean solveReduced3(double a00, double a10, double a11, double a20, double a21, double a22,
+                double b0, double b1, double b2, double[] mu, double[] beta) {
             a[0] = a00;
             a[3] = a10;
             a[4] = a11;
