@@ -18,8 +18,7 @@ import picocli.CommandLine.Parameters;
         name = "asm",
         mixinStandardHelpOptions = true,
         description = {
-            "Assembles a listing (as 'splice disasm' writes it, edited or not) into the raw bytes of",
-            "its region: for an unedited whole-section listing exactly the section's bytes.",
+            "Assembles a listing (as 'splice disasm' writes it, edited or not) into the raw bytes of its region: for an unedited whole-section listing exactly the section's bytes.",
             "Errors are reported as FILE:LINE:COLUMN: message."
         })
 final class AsmCommand implements Callable<Integer> {

@@ -20,9 +20,7 @@ import picocli.CommandLine.Parameters;
         name = "disasm",
         mixinStandardHelpOptions = true,
         description = {
-            "Disassembles the executable sections of a RISC-V64 ELF file (or the chosen sections and",
-            "functions, or a raw byte file with --raw) into an editable listing that 'splice asm'",
-            "reassembles to the same bytes."
+            "Disassembles the executable sections of a RISC-V64 ELF file (or the chosen sections and functions, or a raw byte file with --raw) into an editable listing that 'splice asm' reassembles to the same bytes."
         })
 final class DisasmCommand implements Callable<Integer> {
     enum Format { listing, jsonl }

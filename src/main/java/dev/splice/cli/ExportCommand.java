@@ -22,9 +22,7 @@ import picocli.CommandLine.Parameters;
         name = "export",
         mixinStandardHelpOptions = true,
         description = {
-            "Writes one listing per function of a RISC-V64 ELF file into a directory, named after",
-            "the function (characters other than letters, digits, '.', '_' and '-' become '_';",
-            "clashing names get the function's address appended). Functions of size 0 are skipped."
+            "Writes one listing per function of a RISC-V64 ELF file into a directory, named after the function (characters other than letters, digits, '.', '_' and '-' become '_'; clashing names get the function's address appended). Functions of size 0 are skipped."
         })
 final class ExportCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "ELF file.")

@@ -28,8 +28,7 @@ import picocli.CommandLine.Spec;
         name = "info",
         mixinStandardHelpOptions = true,
         description = {
-            "Shows an ELF64 file's sections, segments, entry point, symbol and relocation counts,",
-            "GNU build-id and whether it carries BOLT address translation (.note.bolt_bat)."
+            "Shows an ELF64 file's sections, segments, entry point, symbol and relocation counts, GNU build-id and whether it carries BOLT address translation (.note.bolt_bat)."
         })
 public final class InfoCommand implements Callable<Integer> {
     static final String BOLT_BAT_SECTION = ".note.bolt_bat";

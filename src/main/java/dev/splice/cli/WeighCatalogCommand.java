@@ -23,9 +23,7 @@ import picocli.CommandLine.Parameters;
         name = "catalog",
         mixinStandardHelpOptions = true,
         description = {
-            "Run a RISC-V64 Linux program under qemu-riscv64 with the Splice plugin in catalog mode and write,",
-            "per semantic key (mnemonic with aq/rl, CSR name or fence sets, as the context table keys them), how",
-            "many instruction slots QEMU translated and how many times they executed. 'splice weigh map' reads it."
+            "Run a RISC-V64 Linux program under qemu-riscv64 with the Splice plugin in catalog mode and write, per semantic key (mnemonic with aq/rl, CSR name or fence sets, as the context table keys them), how many instruction slots QEMU translated and how many times they executed. 'splice weigh map' reads it."
         })
 public final class WeighCatalogCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "CATALOG.json", required = true, description = "Catalog file to write.")

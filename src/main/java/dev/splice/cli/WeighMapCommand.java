@@ -14,9 +14,7 @@ import picocli.CommandLine.Parameters;
         name = "map",
         mixinStandardHelpOptions = true,
         description = {
-            "Map context weights (weights.json) onto the instruction classes of a catalog (catalog JSON or",
-            "'key,count' CSV): strict, exploratory, context-dependent, restricted and unmeasured classes, and",
-            "orphan contexts. Writes mapping.json and mapping.csv."
+            "Map context weights (weights.json) onto the instruction classes of a catalog (catalog JSON or 'key,count' CSV): strict, exploratory, context-dependent, restricted and unmeasured classes, and orphan contexts. Writes mapping.json and mapping.csv."
         })
 public final class WeighMapCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "WEIGHTS", description = "weights.json written by 'splice weigh model'.")

@@ -15,10 +15,7 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = {
             "Measure instruction costs under qemu-riscv64 with probe kernels against same-shape baselines.",
-            "Each run is one generated probe executable run three times: a validation pass (the plugin proves",
-            "that the target ran exactly batch times and that probe minus baseline closes), a timing pass (plugin",
-            "thread-CPU clocks at the markers) and a plugin-off pass (the guest's own clock only). Writes",
-            "manifest.json, pairs.jsonl, pairs-off.jsonl, closure.json and runs/RUN/* (docs/formats.md)."
+            "Each run is one generated probe executable run three times: a validation pass (the plugin proves that the target ran exactly batch times and that probe minus baseline closes), a timing pass (plugin thread-CPU clocks at the markers) and a plugin-off pass (the guest's own clock only). Writes manifest.json, pairs.jsonl, pairs-off.jsonl, closure.json and runs/RUN/* (docs/formats.md)."
         })
 public final class WeighMeasureCommand implements Callable<Integer> {
     @Option(names = "--contexts", paramLabel = "PATTERNS",

@@ -20,9 +20,7 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = {
             "Fit the robust model to a campaign's pairs.jsonl and pairs-off.jsonl and publish weights:",
-            "per-context Huber IRLS with run, order, drift and batch terms, run-cluster moving-block bootstrap,",
-            "simultaneous 95%% intervals, quality gates. Writes weights.json, weights.csv, report.md and",
-            "report.html to OUT_DIR. The same seed gives byte-identical output."
+            "per-context Huber IRLS with run, order, drift and batch terms, run-cluster moving-block bootstrap, simultaneous 95%% intervals, quality gates. Writes weights.json, weights.csv, report.md and report.html to OUT_DIR. The same seed gives byte-identical output."
         })
 public final class WeighModelCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CAMPAIGN_DIR", description = "Directory holding pairs.jsonl (and pairs-off.jsonl, manifest.json).")
