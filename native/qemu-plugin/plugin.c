@@ -290,3 +290,16 @@ enum splice_marker splice_marker_of(const struct qemu_plugin_insn *insn)
     }
     return SPLICE_NOT_MARKER;
 }
+
+int splice_hook_marker(struct qemu_plugin_insn *insn, splice_qemu_vcpu_udata_cb on_start,
+                       splice_qemu_vcpu_udata_cb on_stop)
+{
+    enum splice_marker marker = splice_marker_of(insn);
+    if (marker == SPLICE_NOT_MARKER) {
+        return 0;
+    }
+    uint64_t pc = qemu_plugin_insn_vaddr(insn);
+    qemu_plugin_register_vcpu_insn_exec_cb(insn, marker == SPLICE_START ? on_start : on_stop,
+                                           SPLICE_CB_NO_REGS, (void *)(uintptr_t)pc);
+    return 1;
+}

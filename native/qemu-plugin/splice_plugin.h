@@ -58,6 +58,11 @@ enum splice_marker { SPLICE_NOT_MARKER, SPLICE_START, SPLICE_STOP };
 /* Whether the instruction is one of the markers: exactly 4 bytes with the marker's encoding. */
 enum splice_marker splice_marker_of(const struct qemu_plugin_insn *insn);
 
+/* On a marker instruction, registers on_start or on_stop (with the marker's pc as userdata) and
+ * returns 1; returns 0 for any other instruction. */
+int splice_hook_marker(struct qemu_plugin_insn *insn, splice_qemu_vcpu_udata_cb on_start,
+                       splice_qemu_vcpu_udata_cb on_stop);
+
 /* Reads the raw encoding (little-endian, 2 or 4 bytes); returns 0 on an unexpected size. */
 int splice_read_encoding(const struct qemu_plugin_insn *insn, uint32_t *encoding, uint32_t *size);
 

@@ -105,14 +105,10 @@ static void translate(splice_qemu_id id, struct qemu_plugin_tb *tb)
     size_t n = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-        uint64_t pc = qemu_plugin_insn_vaddr(insn);
-        if (!splice_in_range(pc)) {
+        if (!splice_in_range(qemu_plugin_insn_vaddr(insn))) {
             continue;
         }
-        enum splice_marker marker = splice_marker_of(insn);
-        if (marker != SPLICE_NOT_MARKER) {
-            qemu_plugin_register_vcpu_insn_exec_cb(insn, marker == SPLICE_START ? on_start : on_stop,
-                                                   SPLICE_CB_NO_REGS, (void *)(uintptr_t)pc);
+        if (splice_hook_marker(insn, on_start, on_stop)) {
             continue;
         }
         uint32_t encoding, size, slot;
