@@ -3,6 +3,8 @@ package dev.splice.patch;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
+import dev.splice.elf.Symbol;
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -10,14 +12,31 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Moves the .eh_frame FDEs of moved functions to the new code, in place: pc_begin and pc_range
- * are rewritten, and every advance_loc of the CFA program is recomputed so that each row starts at
- * the new address of the code it described (a fragment inserted before an instruction belongs to
- * the row in force after the previous instruction). The .eh_frame_hdr search table is updated and
- * re-sorted. Anything else (a wider advance needed, DW_CFA_set_loc, an LSDA, an FDE covering only
- * part of a moved function, unknown encodings) is refused.
+ * Moves the .eh_frame FDEs of moved functions to the new code: pc_begin and pc_range are
+ * rewritten, and every advance_loc of the CFA program is recomputed so that each row starts at the
+ * new address of the code it described (a fragment inserted before an instruction belongs to the
+ * row in force after the previous instruction).
+ *
+ * <p>When every new CFA program fits its old FDE, all of this happens in place. Otherwise the
+ * section grows the only way libgcc's static unwinder can follow: crtbeginT.o registers
+ * {@code __EH_FRAME_BEGIN__} with {@code __register_frame_info}, and the unwinder walks the records
+ * from there ({@code next = record + 4 + length}, 32-bit lengths, CIEs skipped, stop at a zero
+ * length). The first FDE that does not fit becomes a CIE-shaped skip record whose length reaches
+ * {@link #SECTION} in the new segment; that section holds copies of every record from there on
+ * (moved FDEs with their grown programs, the others with their pc-relative fields re-encoded, the
+ * CIEs they use copied before their first user) and the terminator. The old bytes after the skip
+ * record are zeroed. The .eh_frame_hdr search table (if any) is updated and re-sorted.
+ * DW_CFA_set_loc, FDEs covering only part of a moved function, 64-bit records and unknown
+ * encodings are refused.
  */
 final class EhFrameRewriter {
+    /** The continuation of .eh_frame in the new segment, when it must grow. */
+    static final String SECTION = ".splice.eh_frame";
+    /** The label crtbeginT.o passes to __register_frame_info: where the unwinder starts walking. */
+    static final String REGISTERED_START = "__EH_FRAME_BEGIN__";
+    /** A minimal CIE body after the id: version 1, augmentation "", code align 1, data align -4, RA x1. */
+    private static final byte[] SKIP_BODY = {1, 0, 1, 0x7c, 1};
+
     private final ElfFile elf;
     private final Inserter inserter;
     private final String file;
@@ -28,47 +47,98 @@ final class EhFrameRewriter {
         this.file = elf.name();
     }
 
-    private record Cie(int fdeEncoding, boolean lsda, int lsdaEncoding, long codeAlign, boolean augmented) {}
+    private sealed interface Rec permits Cie, Fde {
+        int at();
+
+        int end();
+    }
+
+    /** A CIE; {@code personalityField} is the offset of its 'P' pointer (-1 without one). */
+    private record Cie(int at, int end, int fdeEncoding, boolean lsda, int lsdaEncoding, long codeAlign, boolean augmented,
+                       int personalityField, int personalityEncoding) implements Rec {}
+
+    /**
+     * An FDE: offsets of its pc_begin, LSDA pointer (-1 without one) and CFA program; for a moved
+     * function, the function and its re-computed program.
+     */
+    private record Fde(int at, int end, Cie cie, int pcField, int lsdaField, int programAt, long begin, MovedFunction moved,
+                       byte[] program) implements Rec {
+        boolean fitsInPlace() {
+            return moved == null || program.length <= end - programAt;
+        }
+    }
 
     /** Old FDE initial location -> new one, for the header table. */
     private final Map<Long, Long> movedStarts = new HashMap<>();
+    /** Old FDE address -> address of its copy in {@link #SECTION}, for the header table. */
+    private final Map<Long, Long> movedFdes = new HashMap<>();
 
-    void rewrite(ElfEditor editor) {
+    /**
+     * Rewrites .eh_frame (through the editor) and .eh_frame_hdr. Returns the bytes of
+     * {@link #SECTION}, to be placed at {@code continuationAddress}, or null when everything fit in
+     * place.
+     */
+    byte[] rewrite(ElfEditor editor, long continuationAddress) {
         Section eh = elf.section(".eh_frame").orElse(null);
         if (eh == null) {
-            return;
+            return null;
         }
         byte[] b = elf.contents(eh);
+        List<Rec> records = new ArrayList<>();
+        int terminator = parse(b, eh, records);
+        int split = 0;
+        while (split < records.size() && !(records.get(split) instanceof Fde f && !f.fitsInPlace())) {
+            split++;
+        }
+        for (Rec r : records.subList(0, split)) {
+            if (r instanceof Fde f && f.moved != null) {
+                inPlace(b, eh, f);
+            }
+        }
+        byte[] continuation = null;
+        if (split < records.size()) {
+            Rec first = records.get(split);
+            checkRegisteredStart(eh, first);
+            continuation = continuation(b, eh, records.subList(split, records.size()), continuationAddress);
+            skip(b, eh, first.at(), terminator, continuationAddress);
+        }
+        editor.setContents(eh.index(), b);
+        rewriteHeader(editor);
+        return continuation;
+    }
+
+    /** Reads the records up to the zero terminator (or the section end) and returns where they stop. */
+    private int parse(byte[] b, Section eh, List<Rec> records) {
         Map<Integer, Cie> cies = new HashMap<>();
         int at = 0;
         while (at + 4 <= b.length) {
             long length = u32(b, at);
             if (length == 0) {
-                break;
+                return at;
             }
             if (length == 0xffffffffL) {
                 throw refuse(at, "64-bit DWARF records are not handled");
             }
             int start = at + 4;
-            int end = (int) (start + length);
-            if (end > b.length || length < 4) {
+            if (length < 4 || length > b.length - start) {
                 throw refuse(at, "record runs past the end of the section");
             }
+            int end = (int) (start + length);
             long id = u32(b, start);
             if (id == 0) {
-                cies.put(at, parseCie(b, start + 4, end, at));
+                Cie cie = parseCie(b, start + 4, end, at);
+                cies.put(at, cie);
+                records.add(cie);
             } else {
-                int cieAt = (int) (start - id);
-                Cie cie = cies.get(cieAt);
+                Cie cie = cies.get((int) (start - id));
                 if (cie == null) {
                     throw refuse(at, "FDE names no CIE seen before it");
                 }
-                fde(b, eh, start + 4, end, cie, at);
+                records.add(parseFde(b, eh, start + 4, end, cie, at));
             }
             at = end;
         }
-        editor.setContents(eh.index(), b);
-        rewriteHeader(editor);
+        return at;
     }
 
     private Cie parseCie(byte[] b, int p, int end, int at) {
@@ -90,6 +160,8 @@ final class EhFrameRewriter {
         int fdeEncoding = 0;
         boolean lsda = false;
         int lsdaEncoding = 0xff;
+        int personalityField = -1;
+        int personalityEncoding = 0xff;
         if (aug.startsWith("z")) {
             r = uleb(b, p);
             p = (int) r[1];
@@ -101,65 +173,175 @@ final class EhFrameRewriter {
                         lsdaEncoding = b[p++] & 0xff;
                     }
                     case 'P' -> {
-                        int enc = b[p++] & 0xff;
-                        p += size(enc, at);
+                        personalityEncoding = b[p++] & 0xff;
+                        personalityField = p;
+                        p += size(personalityEncoding, at);
                     }
                     case 'S', 'B' -> { }
                     default -> throw refuse(at, "CIE augmentation '" + c + "' is not handled");
                 }
             }
         }
-        return new Cie(fdeEncoding, lsda, lsdaEncoding, codeAlign, aug.startsWith("z"));
+        if (p > end) {
+            throw refuse(at, "CIE augmentation runs past the end of its record");
+        }
+        return new Cie(at, end, fdeEncoding, lsda, lsdaEncoding, codeAlign, aug.startsWith("z"), personalityField,
+                personalityEncoding);
     }
 
-    private void fde(byte[] b, Section eh, int p, int end, Cie cie, int at) {
+    private Fde parseFde(byte[] b, Section eh, int p, int end, Cie cie, int at) {
         int enc = cie.fdeEncoding;
         int width = size(enc, at);
-        long fieldAddress = eh.address() + p;
-        long begin = read(b, p, enc, fieldAddress, at);
+        if (p + 2 * width > end) {
+            throw refuse(at, "FDE is too short for its pc_begin and pc_range");
+        }
+        long begin = read(b, p, enc, eh.address() + p, at);
         long range = read(b, p + width, enc & 0x0f, 0, at);
+        int q = p + 2 * width;
+        int lsdaField = -1;
+        long lsda = 0;
+        if (cie.augmented) {
+            long[] r = uleb(b, q);
+            if (r[0] > end - r[1]) {
+                throw refuse(at, "FDE augmentation data runs past the end of its record");
+            }
+            if (cie.lsda && cie.lsdaEncoding != 0xff) {
+                lsdaField = (int) r[1];
+                lsda = read(b, lsdaField, cie.lsdaEncoding, eh.address() + lsdaField, at);
+            }
+            q = (int) (r[1] + r[0]);
+        }
         MovedFunction m = inserter.findMoved(begin);
         MovedFunction mEnd = range > 0 ? inserter.findMoved(begin + range - 1) : null;
         if (m == null && mEnd == null) {
-            return;
+            return new Fde(at, end, cie, p, lsdaField, q, begin, null, null);
         }
         if (m == null || m != mEnd || begin != m.function.address() || range != m.function.size()) {
             MovedFunction culprit = m != null ? m : mEnd;
             throw new PatchException(refuse(at, "FDE [0x" + Long.toHexString(begin) + ", 0x" + Long.toHexString(begin + range)
                     + ") covers moved code but not exactly one whole moved function").getMessage(), culprit.function.address());
         }
-        int q = p + 2 * width;
-        if (cie.augmented) {
-            long[] r = uleb(b, q);
-            int augEnd = (int) (r[1] + r[0]);
-            if (cie.lsda) {
-                long lsda = read(b, (int) r[1], cie.lsdaEncoding, eh.address() + r[1], at);
-                if (lsda != 0 && !inserter.hasRelocationsFor(lsda)) {
-                    throw new PatchException(file + ": function '" + m.function.name() + "' has a C++ exception table "
-                            + "(LSDA at 0x" + Long.toHexString(lsda) + ") without relocations; its call-site ranges "
-                            + "cannot be migrated, so it cannot move");
-                }
-            }
-            q = augEnd;
+        if (lsda != 0 && !inserter.hasRelocationsFor(lsda)) {
+            throw new PatchException(file + ": function '" + m.function.name() + "' has a C++ exception table "
+                    + "(LSDA at 0x" + Long.toHexString(lsda) + ") without relocations; its call-site ranges "
+                    + "cannot be migrated, so it cannot move");
         }
         try {
-            write(b, p, enc, fieldAddress, m.newStart, at);
-            write(b, p + width, enc & 0x0f, 0, m.newSize, at);
-            movedStarts.put(begin, m.newStart);
-            rewriteProgram(b, q, end, cie.codeAlign, begin, m.newStart, at);
+            return new Fde(at, end, cie, p, lsdaField, q, begin, m, newProgram(b, q, end, cie.codeAlign, begin, m.newStart, at));
         } catch (PatchException e) {
             throw new PatchException(e.getMessage() + " (function '" + m.function.name() + "')", m.function.address());
         }
     }
 
+    /** Rewrites a moved function's FDE where it is: its new program fits (padded with DW_CFA_nop). */
+    private void inPlace(byte[] b, Section eh, Fde f) {
+        int enc = f.cie.fdeEncoding;
+        try {
+            write(b, f.pcField, enc, eh.address() + f.pcField, f.moved.newStart, f.at);
+            write(b, f.pcField + size(enc, f.at), enc & 0x0f, 0, f.moved.newSize, f.at);
+        } catch (PatchException e) {
+            throw new PatchException(e.getMessage() + " (function '" + f.moved.function.name() + "')", f.moved.function.address());
+        }
+        System.arraycopy(f.program, 0, b, f.programAt, f.program.length);
+        Arrays.fill(b, f.programAt + f.program.length, f.end, (byte) 0);
+        movedStarts.put(f.begin, f.moved.newStart);
+    }
+
     /**
-     * Re-encodes the CFA program with the new advances, each in the smallest form that holds it;
-     * the result must fit the old program's bytes (padding with DW_CFA_nop), since .eh_frame cannot
-     * grow in place.
+     * The unwinder only walks forward from the registered start, so that start must not lie past
+     * the skip record (the records before it, e.g. crt1.o's, are not registered and cannot grow).
      */
-    private void rewriteProgram(byte[] b, int p, int end, long codeAlign, long oldLoc, long newLoc, int at) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(end - p);
-        int start = p;
+    private void checkRegisteredStart(Section eh, Rec first) {
+        Symbol start = elf.symbol(REGISTERED_START).orElse(null);
+        if (start != null && eh.contains(start.value()) && start.value() > eh.address() + first.at()) {
+            throw refuse(first.at(), "this FDE must grow, but it lies before " + REGISTERED_START + " (0x"
+                    + Long.toHexString(start.value()) + "), where the unwinder starts walking, so no skip record can "
+                    + "lead past it (.eh_frame cannot grow here)");
+        }
+    }
+
+    /** Copies of {@code tail} for {@link #SECTION} at {@code address}, CIEs first where needed, then the terminator. */
+    private byte[] continuation(byte[] b, Section eh, List<Rec> tail, long address) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Map<Integer, Integer> cieCopies = new HashMap<>();
+        for (Rec r : tail) {
+            if (r instanceof Cie c) {
+                copyCie(b, eh, c, out, address, cieCopies);
+            } else if (r instanceof Fde f) {
+                if (!cieCopies.containsKey(f.cie.at)) {
+                    copyCie(b, eh, f.cie, out, address, cieCopies);
+                }
+                copyFde(b, eh, f, out, address, cieCopies.get(f.cie.at));
+            }
+        }
+        out.writeBytes(new byte[4]);
+        return out.toByteArray();
+    }
+
+    private void copyCie(byte[] b, Section eh, Cie c, ByteArrayOutputStream out, long address, Map<Integer, Integer> copies) {
+        int at = out.size();
+        byte[] r = Arrays.copyOfRange(b, c.at, c.end);
+        if (c.personalityField >= 0) {
+            int field = c.personalityField - c.at;
+            long personality = read(b, c.personalityField, c.personalityEncoding, eh.address() + c.personalityField, c.at);
+            write(r, field, c.personalityEncoding, address + at + field, personality, c.at);
+        }
+        copies.put(c.at, at);
+        out.writeBytes(r);
+    }
+
+    private void copyFde(byte[] b, Section eh, Fde f, ByteArrayOutputStream out, long address, int cieCopy) {
+        int at = out.size();
+        byte[] program = f.moved != null ? f.program : Arrays.copyOfRange(b, f.programAt, f.end);
+        int fields = f.programAt - f.pcField;
+        int size = (8 + fields + program.length + 3) & -4;
+        byte[] r = new byte[size];
+        Inserter.putU32(r, 0, size - 4);
+        Inserter.putU32(r, 4, at + 4 - cieCopy);
+        System.arraycopy(b, f.pcField, r, 8, fields);
+        System.arraycopy(program, 0, r, 8 + fields, program.length);
+        int enc = f.cie.fdeEncoding;
+        try {
+            write(r, 8, enc, address + at + 8, f.moved != null ? f.moved.newStart : f.begin, f.at);
+            if (f.moved != null) {
+                write(r, 8 + size(enc, f.at), enc & 0x0f, 0, f.moved.newSize, f.at);
+                movedStarts.put(f.begin, f.moved.newStart);
+            }
+            if (f.lsdaField >= 0) {
+                int field = 8 + f.lsdaField - f.pcField;
+                long lsda = read(b, f.lsdaField, f.cie.lsdaEncoding, eh.address() + f.lsdaField, f.at);
+                write(r, field, f.cie.lsdaEncoding, address + at + field, lsda, f.at);
+            }
+        } catch (PatchException e) {
+            throw f.moved == null ? e
+                    : new PatchException(e.getMessage() + " (function '" + f.moved.function.name() + "')", f.moved.function.address());
+        }
+        movedFdes.put(eh.address() + f.at, address + at);
+        out.writeBytes(r);
+    }
+
+    /**
+     * Turns the record at {@code at} into a CIE (id 0, which every walker skips) whose length
+     * reaches the continuation, and zeroes the records it replaces: no reader of the section finds a
+     * stale FDE there, and a reader that ignores the length sees only DW_CFA_nop.
+     */
+    private void skip(byte[] b, Section eh, int at, int terminator, long continuationAddress) {
+        long length = continuationAddress - (eh.address() + at) - 4;
+        if (length < 4 + SKIP_BODY.length || length >= 0xffffffffL) {
+            throw refuse(at, "the continuation at 0x" + Long.toHexString(continuationAddress)
+                    + " is out of reach of a 32-bit record length (.eh_frame cannot grow)");
+        }
+        Arrays.fill(b, at, terminator, (byte) 0);
+        Inserter.putU32(b, at, (int) length);
+        System.arraycopy(SKIP_BODY, 0, b, at + 8, SKIP_BODY.length);
+    }
+
+    /**
+     * The CFA program re-encoded with the new advances, each in the smallest form that holds it,
+     * without the DW_CFA_nop padding (the caller pads).
+     */
+    private byte[] newProgram(byte[] b, int p, int end, long codeAlign, long oldLoc, long newLoc, int at) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(end - p);
         while (p < end) {
             int op = b[p] & 0xff;
             int high = op & 0xc0;
@@ -223,13 +405,7 @@ final class EhFrameRewriter {
                 out.write(b, from, p - from);
             }
         }
-        byte[] program = out.toByteArray();
-        if (program.length > end - start) {
-            throw refuse(at, "the CFA advances grow the program to " + program.length + " bytes, and it no longer fits "
-                    + "its " + (end - start) + " bytes (.eh_frame cannot grow in place)");
-        }
-        System.arraycopy(program, 0, b, start, program.length);
-        Arrays.fill(b, start + program.length, end, (byte) 0);
+        return out.toByteArray();
     }
 
     private void rewriteHeader(ElfEditor editor) {
@@ -250,17 +426,18 @@ final class EhFrameRewriter {
         List<long[]> rows = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             long loc = hdr.address() + (int) u32(b, p + 8 * i);
-            long fde = (int) u32(b, p + 8 * i + 4);
-            rows.add(new long[] {movedStarts.getOrDefault(loc, loc), fde});
+            long fde = hdr.address() + (int) u32(b, p + 8 * i + 4);
+            rows.add(new long[] {movedStarts.getOrDefault(loc, loc), movedFdes.getOrDefault(fde, fde)});
         }
         rows.sort((x, y) -> Long.compare(x[0], y[0]));
         for (int i = 0; i < count; i++) {
             long rel = rows.get(i)[0] - hdr.address();
-            if (!Rv.fits(rel, 32)) {
-                throw new PatchException(file + ": .eh_frame_hdr cannot reach the moved code");
+            long fdeRel = rows.get(i)[1] - hdr.address();
+            if (!Rv.fits(rel, 32) || !Rv.fits(fdeRel, 32)) {
+                throw new PatchException(file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
             }
             Inserter.putU32(b, p + 8 * i, (int) rel);
-            Inserter.putU32(b, p + 8 * i + 4, (int) rows.get(i)[1]);
+            Inserter.putU32(b, p + 8 * i + 4, (int) fdeRel);
         }
         editor.setContents(hdr.index(), b);
     }

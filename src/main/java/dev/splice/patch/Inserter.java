@@ -129,10 +129,14 @@ public final class Inserter {
         }
         int textIndex = editor.addSection(SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR, base,
                 8, 0, 0, 0, text);
-        editor.bindSegment(spareProgramHeader(editor), textIndex);
+        // .eh_frame's continuation, when an FDE must grow, follows the code in the same segment.
+        long framesAddress = (base + text.length + 7) & -8;
+        byte[] frames = new EhFrameRewriter(elf, this).rewrite(editor, framesAddress);
+        int[] newSections = frames == null ? new int[] {textIndex} : new int[] {textIndex,
+                editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress, 8, 0, 0, 0, frames)};
+        editor.bindSegment(spareProgramHeader(editor), newSections);
         moveEntry(editor);
         moveSymbols(editor, textIndex);
-        new EhFrameRewriter(elf, this).rewrite(editor);
         editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, new BatBuilder(elf, this).encode());
         byte[] id = elf.buildId().orElse(null);
         if (id != null) {

@@ -87,18 +87,6 @@ class InsertRefusalTest {
     }
 
     @Test
-    void cfaAdvanceThatNoLongerFits() {
-        ElfFile elf = ElfFile.read(TestPrograms.rv64("patch_unwind.relocs"));
-        Function relay = elf.functionContaining(elf.symbol("_Z5relayi").orElseThrow().value()).orElseThrow();
-        String big = NOP.repeat(100);
-        List<Insertion> ins = new java.util.ArrayList<>();
-        for (long a : Inserter.insertionPoints(elf, relay)) {
-            ins.add(new Insertion(a, big, BranchTarget.INSERTED));
-        }
-        refused(elf, ins, "no longer fits", ".eh_frame cannot grow");
-    }
-
-    @Test
     void originalPolicyAtAnEntryThatCodeMayFallInto() {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("exceptions.relocs"));
         long a = elf.symbol("_Z8validatei").orElseThrow().value();

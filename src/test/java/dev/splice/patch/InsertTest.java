@@ -65,7 +65,7 @@ class InsertTest {
         return Inserter.insert(elf, ins);
     }
 
-    private void check(String program, List<String> functions, boolean every, String fragment, BranchTarget policy,
+    private Path check(String program, List<String> functions, boolean every, String fragment, BranchTarget policy,
                        String... args) throws Exception {
         Path in = TestPrograms.rv64(program);
         ElfFile elf = ElfFile.read(in);
@@ -74,6 +74,14 @@ class InsertTest {
         PatchFixtures.assertSameRun(in, rewritten, args);
         assertEquals(Arrays.hashCode(out), Arrays.hashCode(insertAt(elf, functions, every, fragment, policy)), "deterministic");
         PeerTools.assertReadableWithoutWarnings(rewritten);
+        return rewritten;
+    }
+
+    /** Like {@link #check}, and the FDEs of {@code grown} no longer fit in place: .eh_frame grew. */
+    private void checkGrown(String program, List<String> functions, List<String> grown, boolean every, String fragment,
+                            String... args) throws Exception {
+        Path rewritten = check(program, functions, every, fragment, BranchTarget.INSERTED, args);
+        EhFrames.assertGrew(TestPrograms.rv64(program), rewritten, tmp, grown);
     }
 
     @Test
@@ -90,6 +98,22 @@ class InsertTest {
         check("loops.relocs", List.of("hot_loop", "classify", "fib", "apply_all", "main", "strlen", "memset", "____strtol_l_internal"),
                 true, NOP, BranchTarget.INSERTED, "300");
         check("loops.norvc", List.of(), true, NOP, BranchTarget.INSERTED);
+    }
+
+    @Test
+    void everyInstructionOfCLibraryFunctionsWhoseFdesMustGrow() throws Exception {
+        // printf's stdio internals: run on the first output; their CFA programs outgrow their FDEs
+        List<String> stdio = List.of("_IO_new_file_setbuf", "_IO_setb");
+        checkGrown("loops.relocs", stdio, stdio, true, NOP, "300");
+        List<String> printf = List.of("printf", "__vfprintf_internal", "_IO_new_file_xsputn", "__libc_malloc", "_int_malloc",
+                "__libc_free", "_int_free", "memcpy");
+        checkGrown("loops.relocs", printf, List.of("_IO_new_file_xsputn"), true, PROBE, "300");
+        // the unwinder itself, and libstdc++ functions on the throw path
+        List<String> unwinder = List.of("_Unwind_Resume", "execute_cfa_program", "search_object", "uw_install_context_1",
+                "read_encoded_value", "_ZL17parse_lsda_headerP15_Unwind_ContextPKhP16lsda_header_info",
+                "_ZL16get_adjusted_ptrPKSt9type_infoS1_PPv", "__cxa_init_primary_exception", "_ZNSt11logic_errorC2EPKc",
+                "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_appendEPKcm");
+        checkGrown("exceptions.relocs", unwinder, unwinder, true, NOP);
     }
 
     @Test
@@ -114,6 +138,9 @@ class InsertTest {
         check("exceptions.relocs", withLsda.subList(1, 3), false, PROBE, BranchTarget.ORIGINAL);
         check("exceptions.relocs", withLsda, true, NOP, BranchTarget.INSERTED);
         check("patch_unwind.relocs", List.of("_Z5relayi", "_Z11twice_relayi"), false, PROBE, BranchTarget.ORIGINAL);
+        // long fragments: every CFA advance of the functions between thrower and catcher outgrows its FDE
+        List<String> relays = List.of("_Z7throweri", "_Z5relayi", "_Z11twice_relayi");
+        checkGrown("patch_unwind.relocs", relays, relays, true, NOP.repeat(100));
         Tools.Result run = PatchFixtures.qemu(TestPrograms.rv64("patch_unwind.relocs"));
         assertTrue(run.stdout().startsWith("caught=") && run.exitCode() > 0, run.stdout());
     }
