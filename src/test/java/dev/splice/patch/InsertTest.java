@@ -141,6 +141,8 @@ class InsertTest {
         // long fragments: every CFA advance of the functions between thrower and catcher outgrows its FDE
         List<String> relays = List.of("_Z7throweri", "_Z5relayi", "_Z11twice_relayi");
         checkGrown("patch_unwind.relocs", relays, relays, true, NOP.repeat(100));
+        // validate's FDE (LSDA, personality CIE) outgrows its place: thrown from its new copy, caught in main
+        checkGrown("exceptions.relocs", withLsda, List.of("_Z8validatei"), true, PROBE);
         Tools.Result run = PatchFixtures.qemu(TestPrograms.rv64("patch_unwind.relocs"));
         assertTrue(run.stdout().startsWith("caught=") && run.exitCode() > 0, run.stdout());
     }
