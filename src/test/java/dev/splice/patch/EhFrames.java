@@ -37,21 +37,56 @@ final class EhFrames {
     }
 
     /** The FDEs of the continuation section {@code .splice.eh_frame} of a rewritten binary. */
-    static Map<String, Long> continuationFdeLengths(Path rewritten, Path dir) {
+    /**
+     * readelf's decoded CFA table of the FDE covering exactly [start, end): the column header,
+     * then each row's location and rules.
+     */
+    static List<String[]> table(String interp, long start, long end) {
+        String key = String.format(" pc=%016x..%016x", start, end);
+        List<String[]> rows = new java.util.ArrayList<>();
+        boolean in = false;
+        for (String line : interp.split("\n")) {
+            if (!in) {
+                in = line.endsWith(key);
+            } else if (line.isBlank()) {
+                break;
+            } else {
+                String[] cells = line.trim().split("\\s+");
+                rows.add(cells);
+            }
+        }
+        assertTrue(!rows.isEmpty(), "no FDE for" + key);
+        return rows;
+    }
+
+    /** readelf --debug-dump=frames-interp of a binary. */
+    static String interp(Path binary) {
+        Tools.Result r = Tools.run(List.of("readelf", "--debug-dump=frames-interp", "-W", binary.toString()), "", 120);
+        assertEquals(0, r.exitCode(), r.stderr());
+        return r.stdout();
+    }
+
+    /** A renamed copy of the rewritten binary in which readelf decodes the continuation as .eh_frame. */
+    private static Path renamed(Path rewritten, Path dir) {
         Path renamed = dir.resolve(rewritten.getFileName() + ".frames");
         Tools.Result r = Tools.run(List.of("riscv64-linux-gnu-objcopy", "--rename-section", ".eh_frame=.old_eh_frame",
                 "--rename-section", EhFrameRewriter.SECTION + "=.eh_frame", rewritten.toString(), renamed.toString()), "", 120);
         assertEquals(0, r.exitCode(), r.stderr());
-        return fdeLengths(renamed);
+        return renamed;
     }
 
     /**
      * Each named function's FDE moved to the continuation with the function's new range, in a
-     * longer record than it had (so the in-place path cannot have handled it).
+     * longer record than it had (so the in-place path cannot have handled it), and its CFA table
+     * has the same rows as before (same rules in the same order), at increasing locations inside
+     * the new code, the first at its start.
      */
     static void assertGrew(Path original, Path rewritten, Path dir, List<String> functions) {
+        Path continuation = renamed(rewritten, dir);
         Map<String, Long> before = fdeLengths(original);
-        Map<String, Long> after = continuationFdeLengths(rewritten, dir);
+        Map<String, Long> after = fdeLengths(continuation);
+        String oldTables = interp(original);
+        String newTables = interp(continuation);
         ElfFile in = ElfFile.read(original);
         ElfFile out = ElfFile.read(rewritten);
         for (String name : functions) {
@@ -62,6 +97,22 @@ final class EhFrames {
             assertTrue(was != null, name + ": no FDE in the input");
             assertTrue(is != null, name + ": no FDE for its new range in " + EhFrameRewriter.SECTION);
             assertTrue(is > was, name + ": FDE length " + is + " is not longer than " + was);
+            List<String[]> oldRows = table(oldTables, old.value(), old.value() + old.size());
+            List<String[]> newRows = table(newTables, now.value(), now.value() + now.size());
+            assertEquals(oldRows.size(), newRows.size(), name + ": CFA rows");
+            long last = -1;
+            for (int i = 0; i < oldRows.size(); i++) {
+                String[] a = oldRows.get(i);
+                String[] b = newRows.get(i);
+                assertEquals(List.of(a).subList(1, a.length), List.of(b).subList(1, b.length), name + ": CFA row " + i);
+                if (i == 0) {
+                    continue; // the column header
+                }
+                long at = Long.parseLong(b[0], 16);
+                assertTrue(at > last && at >= now.value() && at < now.value() + now.size(), name + ": row at 0x" + b[0]);
+                assertTrue(i > 1 || at == now.value(), name + ": first row at 0x" + b[0]);
+                last = at;
+            }
         }
     }
 }
