@@ -100,7 +100,7 @@ final class EhFrameRewriter {
             Rec first = records.get(split);
             checkRegisteredStart(eh, first);
             continuation = continuation(b, eh, records.subList(split, records.size()), continuationAddress);
-            skip(b, eh, first.at(), terminator, continuationAddress);
+            skip(b, eh, first, terminator, continuationAddress);
         }
         editor.setContents(eh.index(), b);
         rewriteHeader(editor);
@@ -125,16 +125,20 @@ final class EhFrameRewriter {
             }
             int end = (int) (start + length);
             long id = u32(b, start);
-            if (id == 0) {
-                Cie cie = parseCie(b, start + 4, end, at);
-                cies.put(at, cie);
-                records.add(cie);
-            } else {
-                Cie cie = cies.get((int) (start - id));
-                if (cie == null) {
-                    throw refuse(at, "FDE names no CIE seen before it");
+            try {
+                if (id == 0) {
+                    Cie cie = parseCie(b, start + 4, end, at);
+                    cies.put(at, cie);
+                    records.add(cie);
+                } else {
+                    Cie cie = cies.get((int) (start - id));
+                    if (cie == null) {
+                        throw refuse(at, "FDE names no CIE seen before it");
+                    }
+                    records.add(parseFde(b, eh, start + 4, end, cie, at));
                 }
-                records.add(parseFde(b, eh, start + 4, end, cie, at));
+            } catch (IndexOutOfBoundsException e) {
+                throw refuse(at, "a field of this record runs past the end of the section");
             }
             at = end;
         }
@@ -325,7 +329,8 @@ final class EhFrameRewriter {
      * reaches the continuation, and zeroes the records it replaces: no reader of the section finds a
      * stale FDE there, and a reader that ignores the length sees only DW_CFA_nop.
      */
-    private void skip(byte[] b, Section eh, int at, int terminator, long continuationAddress) {
+    private void skip(byte[] b, Section eh, Rec replaced, int terminator, long continuationAddress) {
+        int at = replaced.at();
         long length = continuationAddress - (eh.address() + at) - 4;
         if (length < 4 + SKIP_BODY.length || length >= 0xffffffffL) {
             throw refuse(at, "the continuation at 0x" + Long.toHexString(continuationAddress)
@@ -333,7 +338,9 @@ final class EhFrameRewriter {
         }
         Arrays.fill(b, at, terminator, (byte) 0);
         Inserter.putU32(b, at, (int) length);
-        System.arraycopy(SKIP_BODY, 0, b, at + 8, SKIP_BODY.length);
+        if (replaced.end() - at - 8 >= SKIP_BODY.length) { // else zeros: no unwinder reads a CIE that no FDE names
+            System.arraycopy(SKIP_BODY, 0, b, at + 8, SKIP_BODY.length);
+        }
     }
 
     /**

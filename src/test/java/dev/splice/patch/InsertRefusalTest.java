@@ -3,8 +3,11 @@ package dev.splice.patch;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
+import dev.splice.elf.Section;
+import dev.splice.elf.Symbol;
 import dev.splice.testing.TestPrograms;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -84,6 +87,26 @@ class InsertRefusalTest {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("loops"));
         long a = elf.function("fib").orElseThrow().address();
         refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), "--emit-relocs");
+    }
+
+    @Test
+    void fdeThatMustGrowBeforeWhereTheUnwinderStarts() {
+        // The same insertion succeeds (InsertTest): relay's FDE grows into .splice.eh_frame. With
+        // __EH_FRAME_BEGIN__ moved to the terminator, the unwinder would start past the skip record.
+        ElfFile original = ElfFile.read(TestPrograms.rv64("patch_unwind.relocs"));
+        Section eh = original.section(".eh_frame").orElseThrow();
+        Symbol begin = original.symbol(EhFrameRewriter.REGISTERED_START).orElseThrow();
+        ElfEditor editor = original.edit();
+        editor.setSymbol(original.section(".symtab").orElseThrow().index(), new Symbol(begin.index(), begin.name(),
+                eh.address() + eh.size() - 4, begin.size(), begin.type(), begin.binding(), begin.visibility(),
+                begin.sectionIndex()));
+        ElfFile elf = ElfFile.parse(editor.toBytes(), original.name());
+        Function relay = elf.functionContaining(elf.symbol("_Z5relayi").orElseThrow().value()).orElseThrow();
+        List<Insertion> ins = new java.util.ArrayList<>();
+        for (long a : Inserter.insertionPoints(elf, relay)) {
+            ins.add(new Insertion(a, NOP.repeat(100), BranchTarget.INSERTED));
+        }
+        refused(elf, ins, "lies before " + EhFrameRewriter.REGISTERED_START, ".eh_frame cannot grow");
     }
 
     @Test
