@@ -103,6 +103,12 @@ final class EhFrameRewriter {
             skip(b, eh, first, terminator, continuationAddress);
         }
         editor.setContents(eh.index(), b);
+        if (continuation != null) {
+            // The section ends where the skip record starts: what section readers see stays well-formed.
+            int end = records.get(split).at();
+            editor.setSection(new Section(eh.index(), eh.name(), eh.type(), eh.flags(), eh.address(), eh.offset(), end,
+                    eh.link(), eh.info(), eh.alignment(), eh.entrySize()));
+        }
         rewriteHeader(editor);
         return continuation;
     }

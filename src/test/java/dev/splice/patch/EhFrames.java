@@ -79,9 +79,15 @@ final class EhFrames {
      * Each named function's FDE moved to the continuation with the function's new range, in a
      * longer record than it had (so the in-place path cannot have handled it), and its CFA table
      * has the same rows as before (same rules in the same order), at increasing locations inside
-     * the new code, the first at its start.
+     * the new code, the first at its start. llvm-readelf (which decodes .eh_frame for -a) and
+     * readelf's frame dump read the output without a warning.
      */
     static void assertGrew(Path original, Path rewritten, Path dir, List<String> functions) {
+        for (List<String> cmd : List.of(List.of("llvm-readelf-22", "-a", rewritten.toString()),
+                List.of("readelf", "--debug-dump=frames", rewritten.toString()))) {
+            Tools.Result r = Tools.run(cmd, "", 120);
+            assertTrue(r.exitCode() == 0 && r.stderr().isBlank(), String.join(" ", cmd) + ": " + r.stderr());
+        }
         Path continuation = renamed(rewritten, dir);
         Map<String, Long> before = fdeLengths(original);
         Map<String, Long> after = fdeLengths(continuation);
