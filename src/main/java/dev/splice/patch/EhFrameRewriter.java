@@ -25,7 +25,9 @@ import java.util.Map;
  * {@link #SECTION} in the new segment; that section holds copies of every record from there on
  * (moved FDEs with their grown programs, the others with their pc-relative fields re-encoded, the
  * CIEs they use copied before their first user) and the terminator. The old bytes after the skip
- * record are zeroed. The .eh_frame_hdr search table (if any) is updated and re-sorted.
+ * record are zeroed, and the .eh_frame section header ends where the skip record starts (section
+ * readers see well-formed records only). The .eh_frame_hdr search table (if any) is updated and
+ * re-sorted. See docs/patch.md, "Growing .eh_frame".
  * DW_CFA_set_loc, FDEs covering only part of a moved function, 64-bit records and unknown
  * encodings are refused.
  */
