@@ -9,20 +9,13 @@ import java.util.Map;
 
 /**
  * The rewritten (BOLTed) binary as profile translation sees it, the way perf2bolt's BinaryContext
- * does: functions from the FUNC symbols, each covering its bytes up to the next function in its
- * section (BOLT's "max size", which takes in alignment padding), named as BOLT names locations
- * (a local symbol gets "name/file/N" after the FILE symbol that precedes it), and the executable
- * bytes, to recognise return instructions.
+ * does: its functions as {@link FunctionDiscovery} finds them (start, size, and "max size", which
+ * takes in alignment padding; named as BOLT names locations), and the executable bytes, to recognise
+ * return instructions.
  */
 public final class RewrittenBinary {
     /** A section: name, address, size, executable flag, and its bytes (null when not loaded). */
     public record Section(String name, long address, long size, boolean executable, byte[] bytes) {}
-
-    /**
-     * A symbol (in symbol table order): name, value, size, whether it is a function, whether it is
-     * local, and the name of the FILE symbol before it (null or empty: none).
-     */
-    public record Symbol(String name, long address, long size, boolean function, boolean local, String file) {}
 
     /**
      * One function as perf2bolt sees it: its location name, start, size, and the end of its max size
@@ -35,115 +28,13 @@ public final class RewrittenBinary {
     private final long[] starts;
     private final Function[] functions;
 
-    public RewrittenBinary(boolean riscv, List<Section> sections, List<Symbol> symbols) {
-        this(riscv, sections, symbols, List.of());
-    }
-
-    /**
-     * With extra functions that have no symbol (PLT entries, named "callee@PLT" as BOLT names them):
-     * they take part in lookups with their given name.
-     */
-    public RewrittenBinary(boolean riscv, List<Section> sections, List<Symbol> symbols, List<Function> extraFunctions) {
-        this(riscv, sections, symbols, extraFunctions, List.of());
-    }
-
-    /**
-     * With the start addresses of the fragments of the translation tables: each one without a FUNC
-     * symbol still starts a function, named as BOLT names the first other symbol there (a local label
-     * ".L..." becomes "PG.L.../N"), else "__BAT_FRAGMENT_at_ADDR".
-     */
-    public RewrittenBinary(boolean riscv, List<Section> sections, List<Symbol> symbols, List<Function> extraFunctions,
-                           List<Long> fragmentStarts) {
+    /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
+    public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
         this.riscv = riscv;
         this.sections = List.copyOf(sections);
-        // BOLT numbers local names in address order: "name/N" per name, "name/file/N" per name and
-        // file (see docs/bat.md); the symbol table order breaks ties.
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < symbols.size(); i++) {
-            if (!symbols.get(i).name().isEmpty() && sectionOf(symbols.get(i).address()) != null) {
-                order.add(i);
-            }
-        }
-        order.sort(Comparator.comparingLong(i -> symbols.get(i).address()));
-        Map<String, Integer> counters = new HashMap<>();
-        String[] uniqueNames = new String[symbols.size()];
-        String[] fileNames = new String[symbols.size()];
-        for (int i : order) {
-            Symbol sym = symbols.get(i);
-            if (!sym.local()) {
-                uniqueNames[i] = sym.name();
-                continue;
-            }
-            uniqueNames[i] = sym.name() + "/" + counters.merge(sym.name(), 1, Integer::sum);
-            if (sym.function() && sym.file() != null && !sym.file().isEmpty()) {
-                String prefix = sym.name() + "/" + sym.file();
-                fileNames[i] = prefix + "/" + counters.merge(prefix, 1, Integer::sum);
-            }
-        }
-        // Functions: FUNC symbols by address; aliases join the first; a symbol inside a function is a
-        // secondary entry point, not a function.
-        List<Integer> funcs = new ArrayList<>();
-        for (int i : order) {
-            if (symbols.get(i).function()) {
-                funcs.add(i);
-            }
-        }
-        List<Function> out = new ArrayList<>();
-        List<Long> ends = new ArrayList<>();
-        long coveredEnd = Long.MIN_VALUE;
-        for (int k = 0; k < funcs.size(); ) {
-            Symbol first = symbols.get(funcs.get(k));
-            String name = uniqueNames[funcs.get(k)];
-            String fileName = null;
-            long size = first.size();
-            int j = k;
-            for (; j < funcs.size() && symbols.get(funcs.get(j)).address() == first.address(); j++) {
-                if (fileName == null) {
-                    fileName = fileNames[funcs.get(j)];
-                }
-                size = Math.max(size, symbols.get(funcs.get(j)).size());
-            }
-            k = j;
-            if (first.address() < coveredEnd) {
-                continue;
-            }
-            coveredEnd = first.address() + size;
-            out.add(new Function(fileName != null ? fileName : name, first.address(), size, 0));
-        }
-        for (Function extra : extraFunctions) {
-            out.add(extra);
-        }
-        java.util.Set<Long> known = new java.util.HashSet<>();
-        for (Function f : out) {
-            known.add(f.address());
-        }
-        Map<Long, String> labels = new HashMap<>();
-        for (int i : order) {
-            Symbol sym = symbols.get(i);
-            if (!sym.function() && !sym.name().startsWith("$")) {
-                labels.putIfAbsent(sym.address(), sym.name().startsWith(".L") ? "PG" + uniqueNames[i] : uniqueNames[i]);
-            }
-        }
-        for (long start : fragmentStarts) {
-            if (known.add(start) && sectionOf(start) != null) {
-                out.add(new Function(labels.getOrDefault(start, "__BAT_FRAGMENT_at_" + Long.toHexString(start)), start, 0, -1));
-            }
-        }
-        out.sort(Comparator.comparingLong(Function::address));
-        for (int i = 0; i < out.size(); i++) {
-            Function f = out.get(i);
-            if (f.end() > 0) {
-                continue; // PLT entries come with their extent
-            }
-            Section section = sectionOf(f.address());
-            long end = section.address() + section.size();
-            if (i + 1 < out.size() && out.get(i + 1).address() < end) {
-                end = out.get(i + 1).address();
-            }
-            long size = f.end() < 0 ? end - f.address() : f.size();
-            out.set(i, new Function(f.name(), f.address(), size, Math.max(end, f.address() + size)));
-        }
-        functions = out.toArray(new Function[0]);
+        List<Function> sorted = new ArrayList<>(functionList);
+        sorted.sort(Comparator.comparingLong(Function::address));
+        functions = sorted.toArray(new Function[0]);
         starts = new long[functions.length];
         for (int i = 0; i < functions.length; i++) {
             starts[i] = functions[i].address();
@@ -167,18 +58,14 @@ public final class RewrittenBinary {
     }
 
     /**
-     * The rewritten binary from its ELF file: allocated sections, and the FUNC symbols of the symbol
-     * table (the dynamic one if it is stripped), each local one with the FILE symbol before it.
+     * The rewritten binary from its ELF file: allocated sections, and the functions perf2bolt finds
+     * from the symbol table (the dynamic one if it is stripped), PLT entries and .eh_frame.
      */
     public static RewrittenBinary of(dev.splice.elf.ElfFile elf) {
         return of(elf, null);
     }
 
-    /**
-     * As {@link #of(dev.splice.elf.ElfFile)}, and every fragment of the tables starts a function even
-     * where BOLT left no FUNC symbol (on RISC-V it leaves NOTYPE ones, e.g. for load_gp): named after
-     * a non-mapping symbol at that address ("name/N" for a local), else "__BAT_FRAGMENT_at_ADDR".
-     */
+    /** As {@link #of(dev.splice.elf.ElfFile)}; the tables do not change which functions perf2bolt sees. */
     public static RewrittenBinary of(dev.splice.elf.ElfFile elf, BatTables bat) {
         List<Section> sections = new ArrayList<>();
         for (dev.splice.elf.Section s : elf.sections()) {
@@ -188,24 +75,7 @@ public final class RewrittenBinary {
             boolean exec = s.isExecutable();
             sections.add(new Section(s.name(), s.address(), s.size(), exec, exec && !s.isNobits() ? elf.contents(s) : null));
         }
-        List<dev.splice.elf.Symbol> table = elf.symbols().isEmpty() ? elf.dynamicSymbols() : elf.symbols();
-        List<Symbol> symbols = new ArrayList<>();
-        String file = null;
-        for (dev.splice.elf.Symbol s : table) {
-            if (s.type() == dev.splice.elf.Symbol.STT_FILE) {
-                file = s.name();
-                continue;
-            }
-            if (s.type() != dev.splice.elf.Symbol.STT_SECTION && s.isDefinedInSection()) {
-                symbols.add(new Symbol(s.name(), s.value(), s.size(), s.isFunction(), s.isLocal(), s.isLocal() ? file : null));
-            }
-        }
-        List<Long> fragments = new ArrayList<>();
-        if (bat != null) {
-            bat.functions().forEach(f -> fragments.add(f.address()));
-            bat.coldFragments().forEach(c -> fragments.add(c.address()));
-        }
-        return new RewrittenBinary(elf.isRiscV(), sections, symbols, elf.isX86_64() ? pltEntries(elf) : List.of(), fragments);
+        return new RewrittenBinary(elf.isRiscV(), sections, FunctionDiscovery.of(elf, EhFrameRanges.of(elf)));
     }
 
     private static final int R_X86_64_GLOB_DAT = 6;
