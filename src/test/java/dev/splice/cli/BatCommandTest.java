@@ -53,7 +53,7 @@ class BatCommandTest {
         Run r = splice("bat", "dump", bolted.toString());
         assertEquals(Main.OK, r.status(), r.err());
         assertTrue(r.out().contains("function accumulate at 0x"), r.out());
-        assertTrue(r.out().contains("(branch)") && r.out().contains("secondary entry points (input offsets): 0x2"), r.out());
+        assertTrue(r.out().contains(" branch") && r.out().contains(" block ") && r.out().contains("secondary entry points (input offsets): 0x2"), r.out());
         Run json = splice("bat", "dump", "--json", bolted.toString());
         assertEquals(Main.OK, json.status(), json.err());
         JsonNode tree = new ObjectMapper().readTree(json.out());
