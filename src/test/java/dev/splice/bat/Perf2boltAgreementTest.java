@@ -164,6 +164,35 @@ class Perf2boltAgreementTest {
         assertTrue(expected.size() - cfgEdges > 10, "too few lines to compare");
     }
 
+    /**
+     * Addresses may carry a build-id or file-name prefix ("id:addr"), which perf2bolt ignores: the
+     * same profile with random prefixes translates as without them, in both tools.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("outputs")
+    void buildIdAndNamePrefixesAreIgnored(BoltOutputs.Output o) {
+        if (!o.id().startsWith("x86_64-loops") && !o.id().startsWith("rv64-entries")) {
+            return; // two outputs suffice: the prefixes are read before any translation
+        }
+        ElfFile elf = ElfFile.read(o.output());
+        String pa = randomProfile(elf, o.output(), 3, 200);
+        Random random = new Random(17);
+        String[] prefixes = {"a1b2c3d4e5f60718293a4b5c6d7e8f9012345678:", "loops.bolt:", ""};
+        StringBuilder prefixed = new StringBuilder();
+        for (String line : pa.split("\n")) {
+            String[] f = line.split(" ");
+            int addresses = f[0].equals("T") ? 3 : 2;
+            for (int i = 1; i <= addresses; i++) {
+                f[i] = prefixes[random.nextInt(prefixes.length)] + f[i];
+            }
+            prefixed.append(String.join(" ", f)).append('\n');
+        }
+        assertTrue(prefixed.indexOf(":") > 0);
+        Set<String> plain = splice(elf, pa, false);
+        assertSame(perf2bolt(BoltOutputs.forPerf2bolt(o), prefixed.toString(), o.id() + ".prefixed"), splice(elf, prefixed.toString(), false));
+        assertSame(plain, splice(elf, prefixed.toString(), false));
+    }
+
     // An intra-function fdata line: the same name on both sides.
     private static final java.util.regex.Pattern INTRA =
             java.util.regex.Pattern.compile("^1 (.+) [0-9a-f]+ 1 \\1 [0-9a-f]+ (\\d+) (\\d+)$");
