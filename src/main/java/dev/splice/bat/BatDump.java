@@ -60,8 +60,9 @@ public final class BatDump {
         List<Entry> list = new ArrayList<>(map.size());
         for (int i = 0; i < map.size(); i++) {
             boolean branch = map.isBranch(i);
-            // BOLT writes hash 0 and index 0 for a non-branch offset that starts no input block.
-            boolean blockStart = !branch && (map.blockHash(i) != 0 || map.blockIndex(i) != 0);
+            // BOLT writes hash 0 and index 0 for a non-branch offset that starts no input block; block 0
+            // is the entry block, at input offset 0 (Splice's own tables may give it hash 0).
+            boolean blockStart = !branch && (map.blockHash(i) != 0 || map.blockIndex(i) != 0 || map.inputOffset(i) == 0);
             list.add(new Entry(map.outputOffset(i), map.inputOffset(i), branch, blockStart, branch ? null : map.blockIndex(i),
                     branch ? null : hex(map.blockHash(i))));
         }
