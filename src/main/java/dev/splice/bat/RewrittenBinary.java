@@ -67,6 +67,17 @@ public final class RewrittenBinary {
 
     /** As {@link #of(dev.splice.elf.ElfFile)}; the tables do not change which functions perf2bolt sees. */
     public static RewrittenBinary of(dev.splice.elf.ElfFile elf, BatTables bat) {
+        return of(elf, bat, null);
+    }
+
+    /**
+     * As {@link #of(dev.splice.elf.ElfFile, BatTables)}, and with the input binary (the one BOLT
+     * optimized; null: none) a function without a table that perf2bolt names by an internal name
+     * ({@code __BOLT_FDE_FUNCat...}, or a section's name such as {@code .bolt.org.text/1}) takes the
+     * name of the input's function at the same address, when that one has a real name and the same
+     * bytes (code BOLT left in place): same location, a name llvm-bolt finds in the input.
+     */
+    public static RewrittenBinary of(dev.splice.elf.ElfFile elf, BatTables bat, dev.splice.elf.ElfFile input) {
         List<Section> sections = new ArrayList<>();
         for (dev.splice.elf.Section s : elf.sections()) {
             if (!s.isAllocated() || s.size() == 0) {
@@ -75,7 +86,71 @@ public final class RewrittenBinary {
             boolean exec = s.isExecutable();
             sections.add(new Section(s.name(), s.address(), s.size(), exec, exec && !s.isNobits() ? elf.contents(s) : null));
         }
-        return new RewrittenBinary(elf.isRiscV(), sections, FunctionDiscovery.of(elf, EhFrameRanges.of(elf)));
+        List<Function> functions = FunctionDiscovery.of(elf, EhFrameRanges.of(elf));
+        if (input != null) {
+            functions = namedAfterInput(elf, bat, functions, input);
+        }
+        return new RewrittenBinary(elf.isRiscV(), sections, functions);
+    }
+
+    private static List<Function> namedAfterInput(dev.splice.elf.ElfFile elf, BatTables bat, List<Function> functions,
+                                                  dev.splice.elf.ElfFile input) {
+        checkSameBuild(elf, input);
+        java.util.Set<String> sectionNames = new java.util.HashSet<>();
+        elf.sections().forEach(s -> sectionNames.add(s.name()));
+        input.sections().forEach(s -> sectionNames.add(s.name()));
+        Map<Long, Function> inputFunctions = new HashMap<>();
+        for (Function f : FunctionDiscovery.of(input, EhFrameRanges.of(input))) {
+            inputFunctions.put(f.address(), f);
+        }
+        List<Function> out = new ArrayList<>(functions.size());
+        for (Function f : functions) {
+            Function original = inputFunctions.get(f.address());
+            boolean rename = original != null && isInternal(f.name(), sectionNames) && !isInternal(original.name(), sectionNames)
+                    && (bat == null || !bat.isBatFunction(f.address())) && sameBytes(elf, input, f.address(), f.size());
+            out.add(rename ? new Function(original.name(), f.address(), f.size(), f.end()) : f);
+        }
+        return out;
+    }
+
+    /** perf2bolt's names for code without a symbol: FDE functions and section symbols ("name/N"). */
+    private static boolean isInternal(String name, java.util.Set<String> sectionNames) {
+        if (name.startsWith("__BOLT_")) {
+            return true;
+        }
+        int slash = name.lastIndexOf('/');
+        return slash > 0 && name.substring(slash + 1).matches("[0-9]+") && sectionNames.contains(name.substring(0, slash));
+    }
+
+    private static boolean sameBytes(dev.splice.elf.ElfFile a, dev.splice.elf.ElfFile b, long address, long size) {
+        byte[] x = bytesAt(a, address, size);
+        byte[] y = bytesAt(b, address, size);
+        return x != null && y != null && java.util.Arrays.equals(x, y);
+    }
+
+    private static byte[] bytesAt(dev.splice.elf.ElfFile elf, long address, long size) {
+        dev.splice.elf.Section s = elf.sectionContaining(address).orElse(null);
+        if (s == null || s.isNobits() || address + size > s.address() + s.size() || size > Integer.MAX_VALUE) {
+            return null;
+        }
+        byte[] all = elf.contents(s);
+        int from = (int) (address - s.address());
+        return java.util.Arrays.copyOfRange(all, from, from + (int) size);
+    }
+
+    /** BOLT flips the last bit of the build-id: the output's id must be the input's, so changed. */
+    private static void checkSameBuild(dev.splice.elf.ElfFile output, dev.splice.elf.ElfFile input) {
+        byte[] out = output.buildId().orElse(null);
+        byte[] in = input.buildId().orElse(null);
+        if (out == null || in == null) {
+            return;
+        }
+        byte[] flipped = in.clone();
+        flipped[flipped.length - 1] ^= 1;
+        if (!java.util.Arrays.equals(out, flipped) && !java.util.Arrays.equals(out, in)) {
+            throw new dev.splice.BadInputException(input.name() + ": not the input of " + output.name()
+                    + " (build-ids " + java.util.HexFormat.of().formatHex(in) + " and " + java.util.HexFormat.of().formatHex(out) + " do not match)");
+        }
     }
 
     private static final int R_X86_64_GLOB_DAT = 6;

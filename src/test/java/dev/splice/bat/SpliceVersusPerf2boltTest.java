@@ -162,6 +162,64 @@ class SpliceVersusPerf2boltTest {
         }
     }
 
+    /**
+     * perf2bolt names code BOLT left in place by internal names (__BOLT_FDE_FUNCat..., .bolt.org.text/1)
+     * that llvm-bolt does not find in the input. Given the input binary, Splice names it after the
+     * input's function at the same address: the same lines as perf2bolt's with those names replaced
+     * (up to the CFG fall-throughs), and llvm-bolt applies more of the profile to the input.
+     */
+    @Test
+    void codeLeftInPlaceIsNamedAfterTheInputsFunctions() throws IOException {
+        BoltOutputs.Output o = BoltOutputs.get("rv64-loops-reverse-hfsort");
+        ElfFile elf = ElfFile.read(o.output());
+        ElfFile input = ElfFile.read(o.input());
+        BatTables bat = BatTables.read(elf);
+        String pa = Perf2boltAgreementTest.randomProfile(elf, o.output(), 21, 600, true);
+        List<RewrittenBinary.Function> plain = RewrittenBinary.of(elf, bat).functions();
+        List<RewrittenBinary.Function> named = RewrittenBinary.of(elf, bat, input).functions();
+        java.util.Map<String, String> renamed = new java.util.HashMap<>();
+        Set<String> withoutTables = new java.util.HashSet<>();
+        for (int i = 0; i < plain.size(); i++) {
+            assertEquals(plain.get(i).address(), named.get(i).address());
+            if (!plain.get(i).name().equals(named.get(i).name())) {
+                renamed.put(plain.get(i).name(), named.get(i).name());
+            }
+            if (!bat.isBatFunction(plain.get(i).address())) {
+                withoutTables.add(named.get(i).name());
+            }
+        }
+        assertTrue(renamed.size() > 100, "few functions renamed: " + renamed.size());
+        Path theirFile = perf2boltFdata(o, pa, "named");
+        // perf2bolt's lines with the internal names replaced, counts of lines that become equal summed.
+        java.util.Map<String, long[]> expected = new java.util.TreeMap<>();
+        int renamedLines = 0;
+        for (String line : Perf2boltAgreementTest.lines(read(theirFile))) {
+            String[] f = line.split(" ");
+            for (int i = 0; i < f.length - 2; i++) {
+                if (renamed.containsKey(f[i])) {
+                    f[i] = renamed.get(f[i]);
+                    renamedLines++;
+                }
+            }
+            String key = String.join(" ", java.util.Arrays.copyOf(f, f.length - 2));
+            long[] v = expected.computeIfAbsent(key, k -> new long[2]);
+            v[0] += Long.parseLong(f[f.length - 2]);
+            v[1] += Long.parseLong(f[f.length - 1]);
+        }
+        assertTrue(renamedLines > 10, "too few lines in code left in place: " + renamedLines);
+        Set<String> expectedLines = new java.util.TreeSet<>();
+        expected.forEach((k, v) -> expectedLines.add(k + " " + v[0] + " " + v[1]));
+        Path ourFile = BoltOutputs.dir().resolve("named.splice.fdata");
+        Path paFile = BoltOutputs.dir().resolve("named.splice.pa");
+        Files.writeString(paFile, pa);
+        ProfileTranslation.run(new ProfileTranslation.Request(o.output(), paFile, ProfileReader.Format.PRE_AGGREGATED, ourFile,
+                ProfileTranslation.OutputFormat.FDATA, false, false, o.input()), null);
+        Perf2boltAgreementTest.assertSameExceptCfgFallthroughs(expectedLines, Perf2boltAgreementTest.lines(read(ourFile)), withoutTables);
+        Applied perf2bolt = applyToInput(o.input(), theirFile);
+        Applied splice = applyToInput(o.input(), ourFile);
+        assertTrue(splice.profiled() > perf2bolt.profiled(), splice.profiled() + " <= " + perf2bolt.profiled());
+    }
+
     /** perf2bolt's no_lbr file with the header lines swapped, so that llvm-bolt can read it at all. */
     private static Path rewriteHeader(Path fdata) {
         try {
