@@ -70,6 +70,13 @@ final class FunctionDiscovery {
 
     /** The functions of the binary, as perf2bolt sees them, in address order. */
     static List<RewrittenBinary.Function> of(ElfFile elf, TreeMap<Long, Long> fdes) {
+        return discover(elf, fdes).functions();
+    }
+
+    /** The functions, and the addresses of those perf2bolt finds not simple (it builds no CFG for them). */
+    record Result(List<RewrittenBinary.Function> functions, java.util.Set<Long> notSimple) {}
+
+    static Result discover(ElfFile elf, TreeMap<Long, Long> fdes) {
         FunctionDiscovery d = new FunctionDiscovery(elf);
         d.fromSymbols(fdes);
         d.pltEntries();
@@ -84,10 +91,14 @@ final class FunctionDiscovery {
             }
         }
         List<RewrittenBinary.Function> out = new ArrayList<>();
+        java.util.Set<Long> notSimple = new java.util.HashSet<>();
         for (Fn f : d.functions.values()) {
             out.add(new RewrittenBinary.Function(locationName(f.names), f.address, f.size, f.address + f.maxSize));
+            if (!f.simple || f.pseudo) {
+                notSimple.add(f.address);
+            }
         }
-        return out;
+        return new Result(out, notSimple);
     }
 
     /** perf2bolt's location name in BAT mode: the first "name/file/N" alias, else the first name. */

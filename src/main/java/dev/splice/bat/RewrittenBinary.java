@@ -27,10 +27,17 @@ public final class RewrittenBinary {
     private final List<Section> sections;
     private final long[] starts;
     private final Function[] functions;
+    private final java.util.Set<Long> notSimple;
 
     /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
     public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
+        this(riscv, sections, functionList, java.util.Set.of());
+    }
+
+    /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
+    RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
         this.riscv = riscv;
+        this.notSimple = notSimple;
         this.sections = List.copyOf(sections);
         List<Function> sorted = new ArrayList<>(functionList);
         sorted.sort(Comparator.comparingLong(Function::address));
@@ -86,11 +93,12 @@ public final class RewrittenBinary {
             boolean exec = s.isExecutable();
             sections.add(new Section(s.name(), s.address(), s.size(), exec, exec && !s.isNobits() ? elf.contents(s) : null));
         }
-        List<Function> functions = FunctionDiscovery.of(elf, EhFrameRanges.of(elf));
+        FunctionDiscovery.Result found = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf));
+        List<Function> functions = found.functions();
         if (input != null) {
             functions = namedAfterInput(elf, bat, functions, input);
         }
-        return new RewrittenBinary(elf.isRiscV(), sections, functions);
+        return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple());
     }
 
     private static List<Function> namedAfterInput(dev.splice.elf.ElfFile elf, BatTables bat, List<Function> functions,
@@ -273,6 +281,23 @@ public final class RewrittenBinary {
             i++;
         }
         return i < b.length && ((b[i] & 0xff) == 0xc3 || (b[i] & 0xff) == 0xc2);
+    }
+
+    /**
+     * The CFG perf2bolt builds for a RISC-V function (by index) that has no translation table, from
+     * its bytes up to its size; null where it builds none (x86-64: Splice has no x86 CFG; see
+     * docs/bat.md).
+     */
+    RiscVCfg cfg(int index) {
+        Function f = functions[index];
+        if (!riscv || notSimple.contains(f.address()) || f.size() <= 0) {
+            return null;
+        }
+        Section s = sectionOf(f.address());
+        if (s == null || !s.executable() || s.bytes() == null) {
+            return null;
+        }
+        return RiscVCfg.of(s.bytes(), (int) (f.address() - s.address()), (int) Math.min(f.size(), s.address() + s.size() - f.address()));
     }
 
     /** True if the address lies in a section of the binary (perf2bolt's containsAddress). */

@@ -162,6 +162,7 @@ class Perf2boltAgreementTest {
         }
         int cfgEdges = assertSameExceptCfgFallthroughs(expected, actual, withoutTables);
         assertTrue(expected.size() - cfgEdges > 10, "too few lines to compare");
+        System.err.println("CFGEDGES " + o.id() + " " + cfgEdges + " of " + expected.size());
     }
 
     /**
