@@ -50,6 +50,8 @@ public final class ProfileTranslator {
     // Per function index: its CFG (functions without tables, RISC-V), computed on first use.
     private final RiscVCfg[] cfgs;
     private final boolean[] cfgDone;
+    // Where code without tables enters other functions (BOLT's secondary entry points), on first use.
+    private Map<Integer, List<Integer>> externalEntries;
     private static final int RAW_LIMIT = 1 << 17;
     // The largest (end - address) of any function: a fall-through range longer than this cannot lie
     // within one function, so it is dropped before aggregation (doTrace would drop it anyway).
@@ -292,7 +294,11 @@ public final class ProfileTranslator {
         if (map == null) {
             // No table: perf2bolt walks the function's CFG (RISC-V here; none on x86-64, docs/bat.md).
             if (!cfgDone[f]) {
-                cfgs[f] = binary.cfg(f);
+                if (externalEntries == null) {
+                    externalEntries = binary.externalEntries(i -> maps[i] == null);
+                }
+                List<Integer> entries = externalEntries.getOrDefault(f, List.of());
+                cfgs[f] = binary.cfg(f, entries.stream().mapToInt(Integer::intValue).toArray());
                 cfgDone[f] = true;
             }
             if (cfgs[f] == null) {

@@ -288,7 +288,7 @@ public final class RewrittenBinary {
      * its bytes up to its size; null where it builds none (x86-64: Splice has no x86 CFG; see
      * docs/bat.md).
      */
-    RiscVCfg cfg(int index) {
+    RiscVCfg cfg(int index, int[] entries) {
         Function f = functions[index];
         if (!riscv || notSimple.contains(f.address()) || f.size() <= 0) {
             return null;
@@ -297,7 +297,40 @@ public final class RewrittenBinary {
         if (s == null || !s.executable() || s.bytes() == null) {
             return null;
         }
-        return RiscVCfg.of(s.bytes(), (int) (f.address() - s.address()), (int) Math.min(f.size(), s.address() + s.size() - f.address()));
+        return RiscVCfg.of(s.bytes(), (int) (f.address() - s.address()), (int) Math.min(f.size(), s.address() + s.size() - f.address()), entries);
+    }
+
+    /**
+     * The entry points that direct branches and calls in the given functions (RISC-V) make in other
+     * functions, as BOLT registers them: per function index, the offsets (not 0) where code elsewhere
+     * enters it.
+     */
+    Map<Integer, List<Integer>> externalEntries(java.util.function.IntPredicate scanned) {
+        Map<Integer, java.util.TreeSet<Integer>> found = new HashMap<>();
+        if (!riscv) {
+            return Map.of();
+        }
+        for (int i = 0; i < functions.length; i++) {
+            Function f = functions[i];
+            if (!scanned.test(i) || f.size() <= 0) {
+                continue;
+            }
+            Section s = sectionOf(f.address());
+            if (s == null || !s.executable() || s.bytes() == null) {
+                continue;
+            }
+            int self = i;
+            RiscVCfg.externalTargets(s.bytes(), (int) (f.address() - s.address()),
+                    (int) Math.min(f.size(), s.address() + s.size() - f.address()), f.address(), target -> {
+                        int t = indexContaining(target);
+                        if (t >= 0 && t != self && target != functions[t].address() && target - functions[t].address() < functions[t].size()) {
+                            found.computeIfAbsent(t, k -> new java.util.TreeSet<>()).add((int) (target - functions[t].address()));
+                        }
+                    });
+        }
+        Map<Integer, List<Integer>> out = new HashMap<>();
+        found.forEach((k, v) -> out.put(k, new ArrayList<>(v)));
+        return out;
     }
 
     /** True if the address lies in a section of the binary (perf2bolt's containsAddress). */

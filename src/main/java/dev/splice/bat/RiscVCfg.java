@@ -17,10 +17,13 @@ final class RiscVCfg {
     private final int[] lastInstruction;
     private final boolean[] fallsThrough;
     private final boolean[] endsWithCall;
+    private final boolean[] entryPoint;
     private final int size;
 
-    private RiscVCfg(int[] starts, int[] lastInstruction, boolean[] fallsThrough, boolean[] endsWithCall, int size) {
+    private RiscVCfg(int[] starts, int[] lastInstruction, boolean[] fallsThrough, boolean[] endsWithCall,
+                     boolean[] entryPoint, int size) {
         this.size = size;
+        this.entryPoint = entryPoint;
         this.starts = starts;
         this.lastInstruction = lastInstruction;
         this.fallsThrough = fallsThrough;
@@ -36,6 +39,14 @@ final class RiscVCfg {
 
     /** The CFG of the function whose bytes are {@code code[base, base + size)}, or null if it has none. */
     static RiscVCfg of(byte[] code, int base, int size) {
+        return of(code, base, size, new int[0]);
+    }
+
+    /**
+     * As above, with the offsets where code elsewhere branches into the function: BOLT makes them
+     * entry points, which start blocks.
+     */
+    static RiscVCfg of(byte[] code, int base, int size, int[] entries) {
         if (size <= 0 || base < 0 || base + size > code.length) {
             return null;
         }
@@ -43,7 +54,15 @@ final class RiscVCfg {
         int[] target = new int[size];
         boolean[] isInstruction = new boolean[size];
         boolean[] leader = new boolean[size + 1];
+        boolean[] entry = new boolean[size + 1];
         leader[0] = true;
+        entry[0] = true;
+        for (int e : entries) {
+            if (e > 0 && e < size) {
+                leader[e] = true;
+                entry[e] = true;
+            }
+        }
         int pc = 0;
         while (pc < size) {
             if (pc + 2 > size) {
@@ -112,6 +131,9 @@ final class RiscVCfg {
             if (k == JUMP || k == CONDITIONAL) {
                 target[pc] = (int) t;
                 leader[(int) t] = true; // a label: always a block start
+            } else if (k == CALL && t > 0 && t < size) {
+                leader[(int) t] = true; // a call into the function's own body: BOLT makes it an entry point
+                entry[(int) t] = true;
             }
             pc += length;
         }
@@ -160,7 +182,9 @@ final class RiscVCfg {
         }
         boolean[] falls = new boolean[blocks];
         boolean[] call = new boolean[blocks];
+        boolean[] entryBlock = new boolean[blocks];
         for (b = 0; b < blocks; b++) {
+            entryBlock[b] = entry[blockStarts[b]];
             int end = last[b];
             int next = b + 1 < blocks ? blockStarts[b + 1] : -1;
             falls[b] = switch (kind[end]) {
@@ -171,7 +195,55 @@ final class RiscVCfg {
             };
             call[b] = kind[end] == CALL;
         }
-        return new RiscVCfg(blockStarts, last, falls, call, size);
+        return new RiscVCfg(blockStarts, last, falls, call, entryBlock, size);
+    }
+
+    /**
+     * The absolute targets of the direct branches, jumps and calls (jal, c.j, conditional branches,
+     * auipc+jalr pairs) in {@code code[base, base + size)} at {@code address} that leave it.
+     */
+    static void externalTargets(byte[] code, int base, int size, long address, java.util.function.LongConsumer out) {
+        int pc = 0;
+        int auipcReg = -1;
+        long auipcValue = 0;
+        while (pc + 2 <= size && base + pc + 2 <= code.length) {
+            int half = (code[base + pc] & 0xff) | (code[base + pc + 1] & 0xff) << 8;
+            int length = (half & 3) == 3 ? 4 : 2;
+            if (pc + length > size || base + pc + length > code.length) {
+                return;
+            }
+            long t = Long.MIN_VALUE;
+            int nextAuipc = -1;
+            if (length == 4) {
+                int word = half | (code[base + pc + 2] & 0xff) << 16 | (code[base + pc + 3] & 0xff) << 24;
+                int opcode = word & 0x7f;
+                int rd = (word >>> 7) & 31;
+                int rs1 = (word >>> 15) & 31;
+                if (opcode == 0x63) {
+                    t = pc + (long) (((word >> 31) << 12) | ((word >>> 7) & 1) << 11 | ((word >>> 25) & 0x3f) << 5 | ((word >>> 8) & 0xf) << 1);
+                } else if (opcode == 0x6f) {
+                    t = pc + (long) (((word >> 31) << 20) | ((word >>> 12) & 0xff) << 12 | ((word >>> 20) & 1) << 11 | ((word >>> 21) & 0x3ff) << 1);
+                } else if (opcode == 0x67 && rs1 == auipcReg) {
+                    t = auipcValue + (word >> 20);
+                } else if (opcode == 0x17) {
+                    nextAuipc = rd;
+                    auipcValue = pc + (long) (word & 0xfffff000);
+                }
+            } else {
+                int op = half & 3;
+                int funct3 = half >>> 13;
+                if (op == 1 && funct3 == 5) {
+                    t = pc + (long) cjOffset(half);
+                } else if (op == 1 && (funct3 == 6 || funct3 == 7)) {
+                    t = pc + (long) cbOffset(half);
+                }
+            }
+            auipcReg = nextAuipc;
+            if (t != Long.MIN_VALUE && (t < 0 || t >= size)) {
+                out.accept(address + t);
+            }
+            pc += length;
+        }
     }
 
     private static int cjOffset(int h) {
@@ -206,7 +278,7 @@ final class RiscVCfg {
         if (fromBlock < 0 || toBlock < 0 || to > size) {
             return -1;
         }
-        if (fromOutside && from == starts[fromBlock] && fromBlock > 0 && (isReturn || fromBlock != 0)
+        if (fromOutside && from == starts[fromBlock] && fromBlock > 0 && (isReturn || !entryPoint[fromBlock])
                 && fallsThrough[fromBlock - 1] && endsWithCall[fromBlock - 1]) {
             fromBlock--;
         }

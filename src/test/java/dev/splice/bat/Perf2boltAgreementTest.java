@@ -162,7 +162,6 @@ class Perf2boltAgreementTest {
         }
         int cfgEdges = assertSameExceptCfgFallthroughs(expected, actual, withoutTables);
         assertTrue(expected.size() - cfgEdges > 10, "too few lines to compare");
-        System.err.println("CFGEDGES " + o.id() + " " + cfgEdges + " of " + expected.size());
     }
 
     /**
@@ -192,6 +191,52 @@ class Perf2boltAgreementTest {
         Set<String> plain = splice(elf, pa, false);
         assertSame(perf2bolt(BoltOutputs.forPerf2bolt(o), prefixed.toString(), o.id() + ".prefixed"), splice(elf, prefixed.toString(), false));
         assertSame(plain, splice(elf, prefixed.toString(), false));
+    }
+
+    /**
+     * RISC-V code without tables: F and f ranges from every branch target, and from after every
+     * branch site, to the next branch site, all over the old code BOLT left in place. Every edge
+     * Splice derives from its CFG is one perf2bolt-22 derives with the same count, and Splice finds
+     * almost all of perf2bolt's (what it misses: blocks BOLT starts after calls with landing pads).
+     */
+    @org.junit.jupiter.api.Test
+    void riscVFallthroughsInCodeWithoutTablesAreThoseOfPerf2boltsCfg() {
+        BoltOutputs.Output o = BoltOutputs.get("rv64-loops-reverse-hfsort");
+        ElfFile elf = ElfFile.read(o.output());
+        BatTables bat = BatTables.read(elf);
+        RewrittenBinary rb = RewrittenBinary.of(elf, bat);
+        BranchSites sites = BranchSites.of(o.output());
+        java.util.function.LongPredicate withoutTable = a -> {
+            RewrittenBinary.Function f = rb.functionContaining(a);
+            return f != null && !bat.isBatFunction(f.address());
+        };
+        List<Long> siteAddresses = new ArrayList<>();
+        for (BranchSites.Instruction i : sites.instructions()) {
+            if (withoutTable.test(i.address()) && (i.mnemonic().startsWith("b") || i.mnemonic().startsWith("j")
+                    || i.mnemonic().startsWith("c.") && (i.mnemonic().startsWith("c.b") || i.mnemonic().startsWith("c.j"))
+                    || i.mnemonic().startsWith("ret") || i.mnemonic().startsWith("call") || i.mnemonic().startsWith("tail"))) {
+                siteAddresses.add(i.address());
+            }
+        }
+        java.util.Collections.sort(siteAddresses);
+        StringBuilder pa = new StringBuilder();
+        int k = 0;
+        for (BranchSites.Site s : sites.sites()) {
+            if (withoutTable.test(s.target())) {
+                pa.append(String.format("%s %x %x %d%n", k % 2 == 0 ? "F" : "f", s.target(), nextSite(siteAddresses, s.target()), 1 + k % 97));
+                k++;
+            }
+        }
+        for (int i = 0; i + 1 < siteAddresses.size(); i++) {
+            pa.append(String.format("F %x %x %d%n", siteAddresses.get(i) + 2, siteAddresses.get(i + 1), 1 + i % 89));
+        }
+        Set<String> theirs = perf2bolt(o.output(), pa.toString(), o.id() + ".cfg");
+        Set<String> ours = splice(elf, pa.toString(), false);
+        Set<String> onlyOurs = new TreeSet<>(ours);
+        onlyOurs.removeAll(theirs);
+        assertEquals(Set.of(), onlyOurs, "edges perf2bolt-22 does not derive");
+        assertTrue(theirs.size() > 1000, "too few edges: " + theirs.size());
+        assertTrue(ours.size() >= theirs.size() * 0.99, ours.size() + " of " + theirs.size() + " edges");
     }
 
     // An intra-function fdata line: the same name on both sides.
