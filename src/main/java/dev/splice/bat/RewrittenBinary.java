@@ -95,10 +95,51 @@ public final class RewrittenBinary {
         }
         FunctionDiscovery.Result found = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf));
         List<Function> functions = found.functions();
+        if (elf.isRiscV()) {
+            functions = withoutReferencedPadding(elf.isRiscV(), sections, functions, found.notSimple(), bat);
+        }
         if (input != null) {
             functions = namedAfterInput(elf, bat, functions, input);
         }
         return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple());
+    }
+
+    /**
+     * BOLT's processInterproceduralReferences: where code without tables branches or calls to an
+     * address in the padding of a function (past its size, within its max size), BOLT takes it for
+     * an object and the (simple) function ends at its size.
+     */
+    private static List<Function> withoutReferencedPadding(boolean riscv, List<Section> sections, List<Function> functions,
+                                                           java.util.Set<Long> notSimple, BatTables bat) {
+        RewrittenBinary probe = new RewrittenBinary(riscv, sections, functions, notSimple);
+        java.util.Set<Integer> shrink = new java.util.HashSet<>();
+        for (int i = 0; i < functions.size(); i++) {
+            Function f = functions.get(i);
+            if ((bat != null && bat.isBatFunction(f.address())) || f.size() <= 0) {
+                continue;
+            }
+            Section s = probe.sectionOf(f.address());
+            if (s == null || !s.executable() || s.bytes() == null) {
+                continue;
+            }
+            RiscVCfg.externalTargets(s.bytes(), (int) (f.address() - s.address()),
+                    (int) Math.min(f.size(), s.address() + s.size() - f.address()), f.address(), target -> {
+                        int t = probe.indexContaining(target);
+                        if (t >= 0 && target - functions.get(t).address() >= functions.get(t).size()
+                                && !notSimple.contains(functions.get(t).address())) {
+                            shrink.add(t);
+                        }
+                    });
+        }
+        if (shrink.isEmpty()) {
+            return functions;
+        }
+        List<Function> out = new ArrayList<>(functions);
+        for (int t : shrink) {
+            Function f = out.get(t);
+            out.set(t, new Function(f.name(), f.address(), f.size(), f.address() + f.size()));
+        }
+        return out;
     }
 
     private static List<Function> namedAfterInput(dev.splice.elf.ElfFile elf, BatTables bat, List<Function> functions,

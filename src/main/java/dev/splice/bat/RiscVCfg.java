@@ -239,7 +239,8 @@ final class RiscVCfg {
                 }
             }
             auipcReg = nextAuipc;
-            if (t != Long.MIN_VALUE && (t < 0 || t >= size)) {
+            // A jump to the function's own end is BOLT's "jump past end" (a no-op), no reference.
+            if (t != Long.MIN_VALUE && (t < 0 || t > size)) {
                 out.accept(address + t);
             }
             pc += length;
