@@ -345,13 +345,38 @@ public final class ProfileTranslator {
             branchLines.add(new Fdata.Branch(location(from, fromOffset), location(to, to == UNKNOWN ? 0 : toOffset), mispreds, count));
         });
         branchLines.sort(Comparator.comparing(Fdata.Branch::from, LOCATION_ORDER).thenComparing(Fdata.Branch::to, LOCATION_ORDER));
+        mergeEqualLocations(branchLines);
         List<Fdata.Sample> sampleLines = new ArrayList<>(samples.size());
         samples.forEach((f, offset, count, unused) -> {
             remember((int) f);
             sampleLines.add(new Fdata.Sample(location((int) f, offset), count));
         });
         sampleLines.sort(Comparator.comparing(Fdata.Sample::at, LOCATION_ORDER));
+        for (int i = sampleLines.size() - 1; i > 0; i--) {
+            if (sampleLines.get(i).at().equals(sampleLines.get(i - 1).at())) {
+                sampleLines.set(i - 1, new Fdata.Sample(sampleLines.get(i).at(), sampleLines.get(i).count() + sampleLines.get(i - 1).count()));
+                sampleLines.remove(i);
+            }
+        }
         return new Fdata(basicSamples, new ArrayList<>(eventNames), branchLines, sampleLines);
+    }
+
+    /**
+     * Lines of two functions with the same name (code BOLT left in place named after the input's
+     * function that BOLT also rewrote, see --input) are one location: sum them (sorted input).
+     */
+    private static void mergeEqualLocations(List<Fdata.Branch> lines) {
+        int w = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            Fdata.Branch b = lines.get(i);
+            if (w > 0 && lines.get(w - 1).from().equals(b.from()) && lines.get(w - 1).to().equals(b.to())) {
+                Fdata.Branch a = lines.get(w - 1);
+                lines.set(w - 1, new Fdata.Branch(a.from(), a.to(), a.mispreds() + b.mispreds(), a.count() + b.count()));
+            } else {
+                lines.set(w++, b);
+            }
+        }
+        lines.subList(w, lines.size()).clear();
     }
 
     /** Compatibility: the mode is fixed at construction; the argument must match it. */
