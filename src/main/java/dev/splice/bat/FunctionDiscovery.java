@@ -237,7 +237,7 @@ final class FunctionDiscovery {
                 f.simple = simple;
                 functions.put(address, f);
             }
-            if (FRAGMENT.matcher(sym.name()).find()) {
+            if ((sym.name().contains(".cold") || sym.name().contains(".warm")) && FRAGMENT.matcher(sym.name()).find()) {
                 f.fragment = true;
             }
             if (alternative != null) {
