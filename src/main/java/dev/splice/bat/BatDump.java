@@ -13,8 +13,13 @@ import java.util.Map;
 public final class BatDump {
     private BatDump() {}
 
-    /** One entry: output offset, input offset, branch mark, and for a block entry its index and hash. */
-    public record Entry(long outputOffset, long inputOffset, boolean branch, Long blockIndex, String blockHash) {}
+    /**
+     * One entry: output offset, input offset, branch mark, whether it starts an input block, and for a
+     * non-branch entry the block index and hash the table stores (0 and 0x0 where it is no block start,
+     * as BOLT writes them).
+     */
+    public record Entry(long outputOffset, long inputOffset, boolean branch, boolean blockStart, Long blockIndex,
+                        String blockHash) {}
 
     /** A cold fragment. */
     public record ColdFragment(String name, long address, List<Entry> entries) {}
@@ -27,13 +32,17 @@ public final class BatDump {
     public record Dump(String binary, int hotFunctions, int coldFragments, List<Function> functions) {}
 
     public static Dump of(ElfFile elf) {
-        BatTables tables = BatTables.read(elf);
         Map<Long, String> names = new HashMap<>();
         for (dev.splice.elf.Symbol s : elf.symbols()) {
             if (s.isFunction() && s.isDefinedInSection()) {
                 names.merge(s.value(), s.name(), (a, b) -> a);
             }
         }
+        return of(elf.name(), BatTables.read(elf), names);
+    }
+
+    /** The dump of tables, with function names by output address (absent: no symbol). */
+    public static Dump of(String binary, BatTables tables, Map<Long, String> names) {
         Map<Long, List<ColdFragment>> cold = new HashMap<>();
         for (BatColdFragment c : tables.coldFragments()) {
             cold.computeIfAbsent(c.parentAddress(), k -> new ArrayList<>())
@@ -44,14 +53,17 @@ public final class BatDump {
             functions.add(new Function(names.get(f.address()), f.address(), hex(f.hash()), f.blockCount(), entries(f.map()),
                     f.secondaryEntryPoints(), cold.getOrDefault(f.address(), List.of())));
         }
-        return new Dump(elf.name(), tables.functions().size(), tables.coldFragments().size(), functions);
+        return new Dump(binary, tables.functions().size(), tables.coldFragments().size(), functions);
     }
 
     private static List<Entry> entries(BatMap map) {
         List<Entry> list = new ArrayList<>(map.size());
         for (int i = 0; i < map.size(); i++) {
             boolean branch = map.isBranch(i);
-            list.add(new Entry(map.outputOffset(i), map.inputOffset(i), branch, branch ? null : map.blockIndex(i),
+            // BOLT writes hash 0 and index 0 for a non-branch offset that starts no input block; block 0
+            // is the entry block, at input offset 0 (Splice's own tables may give it hash 0).
+            boolean blockStart = !branch && (map.blockHash(i) != 0 || map.blockIndex(i) != 0 || map.inputOffset(i) == 0);
+            list.add(new Entry(map.outputOffset(i), map.inputOffset(i), branch, blockStart, branch ? null : map.blockIndex(i),
                     branch ? null : hex(map.blockHash(i))));
         }
         return list;
@@ -85,16 +97,19 @@ public final class BatDump {
         return n == null ? "(no symbol)" : n;
     }
 
+    /**
+     * One line per entry, in columns: output offset, input offset, kind ("block" for the start of an
+     * input block, "branch" for a branch, "offset" for any other mapped offset), and for a block its
+     * index and hash.
+     */
     private static void printEntries(List<Entry> entries, String indent, Appendable out) throws java.io.IOException {
-        out.append(indent).append(String.format("%-10s %-10s%n", "output", "input"));
+        out.append(indent).append(String.format("%-10s  %-10s  %-6s  %5s  %s%n", "output", "input", "kind", "block", "hash"));
         for (Entry e : entries) {
-            out.append(indent).append(String.format("0x%-8x 0x%-8x", e.outputOffset(), e.inputOffset()));
-            if (e.branch()) {
-                out.append(" (branch)");
-            } else {
-                out.append(String.format(" block %d hash %s", e.blockIndex(), e.blockHash()));
-            }
-            out.append(System.lineSeparator());
+            String offsets = String.format("%-10s  %-10s", "0x" + Long.toHexString(e.outputOffset()), "0x" + Long.toHexString(e.inputOffset()));
+            String line = e.branch() ? offsets + "  branch"
+                    : e.blockStart() ? String.format("%s  %-6s  %5d  %s", offsets, "block", e.blockIndex(), e.blockHash())
+                    : offsets + "  offset";
+            out.append(indent).append(line).append(System.lineSeparator());
         }
     }
 }

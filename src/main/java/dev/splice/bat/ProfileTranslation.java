@@ -20,9 +20,18 @@ public final class ProfileTranslation {
     /** The output format. */
     public enum OutputFormat { FDATA, YAML }
 
-    /** What to translate and how. */
+    /**
+     * What to translate and how. {@code inputBinary} (may be null) is the binary BOLT optimized: with
+     * it, code BOLT left in place that perf2bolt names by an internal name is named after the input's
+     * function at the same address (see {@link RewrittenBinary#of(ElfFile, BatTables, ElfFile)}).
+     */
     public record Request(Path binary, Path profile, ProfileReader.Format inputFormat, Path output,
-                          OutputFormat outputFormat, boolean basicSamples, boolean skipBadLines) {}
+                          OutputFormat outputFormat, boolean basicSamples, boolean skipBadLines, Path inputBinary) {
+        public Request(Path binary, Path profile, ProfileReader.Format inputFormat, Path output,
+                       OutputFormat outputFormat, boolean basicSamples, boolean skipBadLines) {
+            this(binary, profile, inputFormat, output, outputFormat, basicSamples, skipBadLines, null);
+        }
+    }
 
     /** What happened. */
     public record Result(long lines, long badLines, String firstBadLine, int distinctRecords, int branchLines, int sampleLines) {}
@@ -33,7 +42,8 @@ public final class ProfileTranslation {
     public static Result run(Request request, LongConsumer progress) {
         ElfFile elf = ElfFile.read(request.binary());
         BatTables bat = BatTables.read(elf);
-        RewrittenBinary binary = RewrittenBinary.of(elf, bat);
+        RewrittenBinary binary = RewrittenBinary.of(elf, bat,
+                request.inputBinary() == null ? null : ElfFile.read(request.inputBinary()));
         long size;
         try {
             size = Files.size(request.profile());

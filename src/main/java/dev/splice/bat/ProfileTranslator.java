@@ -44,6 +44,14 @@ public final class ProfileTranslator {
     // raw record once with its summed counts gives the same result. Bounded: flushed when large.
     private final RawCounts rawBranches = new RawCounts();
     private final RawCounts rawTraces = new RawCounts();
+    // Fall-through ranges entered from outside their function (f records, and T records whose branch
+    // lies elsewhere): perf2bolt's CFG walk treats them differently in functions without tables.
+    private final RawCounts rawOutsideTraces = new RawCounts();
+    // Per function index: its CFG (functions without tables, RISC-V), computed on first use.
+    private final RiscVCfg[] cfgs;
+    private final boolean[] cfgDone;
+    // Where code without tables enters other functions (BOLT's secondary entry points), on first use.
+    private Map<Integer, List<Integer>> externalEntries;
     private static final int RAW_LIMIT = 1 << 17;
     // The largest (end - address) of any function: a fall-through range longer than this cannot lie
     // within one function, so it is dropped before aggregation (doTrace would drop it anyway).
@@ -79,6 +87,8 @@ public final class ProfileTranslator {
         maxSpan = span;
         maps = new BatMap[n];
         owner = new int[n];
+        cfgs = new RiscVCfg[n];
+        cfgDone = new boolean[n];
         for (int i = 0; i < n; i++) {
             long address = functions.get(i).address();
             maps[i] = bat.map(address).orElse(null);
@@ -138,15 +148,16 @@ public final class ProfileTranslator {
         }
     }
 
-    private void rawTrace(long from, long to, long count) {
-        if (from >= to || to - from >= maxSpan) {
-            return; // empty or backwards, or longer than any function: invalid, as in doTrace
+    private void rawTrace(long from, long to, long count, boolean fromOutside) {
+        if (from > to || to - from >= maxSpan) {
+            return; // backwards, or longer than any function: invalid, as in doTrace
         }
-        if (!rawTraces.add(from, to, count, 0)) {
-            doTrace(from, to, count, false);
+        RawCounts table = fromOutside ? rawOutsideTraces : rawTraces;
+        if (!table.add(from, to, count, 0)) {
+            doTrace(from, to, count, false, fromOutside);
             return;
         }
-        if (rawTraces.size() >= RAW_LIMIT) {
+        if (table.size() >= RAW_LIMIT) {
             flush();
         }
     }
@@ -155,8 +166,10 @@ public final class ProfileTranslator {
     private void flush() {
         rawBranches.forEach((from, to, count, mispreds) -> translateBranch(from, to, count, mispreds));
         rawBranches.clear();
-        rawTraces.forEach((from, to, count, unused) -> doTrace(from, to, count, false));
+        rawTraces.forEach((from, to, count, unused) -> doTrace(from, to, count, false, false));
         rawTraces.clear();
+        rawOutsideTraces.forEach((from, to, count, unused) -> doTrace(from, to, count, false, true));
+        rawOutsideTraces.clear();
     }
 
     /** A taken branch followed by a fall-through range (pre-aggregated T, or a branch stack entry). */
@@ -170,10 +183,12 @@ public final class ProfileTranslator {
         if (from > to || to - from >= maxSpan) {
             return; // invalid whether or not the branch is a return: skip the return lookup
         }
+        int f = functionIndex(from);
+        boolean outside = f < 0 || functionIndex(branch) != f || branch - functions.get(f).address() >= functions.get(f).size();
         if (isReturn(branch)) {
-            doTrace(from, to, count, true);
+            doTrace(from, to, count, true, outside);
         } else {
-            rawTrace(from, to, count);
+            rawTrace(from, to, count, outside);
         }
     }
 
@@ -181,13 +196,16 @@ public final class ProfileTranslator {
     public void fallthrough(long from, long to, long count) {
         records++;
         if (!basicSamples) {
-            rawTrace(from, to, count);
+            rawTrace(from, to, count, false);
         }
     }
 
     /** A fall-through range entered from outside the binary (pre-aggregated f). */
     public void externalFallthrough(long from, long to, long count) {
-        fallthrough(from, to, count);
+        records++;
+        if (!basicSamples) {
+            rawTrace(from, to, count, true);
+        }
     }
 
     /** An instruction pointer sample without a branch stack (pre-aggregated S). */
@@ -267,14 +285,33 @@ public final class ProfileTranslator {
         return (long) from << 32 | (to & 0xffffffffL);
     }
 
-    private void doTrace(long from, long to, long count, boolean isReturn) {
+    private void doTrace(long from, long to, long count, boolean isReturn, boolean fromOutside) {
         int f = functionIndex(from);
         if (f < 0 || functionIndex(to) != f) {
             return; // out of range, or a trace across functions: invalid
         }
         BatMap map = maps[f];
         if (map == null) {
-            return; // not a BAT function: perf2bolt would walk the CFG; Splice has none (docs/bat.md)
+            // No table: perf2bolt walks the function's CFG (RISC-V here; none on x86-64, docs/bat.md).
+            if (!cfgDone[f]) {
+                if (externalEntries == null) {
+                    externalEntries = binary.externalEntries(i -> maps[i] == null);
+                }
+                List<Integer> entries = externalEntries.getOrDefault(f, List.of());
+                cfgs[f] = binary.cfg(f, entries.stream().mapToInt(Integer::intValue).toArray());
+                cfgDone[f] = true;
+            }
+            if (cfgs[f] == null) {
+                return;
+            }
+            long base = functions.get(f).address();
+            pairs.clear();
+            int n = cfgs[f].fallthroughs(from - base, to - base, fromOutside, isReturn, pairs);
+            long k = key(owner[f], owner[f]);
+            for (int i = 0; i < n; i++) {
+                branches.add(k, pairs.get(2 * i) << 32 | pairs.get(2 * i + 1), count, 0);
+            }
+            return;
         }
         long start = from - (isReturn ? 1 : 0);
         if (start >= to) {
@@ -308,13 +345,38 @@ public final class ProfileTranslator {
             branchLines.add(new Fdata.Branch(location(from, fromOffset), location(to, to == UNKNOWN ? 0 : toOffset), mispreds, count));
         });
         branchLines.sort(Comparator.comparing(Fdata.Branch::from, LOCATION_ORDER).thenComparing(Fdata.Branch::to, LOCATION_ORDER));
+        mergeEqualLocations(branchLines);
         List<Fdata.Sample> sampleLines = new ArrayList<>(samples.size());
         samples.forEach((f, offset, count, unused) -> {
             remember((int) f);
             sampleLines.add(new Fdata.Sample(location((int) f, offset), count));
         });
         sampleLines.sort(Comparator.comparing(Fdata.Sample::at, LOCATION_ORDER));
+        for (int i = sampleLines.size() - 1; i > 0; i--) {
+            if (sampleLines.get(i).at().equals(sampleLines.get(i - 1).at())) {
+                sampleLines.set(i - 1, new Fdata.Sample(sampleLines.get(i).at(), sampleLines.get(i).count() + sampleLines.get(i - 1).count()));
+                sampleLines.remove(i);
+            }
+        }
         return new Fdata(basicSamples, new ArrayList<>(eventNames), branchLines, sampleLines);
+    }
+
+    /**
+     * Lines of two functions with the same name (code BOLT left in place named after the input's
+     * function that BOLT also rewrote, see --input) are one location: sum them (sorted input).
+     */
+    private static void mergeEqualLocations(List<Fdata.Branch> lines) {
+        int w = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            Fdata.Branch b = lines.get(i);
+            if (w > 0 && lines.get(w - 1).from().equals(b.from()) && lines.get(w - 1).to().equals(b.to())) {
+                Fdata.Branch a = lines.get(w - 1);
+                lines.set(w - 1, new Fdata.Branch(a.from(), a.to(), a.mispreds() + b.mispreds(), a.count() + b.count()));
+            } else {
+                lines.set(w++, b);
+            }
+        }
+        lines.subList(w, lines.size()).clear();
     }
 
     /** Compatibility: the mode is fixed at construction; the argument must match it. */

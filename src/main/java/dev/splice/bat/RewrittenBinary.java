@@ -9,20 +9,13 @@ import java.util.Map;
 
 /**
  * The rewritten (BOLTed) binary as profile translation sees it, the way perf2bolt's BinaryContext
- * does: functions from the FUNC symbols, each covering its bytes up to the next function in its
- * section (BOLT's "max size", which takes in alignment padding), named as BOLT names locations
- * (a local symbol gets "name/file/N" after the FILE symbol that precedes it), and the executable
- * bytes, to recognise return instructions.
+ * does: its functions as {@link FunctionDiscovery} finds them (start, size, and "max size", which
+ * takes in alignment padding; named as BOLT names locations), and the executable bytes, to recognise
+ * return instructions.
  */
 public final class RewrittenBinary {
     /** A section: name, address, size, executable flag, and its bytes (null when not loaded). */
     public record Section(String name, long address, long size, boolean executable, byte[] bytes) {}
-
-    /**
-     * A symbol (in symbol table order): name, value, size, whether it is a function, whether it is
-     * local, and the name of the FILE symbol before it (null or empty: none).
-     */
-    public record Symbol(String name, long address, long size, boolean function, boolean local, String file) {}
 
     /**
      * One function as perf2bolt sees it: its location name, start, size, and the end of its max size
@@ -34,116 +27,21 @@ public final class RewrittenBinary {
     private final List<Section> sections;
     private final long[] starts;
     private final Function[] functions;
+    private final java.util.Set<Long> notSimple;
 
-    public RewrittenBinary(boolean riscv, List<Section> sections, List<Symbol> symbols) {
-        this(riscv, sections, symbols, List.of());
+    /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
+    public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
+        this(riscv, sections, functionList, java.util.Set.of());
     }
 
-    /**
-     * With extra functions that have no symbol (PLT entries, named "callee@PLT" as BOLT names them):
-     * they take part in lookups with their given name.
-     */
-    public RewrittenBinary(boolean riscv, List<Section> sections, List<Symbol> symbols, List<Function> extraFunctions) {
-        this(riscv, sections, symbols, extraFunctions, List.of());
-    }
-
-    /**
-     * With the start addresses of the fragments of the translation tables: each one without a FUNC
-     * symbol still starts a function, named as BOLT names the first other symbol there (a local label
-     * ".L..." becomes "PG.L.../N"), else "__BAT_FRAGMENT_at_ADDR".
-     */
-    public RewrittenBinary(boolean riscv, List<Section> sections, List<Symbol> symbols, List<Function> extraFunctions,
-                           List<Long> fragmentStarts) {
+    /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
+    RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
         this.riscv = riscv;
+        this.notSimple = notSimple;
         this.sections = List.copyOf(sections);
-        // BOLT numbers local names in address order: "name/N" per name, "name/file/N" per name and
-        // file (see docs/bat.md); the symbol table order breaks ties.
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < symbols.size(); i++) {
-            if (!symbols.get(i).name().isEmpty() && sectionOf(symbols.get(i).address()) != null) {
-                order.add(i);
-            }
-        }
-        order.sort(Comparator.comparingLong(i -> symbols.get(i).address()));
-        Map<String, Integer> counters = new HashMap<>();
-        String[] uniqueNames = new String[symbols.size()];
-        String[] fileNames = new String[symbols.size()];
-        for (int i : order) {
-            Symbol sym = symbols.get(i);
-            if (!sym.local()) {
-                uniqueNames[i] = sym.name();
-                continue;
-            }
-            uniqueNames[i] = sym.name() + "/" + counters.merge(sym.name(), 1, Integer::sum);
-            if (sym.function() && sym.file() != null && !sym.file().isEmpty()) {
-                String prefix = sym.name() + "/" + sym.file();
-                fileNames[i] = prefix + "/" + counters.merge(prefix, 1, Integer::sum);
-            }
-        }
-        // Functions: FUNC symbols by address; aliases join the first; a symbol inside a function is a
-        // secondary entry point, not a function.
-        List<Integer> funcs = new ArrayList<>();
-        for (int i : order) {
-            if (symbols.get(i).function()) {
-                funcs.add(i);
-            }
-        }
-        List<Function> out = new ArrayList<>();
-        List<Long> ends = new ArrayList<>();
-        long coveredEnd = Long.MIN_VALUE;
-        for (int k = 0; k < funcs.size(); ) {
-            Symbol first = symbols.get(funcs.get(k));
-            String name = uniqueNames[funcs.get(k)];
-            String fileName = null;
-            long size = first.size();
-            int j = k;
-            for (; j < funcs.size() && symbols.get(funcs.get(j)).address() == first.address(); j++) {
-                if (fileName == null) {
-                    fileName = fileNames[funcs.get(j)];
-                }
-                size = Math.max(size, symbols.get(funcs.get(j)).size());
-            }
-            k = j;
-            if (first.address() < coveredEnd) {
-                continue;
-            }
-            coveredEnd = first.address() + size;
-            out.add(new Function(fileName != null ? fileName : name, first.address(), size, 0));
-        }
-        for (Function extra : extraFunctions) {
-            out.add(extra);
-        }
-        java.util.Set<Long> known = new java.util.HashSet<>();
-        for (Function f : out) {
-            known.add(f.address());
-        }
-        Map<Long, String> labels = new HashMap<>();
-        for (int i : order) {
-            Symbol sym = symbols.get(i);
-            if (!sym.function() && !sym.name().startsWith("$")) {
-                labels.putIfAbsent(sym.address(), sym.name().startsWith(".L") ? "PG" + uniqueNames[i] : uniqueNames[i]);
-            }
-        }
-        for (long start : fragmentStarts) {
-            if (known.add(start) && sectionOf(start) != null) {
-                out.add(new Function(labels.getOrDefault(start, "__BAT_FRAGMENT_at_" + Long.toHexString(start)), start, 0, -1));
-            }
-        }
-        out.sort(Comparator.comparingLong(Function::address));
-        for (int i = 0; i < out.size(); i++) {
-            Function f = out.get(i);
-            if (f.end() > 0) {
-                continue; // PLT entries come with their extent
-            }
-            Section section = sectionOf(f.address());
-            long end = section.address() + section.size();
-            if (i + 1 < out.size() && out.get(i + 1).address() < end) {
-                end = out.get(i + 1).address();
-            }
-            long size = f.end() < 0 ? end - f.address() : f.size();
-            out.set(i, new Function(f.name(), f.address(), size, Math.max(end, f.address() + size)));
-        }
-        functions = out.toArray(new Function[0]);
+        List<Function> sorted = new ArrayList<>(functionList);
+        sorted.sort(Comparator.comparingLong(Function::address));
+        functions = sorted.toArray(new Function[0]);
         starts = new long[functions.length];
         for (int i = 0; i < functions.length; i++) {
             starts[i] = functions[i].address();
@@ -167,19 +65,26 @@ public final class RewrittenBinary {
     }
 
     /**
-     * The rewritten binary from its ELF file: allocated sections, and the FUNC symbols of the symbol
-     * table (the dynamic one if it is stripped), each local one with the FILE symbol before it.
+     * The rewritten binary from its ELF file: allocated sections, and the functions perf2bolt finds
+     * from the symbol table (the dynamic one if it is stripped), PLT entries and .eh_frame.
      */
     public static RewrittenBinary of(dev.splice.elf.ElfFile elf) {
         return of(elf, null);
     }
 
-    /**
-     * As {@link #of(dev.splice.elf.ElfFile)}, and every fragment of the tables starts a function even
-     * where BOLT left no FUNC symbol (on RISC-V it leaves NOTYPE ones, e.g. for load_gp): named after
-     * a non-mapping symbol at that address ("name/N" for a local), else "__BAT_FRAGMENT_at_ADDR".
-     */
+    /** As {@link #of(dev.splice.elf.ElfFile)}; the tables do not change which functions perf2bolt sees. */
     public static RewrittenBinary of(dev.splice.elf.ElfFile elf, BatTables bat) {
+        return of(elf, bat, null);
+    }
+
+    /**
+     * As {@link #of(dev.splice.elf.ElfFile, BatTables)}, and with the input binary (the one BOLT
+     * optimized; null: none) a function without a table that perf2bolt names by an internal name
+     * ({@code __BOLT_FDE_FUNCat...}, or a section's name such as {@code .bolt.org.text/1}) takes the
+     * name of the input's function at the same address, when that one has a real name and the same
+     * bytes (code BOLT left in place): same location, a name llvm-bolt finds in the input.
+     */
+    public static RewrittenBinary of(dev.splice.elf.ElfFile elf, BatTables bat, dev.splice.elf.ElfFile input) {
         List<Section> sections = new ArrayList<>();
         for (dev.splice.elf.Section s : elf.sections()) {
             if (!s.isAllocated() || s.size() == 0) {
@@ -188,24 +93,113 @@ public final class RewrittenBinary {
             boolean exec = s.isExecutable();
             sections.add(new Section(s.name(), s.address(), s.size(), exec, exec && !s.isNobits() ? elf.contents(s) : null));
         }
-        List<dev.splice.elf.Symbol> table = elf.symbols().isEmpty() ? elf.dynamicSymbols() : elf.symbols();
-        List<Symbol> symbols = new ArrayList<>();
-        String file = null;
-        for (dev.splice.elf.Symbol s : table) {
-            if (s.type() == dev.splice.elf.Symbol.STT_FILE) {
-                file = s.name();
+        FunctionDiscovery.Result found = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf));
+        List<Function> functions = found.functions();
+        if (elf.isRiscV()) {
+            functions = withoutReferencedPadding(elf.isRiscV(), sections, functions, found.notSimple(), bat);
+        }
+        if (input != null) {
+            functions = namedAfterInput(elf, bat, functions, input);
+        }
+        return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple());
+    }
+
+    /**
+     * BOLT's processInterproceduralReferences: where code without tables branches or calls to an
+     * address in the padding of a function (past its size, within its max size), BOLT takes it for
+     * an object and the (simple) function ends at its size.
+     */
+    private static List<Function> withoutReferencedPadding(boolean riscv, List<Section> sections, List<Function> functions,
+                                                           java.util.Set<Long> notSimple, BatTables bat) {
+        RewrittenBinary probe = new RewrittenBinary(riscv, sections, functions, notSimple);
+        java.util.Set<Integer> shrink = new java.util.HashSet<>();
+        for (int i = 0; i < functions.size(); i++) {
+            Function f = functions.get(i);
+            if ((bat != null && bat.isBatFunction(f.address())) || f.size() <= 0) {
                 continue;
             }
-            if (s.type() != dev.splice.elf.Symbol.STT_SECTION && s.isDefinedInSection()) {
-                symbols.add(new Symbol(s.name(), s.value(), s.size(), s.isFunction(), s.isLocal(), s.isLocal() ? file : null));
+            Section s = probe.sectionOf(f.address());
+            if (s == null || !s.executable() || s.bytes() == null) {
+                continue;
             }
+            RiscVCfg.externalTargets(s.bytes(), (int) (f.address() - s.address()),
+                    (int) Math.min(f.size(), s.address() + s.size() - f.address()), f.address(), target -> {
+                        int t = probe.indexContaining(target);
+                        if (t >= 0 && target - functions.get(t).address() >= functions.get(t).size()
+                                && !notSimple.contains(functions.get(t).address())) {
+                            shrink.add(t);
+                        }
+                    });
         }
-        List<Long> fragments = new ArrayList<>();
-        if (bat != null) {
-            bat.functions().forEach(f -> fragments.add(f.address()));
-            bat.coldFragments().forEach(c -> fragments.add(c.address()));
+        if (shrink.isEmpty()) {
+            return functions;
         }
-        return new RewrittenBinary(elf.isRiscV(), sections, symbols, elf.isX86_64() ? pltEntries(elf) : List.of(), fragments);
+        List<Function> out = new ArrayList<>(functions);
+        for (int t : shrink) {
+            Function f = out.get(t);
+            out.set(t, new Function(f.name(), f.address(), f.size(), f.address() + f.size()));
+        }
+        return out;
+    }
+
+    private static List<Function> namedAfterInput(dev.splice.elf.ElfFile elf, BatTables bat, List<Function> functions,
+                                                  dev.splice.elf.ElfFile input) {
+        checkSameBuild(elf, input);
+        java.util.Set<String> sectionNames = new java.util.HashSet<>();
+        elf.sections().forEach(s -> sectionNames.add(s.name()));
+        input.sections().forEach(s -> sectionNames.add(s.name()));
+        Map<Long, Function> inputFunctions = new HashMap<>();
+        for (Function f : FunctionDiscovery.of(input, EhFrameRanges.of(input))) {
+            inputFunctions.put(f.address(), f);
+        }
+        List<Function> out = new ArrayList<>(functions.size());
+        for (Function f : functions) {
+            Function original = inputFunctions.get(f.address());
+            boolean rename = original != null && isInternal(f.name(), sectionNames) && !isInternal(original.name(), sectionNames)
+                    && (bat == null || !bat.isBatFunction(f.address())) && sameBytes(elf, input, f.address(), f.size());
+            out.add(rename ? new Function(original.name(), f.address(), f.size(), f.end()) : f);
+        }
+        return out;
+    }
+
+    /** perf2bolt's names for code without a symbol: FDE functions and section symbols ("name/N"). */
+    private static boolean isInternal(String name, java.util.Set<String> sectionNames) {
+        if (name.startsWith("__BOLT_")) {
+            return true;
+        }
+        int slash = name.lastIndexOf('/');
+        return slash > 0 && name.substring(slash + 1).matches("[0-9]+") && sectionNames.contains(name.substring(0, slash));
+    }
+
+    private static boolean sameBytes(dev.splice.elf.ElfFile a, dev.splice.elf.ElfFile b, long address, long size) {
+        byte[] x = bytesAt(a, address, size);
+        byte[] y = bytesAt(b, address, size);
+        return x != null && y != null && java.util.Arrays.equals(x, y);
+    }
+
+    private static byte[] bytesAt(dev.splice.elf.ElfFile elf, long address, long size) {
+        dev.splice.elf.Section s = elf.sectionContaining(address).orElse(null);
+        if (s == null || s.isNobits() || address + size > s.address() + s.size() || size > Integer.MAX_VALUE) {
+            return null;
+        }
+        byte[] all = elf.contents(s);
+        int from = (int) (address - s.address());
+        return java.util.Arrays.copyOfRange(all, from, from + (int) size);
+    }
+
+    /** BOLT flips the last bit of the build-id: the output's id must be the input's, so changed. */
+    private static void checkSameBuild(dev.splice.elf.ElfFile output, dev.splice.elf.ElfFile input) {
+        byte[] out = output.buildId().orElse(null);
+        byte[] in = input.buildId().orElse(null);
+        if (out == null || in == null) {
+            return;
+        }
+        byte[] flipped = in.clone();
+        flipped[flipped.length - 1] ^= 1;
+        if (!java.util.Arrays.equals(out, flipped) && !java.util.Arrays.equals(out, in)) {
+            throw new dev.splice.BadInputException(input.name() + ": not the input of " + output.name()
+                    + " (build-ids " + java.util.HexFormat.of().formatHex(in) + " and " + java.util.HexFormat.of().formatHex(out) + " do not match)");
+        }
     }
 
     private static final int R_X86_64_GLOB_DAT = 6;
@@ -328,6 +322,56 @@ public final class RewrittenBinary {
             i++;
         }
         return i < b.length && ((b[i] & 0xff) == 0xc3 || (b[i] & 0xff) == 0xc2);
+    }
+
+    /**
+     * The CFG perf2bolt builds for a RISC-V function (by index) that has no translation table, from
+     * its bytes up to its size; null where it builds none (x86-64: Splice has no x86 CFG; see
+     * docs/bat.md).
+     */
+    RiscVCfg cfg(int index, int[] entries) {
+        Function f = functions[index];
+        if (!riscv || notSimple.contains(f.address()) || f.size() <= 0) {
+            return null;
+        }
+        Section s = sectionOf(f.address());
+        if (s == null || !s.executable() || s.bytes() == null) {
+            return null;
+        }
+        return RiscVCfg.of(s.bytes(), (int) (f.address() - s.address()), (int) Math.min(f.size(), s.address() + s.size() - f.address()), entries);
+    }
+
+    /**
+     * The entry points that direct branches and calls in the given functions (RISC-V) make in other
+     * functions, as BOLT registers them: per function index, the offsets (not 0) where code elsewhere
+     * enters it.
+     */
+    Map<Integer, List<Integer>> externalEntries(java.util.function.IntPredicate scanned) {
+        Map<Integer, java.util.TreeSet<Integer>> found = new HashMap<>();
+        if (!riscv) {
+            return Map.of();
+        }
+        for (int i = 0; i < functions.length; i++) {
+            Function f = functions[i];
+            if (!scanned.test(i) || f.size() <= 0) {
+                continue;
+            }
+            Section s = sectionOf(f.address());
+            if (s == null || !s.executable() || s.bytes() == null) {
+                continue;
+            }
+            int self = i;
+            RiscVCfg.externalTargets(s.bytes(), (int) (f.address() - s.address()),
+                    (int) Math.min(f.size(), s.address() + s.size() - f.address()), f.address(), target -> {
+                        int t = indexContaining(target);
+                        if (t >= 0 && t != self && target != functions[t].address() && target - functions[t].address() < functions[t].size()) {
+                            found.computeIfAbsent(t, k -> new java.util.TreeSet<>()).add((int) (target - functions[t].address()));
+                        }
+                    });
+        }
+        Map<Integer, List<Integer>> out = new HashMap<>();
+        found.forEach((k, v) -> out.put(k, new ArrayList<>(v)));
+        return out;
     }
 
     /** True if the address lies in a section of the binary (perf2bolt's containsAddress). */

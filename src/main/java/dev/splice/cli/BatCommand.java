@@ -90,6 +90,12 @@ public final class BatCommand implements Runnable {
         @Option(names = "--skip-bad-lines", description = "Skip malformed lines, count them and report them, instead of failing.")
         boolean skipBadLines;
 
+        @Option(names = "--input", paramLabel = "INPUT",
+                description = "The binary BOLT optimized. With it, code BOLT left in place that perf2bolt names by an internal"
+                        + " name (__BOLT_FDE_FUNCat..., .bolt.org.text/1) is named after the input's function at the same"
+                        + " address, so that llvm-bolt finds it; locations are unchanged.")
+        Path inputBinary;
+
         @Spec picocli.CommandLine.Model.CommandSpec spec;
 
         @Override
@@ -106,7 +112,7 @@ public final class BatCommand implements Runnable {
             long start = System.nanoTime();
             ProfileTranslation.Result r = ProfileTranslation.run(new ProfileTranslation.Request(binary, profile,
                     pa ? ProfileReader.Format.PRE_AGGREGATED : ProfileReader.Format.PERF_SCRIPT, output, outputFormat,
-                    basicSamples, skipBadLines), lines -> {
+                    basicSamples, skipBadLines, inputBinary), lines -> {
                         err.printf("splice: read %,d lines (%.1f s)%n", lines, (System.nanoTime() - start) / 1e9);
                         err.flush();
                     });

@@ -142,19 +142,82 @@ class SpliceVersusPerf2boltTest {
         assertTrue(splice.profiled() >= perf2bolt.profiled(), splice.profiled() + " < " + perf2bolt.profiled());
     }
 
-    /** With branch profiles both agree, so llvm-bolt applies the same profile from both. */
+    /**
+     * With branch profiles both agree, except the fall-through edges perf2bolt finds in the CFGs of
+     * functions without tables (docs/bat.md); the profile here also covers such code. llvm-bolt
+     * applies at least as much of Splice's profile to the input binary, with no more stale functions.
+     */
     @Test
     void llvmBoltAppliesAtLeastAsMuchOfSplicesProfile() {
-        for (String id : List.of("rv64-loops-split-exttsp-cdsort-icf", "x86_64-exceptions-splitall-reverse-hfsort")) {
+        for (String id : List.of("rv64-loops-split-exttsp-cdsort-icf", "x86_64-exceptions-splitall-reverse-hfsort",
+                "x86_64-loops-splitall-exttsp-cdsort-icf")) {
             BoltOutputs.Output o = BoltOutputs.get(id);
             ElfFile elf = ElfFile.read(o.output());
-            String pa = Perf2boltAgreementTest.randomProfile(elf, o.output(), 7, 600);
+            String pa = Perf2boltAgreementTest.randomProfile(elf, o.output(), 7, 600, true);
             Applied perf2bolt = applyToInput(o.input(), perf2boltFdata(o, pa, id + "-apply"));
             Applied splice = applyToInput(o.input(), spliceFdata(o, pa, false, id + "-apply"));
             assertTrue(perf2bolt.profiled() > 0, perf2bolt.log());
             assertTrue(splice.profiled() >= perf2bolt.profiled(), id + ": " + splice.profiled() + " < " + perf2bolt.profiled());
             assertTrue(splice.stale() <= perf2bolt.stale(), id + ": stale " + splice.stale() + " > " + perf2bolt.stale());
         }
+    }
+
+    /**
+     * perf2bolt names code BOLT left in place by internal names (__BOLT_FDE_FUNCat..., .bolt.org.text/1)
+     * that llvm-bolt does not find in the input. Given the input binary, Splice names it after the
+     * input's function at the same address: the same lines as perf2bolt's with those names replaced
+     * (up to the CFG fall-throughs), and llvm-bolt applies more of the profile to the input.
+     */
+    @Test
+    void codeLeftInPlaceIsNamedAfterTheInputsFunctions() throws IOException {
+        BoltOutputs.Output o = BoltOutputs.get("rv64-loops-reverse-hfsort");
+        ElfFile elf = ElfFile.read(o.output());
+        ElfFile input = ElfFile.read(o.input());
+        BatTables bat = BatTables.read(elf);
+        String pa = Perf2boltAgreementTest.randomProfile(elf, o.output(), 21, 600, true);
+        List<RewrittenBinary.Function> plain = RewrittenBinary.of(elf, bat).functions();
+        List<RewrittenBinary.Function> named = RewrittenBinary.of(elf, bat, input).functions();
+        java.util.Map<String, String> renamed = new java.util.HashMap<>();
+        Set<String> withoutTables = new java.util.HashSet<>();
+        for (int i = 0; i < plain.size(); i++) {
+            assertEquals(plain.get(i).address(), named.get(i).address());
+            if (!plain.get(i).name().equals(named.get(i).name())) {
+                renamed.put(plain.get(i).name(), named.get(i).name());
+            }
+            if (!bat.isBatFunction(plain.get(i).address())) {
+                withoutTables.add(named.get(i).name());
+            }
+        }
+        assertTrue(renamed.size() > 100, "few functions renamed: " + renamed.size());
+        Path theirFile = perf2boltFdata(o, pa, "named");
+        // perf2bolt's lines with the internal names replaced, counts of lines that become equal summed.
+        java.util.Map<String, long[]> expected = new java.util.TreeMap<>();
+        int renamedLines = 0;
+        for (String line : Perf2boltAgreementTest.lines(read(theirFile))) {
+            String[] f = line.split(" ");
+            for (int i = 0; i < f.length - 2; i++) {
+                if (renamed.containsKey(f[i])) {
+                    f[i] = renamed.get(f[i]);
+                    renamedLines++;
+                }
+            }
+            String key = String.join(" ", java.util.Arrays.copyOf(f, f.length - 2));
+            long[] v = expected.computeIfAbsent(key, k -> new long[2]);
+            v[0] += Long.parseLong(f[f.length - 2]);
+            v[1] += Long.parseLong(f[f.length - 1]);
+        }
+        assertTrue(renamedLines > 10, "too few lines in code left in place: " + renamedLines);
+        Set<String> expectedLines = new java.util.TreeSet<>();
+        expected.forEach((k, v) -> expectedLines.add(k + " " + v[0] + " " + v[1]));
+        Path ourFile = BoltOutputs.dir().resolve("named.splice.fdata");
+        Path paFile = BoltOutputs.dir().resolve("named.splice.pa");
+        Files.writeString(paFile, pa);
+        ProfileTranslation.run(new ProfileTranslation.Request(o.output(), paFile, ProfileReader.Format.PRE_AGGREGATED, ourFile,
+                ProfileTranslation.OutputFormat.FDATA, false, false, o.input()), null);
+        Perf2boltAgreementTest.assertSameExceptCfgFallthroughs(expectedLines, Perf2boltAgreementTest.lines(read(ourFile)), withoutTables);
+        Applied perf2bolt = applyToInput(o.input(), theirFile);
+        Applied splice = applyToInput(o.input(), ourFile);
+        assertTrue(splice.profiled() > perf2bolt.profiled(), splice.profiled() + " <= " + perf2bolt.profiled());
     }
 
     /** perf2bolt's no_lbr file with the header lines swapped, so that llvm-bolt can read it at all. */

@@ -53,7 +53,7 @@ class BatCommandTest {
         Run r = splice("bat", "dump", bolted.toString());
         assertEquals(Main.OK, r.status(), r.err());
         assertTrue(r.out().contains("function accumulate at 0x"), r.out());
-        assertTrue(r.out().contains("(branch)") && r.out().contains("secondary entry points (input offsets): 0x2"), r.out());
+        assertTrue(r.out().contains(" branch") && r.out().contains(" block ") && r.out().contains("secondary entry points (input offsets): 0x2"), r.out());
         Run json = splice("bat", "dump", "--json", bolted.toString());
         assertEquals(Main.OK, json.status(), json.err());
         JsonNode tree = new ObjectMapper().readTree(json.out());
@@ -104,6 +104,29 @@ class BatCommandTest {
         assertEquals(Main.OK, skipped.status(), skipped.err());
         assertTrue(skipped.err().contains("skipped 2 malformed lines; the first: " + pa + ":2:7:"), skipped.err());
         assertTrue(Files.readString(out).startsWith("boltedcollection\n"));
+    }
+
+    /** Large inputs report progress on stderr (every 2^20 lines) and a summary; the result is as perf2bolt's. */
+    @Test
+    void largeInputsReportProgressOnStderr() throws Exception {
+        String accumulate = Tools.run("llvm-nm-22", bolted.toString()).checked("llvm-nm").stdout().lines()
+                .filter(l -> l.endsWith(" accumulate")).findFirst().orElseThrow().split(" ")[0];
+        long base = Long.parseLong(accumulate, 16);
+        Path pa = dir.resolve("large.pa");
+        int lines = (1 << 20) + 1000;
+        try (var w = Files.newBufferedWriter(pa)) {
+            for (int i = 0; i < lines; i++) {
+                w.write(String.format("B %x %x 1 %d%n", base + 0x8, base + 2 * (i % 4), i % 2));
+            }
+        }
+        Path out = dir.resolve("large.fdata");
+        Run r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
+        assertEquals(Main.OK, r.status(), r.err());
+        assertTrue(r.err().matches("(?s).*splice: read [0-9,]+ lines \\([0-9.]+ s\\).*"), r.err());
+        assertTrue(r.err().contains(String.format("splice: %,d lines", lines)), r.err());
+        Path theirs = dir.resolve("large.perf2bolt.fdata");
+        Tools.run("perf2bolt-22", "-p", pa.toString(), "--pa", "-o", theirs.toString(), bolted.toString()).checked("perf2bolt-22");
+        assertEquals(Files.readAllLines(theirs).stream().sorted().toList(), Files.readAllLines(out).stream().sorted().toList());
     }
 
     @Test

@@ -1,0 +1,297 @@
+package dev.splice.bat;
+
+import java.util.Arrays;
+
+/**
+ * The basic blocks of a RISC-V function without a translation table, as perf2bolt-22 builds them
+ * from its disassembly, for one purpose: turning a fall-through range in such a function into the
+ * edges between the blocks it crosses (DataAggregator::getFallthroughsInTrace). Only what decides
+ * block boundaries and fall-through is decoded: branches, jumps, returns, indirect jumps.
+ * A function with an instruction this cannot place (an indirect jump) has no CFG, as perf2bolt
+ * gives such a function none.
+ */
+final class RiscVCfg {
+    // Per block, in address order: start offset, offset of its last instruction, and whether the
+    // next block is its successor by falling through.
+    private final int[] starts;
+    private final int[] lastInstruction;
+    private final boolean[] fallsThrough;
+    private final boolean[] endsWithCall;
+    private final boolean[] entryPoint;
+    private final int size;
+
+    private RiscVCfg(int[] starts, int[] lastInstruction, boolean[] fallsThrough, boolean[] endsWithCall,
+                     boolean[] entryPoint, int size) {
+        this.size = size;
+        this.entryPoint = entryPoint;
+        this.starts = starts;
+        this.lastInstruction = lastInstruction;
+        this.fallsThrough = fallsThrough;
+        this.endsWithCall = endsWithCall;
+    }
+
+    private static final int PLAIN = 0;
+    private static final int CONDITIONAL = 1;
+    private static final int JUMP = 2;
+    private static final int STOP = 3; // return or tail call: no successor in the function
+    private static final int CALL = 4;
+    private static final int INDIRECT = 5;
+
+    /** The CFG of the function whose bytes are {@code code[base, base + size)}, or null if it has none. */
+    static RiscVCfg of(byte[] code, int base, int size) {
+        return of(code, base, size, new int[0]);
+    }
+
+    /**
+     * As above, with the offsets where code elsewhere branches into the function: BOLT makes them
+     * entry points, which start blocks.
+     */
+    static RiscVCfg of(byte[] code, int base, int size, int[] entries) {
+        if (size <= 0 || base < 0 || base + size > code.length) {
+            return null;
+        }
+        int[] kind = new int[size];
+        int[] target = new int[size];
+        boolean[] isInstruction = new boolean[size];
+        boolean[] leader = new boolean[size + 1];
+        boolean[] entry = new boolean[size + 1];
+        leader[0] = true;
+        entry[0] = true;
+        for (int e : entries) {
+            if (e > 0 && e < size) {
+                leader[e] = true;
+                entry[e] = true;
+            }
+        }
+        int pc = 0;
+        while (pc < size) {
+            if (pc + 2 > size) {
+                return null;
+            }
+            int half = (code[base + pc] & 0xff) | (code[base + pc + 1] & 0xff) << 8;
+            int length = (half & 3) == 3 ? 4 : 2;
+            if (pc + length > size) {
+                return null;
+            }
+            isInstruction[pc] = true;
+            long t = Long.MIN_VALUE;
+            int k = PLAIN;
+            if (length == 4) {
+                int word = half | (code[base + pc + 2] & 0xff) << 16 | (code[base + pc + 3] & 0xff) << 24;
+                int opcode = word & 0x7f;
+                int rd = (word >>> 7) & 31;
+                int rs1 = (word >>> 15) & 31;
+                if (opcode == 0x63) {
+                    int imm = ((word >> 31) << 12) | ((word >>> 7) & 1) << 11 | ((word >>> 25) & 0x3f) << 5 | ((word >>> 8) & 0xf) << 1;
+                    k = CONDITIONAL;
+                    t = pc + (long) imm;
+                } else if (opcode == 0x6f) {
+                    int imm = ((word >> 31) << 20) | ((word >>> 12) & 0xff) << 12 | ((word >>> 20) & 1) << 11 | ((word >>> 21) & 0x3ff) << 1;
+                    k = rd == 0 ? JUMP : CALL;
+                    t = pc + (long) imm;
+                } else if (opcode == 0x67) {
+                    k = rd != 0 ? CALL : (rs1 == 1 || rs1 == 5) ? STOP : INDIRECT;
+                } else if (word == 0x00100073 || word == 0xc0001073) {
+                    k = STOP; // ebreak, unimp: BOLT takes traps as the end of execution
+                }
+            } else {
+                int op = half & 3;
+                int funct3 = half >>> 13;
+                if (op == 1 && funct3 == 5) { // c.j
+                    int imm = cjOffset(half);
+                    k = JUMP;
+                    t = pc + (long) imm;
+                } else if (op == 1 && (funct3 == 6 || funct3 == 7)) { // c.beqz, c.bnez
+                    int imm = cbOffset(half);
+                    k = CONDITIONAL;
+                    t = pc + (long) imm;
+                } else if (op == 2 && funct3 == 4 && ((half >>> 2) & 31) == 0 && ((half >>> 7) & 31) != 0) {
+                    int rs1 = (half >>> 7) & 31;
+                    boolean link = ((half >>> 12) & 1) != 0;
+                    k = link ? CALL : (rs1 == 1 || rs1 == 5) ? STOP : INDIRECT;
+                } else if (half == 0x9002 || half == 0) {
+                    k = STOP; // c.ebreak, c.unimp
+                }
+            }
+            if (k == INDIRECT) {
+                // An indirect jump (a jump table): it ends its block. perf2bolt also starts blocks at
+                // the table's targets, which Splice does not read: its blocks are then coarser, and a
+                // range yields a subset of perf2bolt's edges (docs/bat.md).
+                k = STOP;
+            }
+            if (k == JUMP && t == size) {
+                k = PLAIN; // BOLT: "jump past end", replaced with a nop
+            } else if ((k == JUMP || k == CONDITIONAL) && (t < 0 || t >= size)) {
+                if (k == CONDITIONAL) {
+                    return null; // a conditional branch out of the function
+                }
+                k = STOP; // a tail call
+            }
+            kind[pc] = k;
+            if (k == JUMP || k == CONDITIONAL) {
+                target[pc] = (int) t;
+                leader[(int) t] = true; // a label: always a block start
+            } else if (k == CALL && t > 0 && t < size) {
+                leader[(int) t] = true; // a call into the function's own body: BOLT makes it an entry point
+                entry[(int) t] = true;
+            }
+            pc += length;
+        }
+        for (int i = 0; i < size; i++) {
+            if (leader[i] && !isInstruction[i]) {
+                return null; // a branch into the middle of an instruction
+            }
+        }
+        // Blocks as BOLT's buildCFG forms them: a block starts at a label, and after a terminator,
+        // except that a direct jump right after a conditional branch joins its block (the block then
+        // ends "branch; jump", with both targets as successors).
+        boolean[] starts = new boolean[size];
+        int previous = -1;
+        for (int i = 0; i < size; i++) {
+            if (!isInstruction[i]) {
+                continue;
+            }
+            if (leader[i] || previous < 0) {
+                starts[i] = true;
+            } else if (kind[previous] == CONDITIONAL || kind[previous] == JUMP || kind[previous] == STOP) {
+                starts[i] = !(kind[i] == JUMP && kind[previous] == CONDITIONAL);
+            }
+            previous = i;
+        }
+        int blocks = 0;
+        for (boolean x : starts) {
+            if (x) {
+                blocks++;
+            }
+        }
+        int[] blockStarts = new int[blocks];
+        int[] last = new int[blocks];
+        int[] lastBranch = new int[blocks]; // a conditional branch before the final jump, or -1
+        int b = -1;
+        for (int i = 0; i < size; i++) {
+            if (!isInstruction[i]) {
+                continue;
+            }
+            if (starts[i]) {
+                blockStarts[++b] = i;
+                lastBranch[b] = -1;
+            } else if (kind[last[b]] == CONDITIONAL) {
+                lastBranch[b] = last[b];
+            }
+            last[b] = i;
+        }
+        boolean[] falls = new boolean[blocks];
+        boolean[] call = new boolean[blocks];
+        boolean[] entryBlock = new boolean[blocks];
+        for (b = 0; b < blocks; b++) {
+            entryBlock[b] = entry[blockStarts[b]];
+            int end = last[b];
+            int next = b + 1 < blocks ? blockStarts[b + 1] : -1;
+            falls[b] = switch (kind[end]) {
+                case PLAIN, CALL -> true;
+                case CONDITIONAL -> true;
+                case JUMP -> next >= 0 && (target[end] == next || (lastBranch[b] >= 0 && target[lastBranch[b]] == next));
+                default -> false;
+            };
+            call[b] = kind[end] == CALL;
+        }
+        return new RiscVCfg(blockStarts, last, falls, call, entryBlock, size);
+    }
+
+    /**
+     * The absolute targets of the direct branches, jumps and calls (jal, c.j, conditional branches,
+     * auipc+jalr pairs) in {@code code[base, base + size)} at {@code address} that leave it.
+     */
+    static void externalTargets(byte[] code, int base, int size, long address, java.util.function.LongConsumer out) {
+        int pc = 0;
+        int auipcReg = -1;
+        long auipcValue = 0;
+        while (pc + 2 <= size && base + pc + 2 <= code.length) {
+            int half = (code[base + pc] & 0xff) | (code[base + pc + 1] & 0xff) << 8;
+            int length = (half & 3) == 3 ? 4 : 2;
+            if (pc + length > size || base + pc + length > code.length) {
+                return;
+            }
+            long t = Long.MIN_VALUE;
+            int nextAuipc = -1;
+            if (length == 4) {
+                int word = half | (code[base + pc + 2] & 0xff) << 16 | (code[base + pc + 3] & 0xff) << 24;
+                int opcode = word & 0x7f;
+                int rd = (word >>> 7) & 31;
+                int rs1 = (word >>> 15) & 31;
+                if (opcode == 0x63) {
+                    t = pc + (long) (((word >> 31) << 12) | ((word >>> 7) & 1) << 11 | ((word >>> 25) & 0x3f) << 5 | ((word >>> 8) & 0xf) << 1);
+                } else if (opcode == 0x6f) {
+                    t = pc + (long) (((word >> 31) << 20) | ((word >>> 12) & 0xff) << 12 | ((word >>> 20) & 1) << 11 | ((word >>> 21) & 0x3ff) << 1);
+                } else if (opcode == 0x67 && rs1 == auipcReg) {
+                    t = auipcValue + (word >> 20);
+                } else if (opcode == 0x17) {
+                    nextAuipc = rd;
+                    auipcValue = pc + (long) (word & 0xfffff000);
+                }
+            } else {
+                int op = half & 3;
+                int funct3 = half >>> 13;
+                if (op == 1 && funct3 == 5) {
+                    t = pc + (long) cjOffset(half);
+                } else if (op == 1 && (funct3 == 6 || funct3 == 7)) {
+                    t = pc + (long) cbOffset(half);
+                }
+            }
+            auipcReg = nextAuipc;
+            // A jump to the function's own end is BOLT's "jump past end" (a no-op), no reference.
+            if (t != Long.MIN_VALUE && (t < 0 || t > size)) {
+                out.accept(address + t);
+            }
+            pc += length;
+        }
+    }
+
+    private static int cjOffset(int h) {
+        int imm = ((h >>> 12) & 1) << 11 | ((h >>> 11) & 1) << 4 | ((h >>> 9) & 3) << 8 | ((h >>> 8) & 1) << 10
+                | ((h >>> 7) & 1) << 6 | ((h >>> 6) & 1) << 7 | ((h >>> 3) & 7) << 1 | ((h >>> 2) & 1) << 5;
+        return (imm << 20) >> 20;
+    }
+
+    private static int cbOffset(int h) {
+        int imm = ((h >>> 12) & 1) << 8 | ((h >>> 10) & 3) << 3 | ((h >>> 5) & 3) << 6 | ((h >>> 3) & 3) << 1 | ((h >>> 2) & 1) << 5;
+        return (imm << 23) >> 23;
+    }
+
+    private int blockContaining(long offset) {
+        int i = Arrays.binarySearch(starts, (int) Math.min(offset, Integer.MAX_VALUE));
+        return i >= 0 ? i : -i - 2;
+    }
+
+    /**
+     * The fall-through edges (offset of a block's last instruction, offset of the next block) of a
+     * range in the function, in perf2bolt's way, into {@code out} as pairs; -1 if the range is
+     * invalid (it crosses a block that does not fall through). {@code fromOutside}: the range
+     * follows a branch from outside the function (not a pre-aggregated F record), whose target may
+     * be the return address after a call that ends the previous block.
+     */
+    int fallthroughs(long from, long to, boolean fromOutside, boolean isReturn, LongList out) {
+        if (from > to || from < 0) {
+            return -1;
+        }
+        int fromBlock = blockContaining(from);
+        int toBlock = blockContaining(to);
+        if (fromBlock < 0 || toBlock < 0 || to > size) {
+            return -1;
+        }
+        if (fromOutside && from == starts[fromBlock] && fromBlock > 0 && (isReturn || !entryPoint[fromBlock])
+                && fallsThrough[fromBlock - 1] && endsWithCall[fromBlock - 1]) {
+            fromBlock--;
+        }
+        int n = 0;
+        for (int b = fromBlock; b < toBlock; b++) {
+            if (!fallsThrough[b]) {
+                return -1;
+            }
+            out.add(lastInstruction[b]);
+            out.add(starts[b + 1]);
+            n++;
+        }
+        return n;
+    }
+}
