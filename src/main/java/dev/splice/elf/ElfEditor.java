@@ -440,12 +440,14 @@ public final class ElfEditor {
     private String stringAt(int tableIndex, int offset) {
         Entry e = entry(tableIndex);
         long size = sectionLength(e);
+        byte[] data = e.contents != null ? e.contents : image;
+        long base = e.contents != null ? 0 : e.header.offset();
         int from = offset;
         int at = from;
-        while (at < size && readBytes(e, at, 1)[0] != 0) {
+        while (at < size && data[(int) (base + at)] != 0) {
             at++;
         }
-        return at >= size ? "" : new String(readBytes(e, from, at - from), StandardCharsets.UTF_8);
+        return at >= size ? "" : new String(data, (int) (base + from), at - from, StandardCharsets.UTF_8);
     }
 
     /** Appends a string to a string table (once per editor) and returns its offset. */

@@ -19,6 +19,7 @@ import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -49,7 +50,13 @@ public final class Inserter {
     private final List<Reloc> relocs = new ArrayList<>();
     /** pc-relative low parts by the address of their auipc. */
     private final Map<Long, List<Reloc>> lowParts = new HashMap<>();
-    private final Map<Long, List<Reloc>> byOffset = new HashMap<>();
+    /** Every relocation sorted (stably) by offset, and the offsets, for lookups by address without boxing. */
+    private Reloc[] byOffset = new Reloc[0];
+    private long[] offsets = new long[0];
+    private boolean relocationsRead;
+    /** {@link #moved} as sorted arrays for {@link #findMoved}; null when it must be rebuilt. */
+    private long[] movedStarts;
+    private MovedFunction[] movedByStart;
     private byte[] image;
     private final List<Patch> patches = new ArrayList<>();
 
@@ -79,6 +86,55 @@ public final class Inserter {
         this.image = elf.toBytes();
         for (Function f : elf.functions()) {
             functionStarts.add(f.address());
+        }
+    }
+
+    /** A fresh inserter for another attempt, sharing what does not depend on the insertions. */
+    private Inserter(Inserter prepared) {
+        this.elf = prepared.elf;
+        this.file = prepared.file;
+        this.target = prepared.target;
+        this.decoder = prepared.decoder;
+        this.image = prepared.image;
+        functionStarts.addAll(prepared.functionStarts);
+        relocs.addAll(prepared.relocs);
+        lowParts.putAll(prepared.lowParts);
+        byOffset = prepared.byOffset;
+        offsets = prepared.offsets;
+        relocationsRead = prepared.relocationsRead;
+        assembled.putAll(prepared.assembled);
+    }
+
+    /** The result of {@link #insertAtEntries}: the binary, the number of entries instrumented, the functions left alone and why. */
+    public record Bulk(byte[] bytes, int entries, Map<String, String> skipped) {}
+
+    /**
+     * Bulk instrumentation: {@code explicit} plus {@code fragment} at the entry of every function
+     * that can move ({@link #movableEntries}). A function that a later stage refuses is left alone
+     * and the rewrite retried without it. The binary is read and its relocations indexed once.
+     */
+    public static Bulk insertAtEntries(ElfFile elf, List<Insertion> explicit, String fragment, String fragmentName,
+                                       BranchTarget policy) {
+        Phases.mark("start");
+        Map<String, String> skipped = new TreeMap<>();
+        Inserter prepared = new Inserter(elf);
+        Phases.mark("prepare");
+        java.util.Set<Long> entries = new java.util.TreeSet<>(prepared.movable(skipped));
+        for (int attempt = 0; ; attempt++) {
+            List<Insertion> all = new ArrayList<>(explicit);
+            for (long a : entries) {
+                all.add(new Insertion(a, fragment, fragmentName, policy));
+            }
+            try {
+                byte[] out = all.isEmpty() ? elf.toBytes() : (attempt == 0 ? prepared : new Inserter(prepared)).run(all);
+                return new Bulk(out, entries.size(), skipped);
+            } catch (PatchException e) {
+                long f = e.functionAddress();
+                if (f < 0 || !entries.remove(f) || attempt > 1000) {
+                    throw e;
+                }
+                skipped.put("0x" + Long.toHexString(f), e.getMessage());
+            }
         }
     }
 
@@ -118,12 +174,16 @@ public final class Inserter {
         for (MovedFunction m : moved.values()) {
             checkInsertionPoints(m);
         }
+        Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
         long base = newSectionAddress(editor);
         layout(base);
+        Phases.mark("layout");
         byte[] text = encode(base);
+        Phases.mark("encode");
         retargetReferences();
         writeTrampolines();
+        Phases.mark("retarget references");
         for (Patch p : patches) {
             editor.patch(fileOffset(p.address()), p.bytes());
         }
@@ -132,18 +192,28 @@ public final class Inserter {
         editor.bindSegment(spareProgramHeader(editor), textIndex);
         moveEntry(editor);
         moveSymbols(editor, textIndex);
+        Phases.mark("symbols");
         new EhFrameRewriter(elf, this).rewrite(editor);
+        Phases.mark("eh_frame");
         editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, new BatBuilder(elf, this).encode());
+        Phases.mark("BAT");
         byte[] id = elf.buildId().orElse(null);
         if (id != null) {
             editor.setBuildId(BuildIds.derive(id, text, patchBytes()));
         }
-        return editor.toBytes();
+        Phases.mark("build-id");
+        byte[] out = editor.toBytes();
+        Phases.mark("ELF bytes");
+        return out;
     }
 
     // ------------------------------------------------------------------ relocations
 
     private void readRelocations() {
+        if (relocationsRead) {
+            return;
+        }
+        relocationsRead = true;
         boolean any = false;
         for (RelocationSection rs : elf.relocations()) {
             Section on = rs.target();
@@ -169,7 +239,6 @@ public final class Inserter {
                 }
                 Reloc reloc = new Reloc(rs.section(), on, r, value, name);
                 relocs.add(reloc);
-                byOffset.computeIfAbsent(r.offset(), k -> new ArrayList<>(2)).add(reloc);
                 if (Rel.isPcrelLo(r.type())) {
                     lowParts.computeIfAbsent(value, k -> new ArrayList<>(2)).add(reloc);
                 }
@@ -179,6 +248,37 @@ public final class Inserter {
             throw new PatchException(file + ": has no relocations for its code; insertion moves code and must know every "
                     + "reference to it: link with -Wl,--emit-relocs");
         }
+        byOffset = relocs.toArray(new Reloc[0]);
+        Arrays.sort(byOffset, Comparator.comparingLong(Reloc::offset)); // stable: same-offset order kept
+        offsets = new long[byOffset.length];
+        for (int i = 0; i < byOffset.length; i++) {
+            offsets[i] = byOffset[i].offset();
+        }
+    }
+
+    /** The index of the first relocation at or after {@code offset} in {@link #byOffset}. */
+    private int firstRelocationAt(long offset) {
+        int lo = 0;
+        int hi = offsets.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (offsets[mid] < offset) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** The relocations at {@code offset}, in the order of their sections and entries. */
+    private List<Reloc> relocationsAt(long offset) {
+        int from = firstRelocationAt(offset);
+        int to = from;
+        while (to < offsets.length && offsets[to] == offset) {
+            to++;
+        }
+        return from == to ? List.of() : Arrays.asList(byOffset).subList(from, to);
     }
 
     // ------------------------------------------------------------------ functions and decoding
@@ -191,6 +291,7 @@ public final class Inserter {
             throw new PatchException(insertion.fragmentName() + ": function '" + f.name() + "' is not in a code section");
         }
         MovedFunction m = moved.computeIfAbsent(f.address(), k -> new MovedFunction(f));
+        movedStarts = null;
         if (m.function.size() != f.size()) {
             throw new PatchException(insertion.fragmentName() + ": functions overlap at 0x" + Long.toHexString(f.address()));
         }
@@ -204,7 +305,7 @@ public final class Inserter {
                     + " disagree on the branch target policy (" + frag.policy + " and " + insertion.branchTarget()
                     + "); insertions at one address form one fragment");
         }
-        frag.insertions.add(insertion);
+        frag.addInsertion(insertion);
     }
 
     private void decode(MovedFunction m) {
@@ -236,6 +337,7 @@ public final class Inserter {
             Item frag = m.fragments.get(at);
             if (frag != null) {
                 m.items.add(frag);
+                item.fragment = frag;
             }
             m.items.add(item);
             m.instructions.put(at, item);
@@ -322,10 +424,14 @@ public final class Inserter {
     /** Pairs every auipc with the instructions that complete it; refuses relocations it cannot follow. */
     private void checkRelocationsInside(MovedFunction m) {
         Function f = m.function;
+        int k = firstRelocationAt(f.address());
         for (Item item : m.instructions.values()) {
-            List<Reloc> here = byOffset.getOrDefault(item.oldAddress, List.of());
+            while (k < offsets.length && offsets[k] < item.oldAddress) {
+                k++;
+            }
             boolean hi = false;
-            for (Reloc r : here) {
+            for (; k < offsets.length && offsets[k] == item.oldAddress; k++) {
+                Reloc r = byOffset[k];
                 int type = r.type();
                 if (Rel.isPositionIndependent(type) || Rel.isPcrelLo(type)) {
                     continue;
@@ -343,7 +449,7 @@ public final class Inserter {
                             throw refuse(item, r, "is not on an auipc followed by its jalr");
                         }
                         long t = item.oldAddress + Rv.uImm(item.bits) + Rv.iImm(jalr.bits);
-                        item.partners.add(new Partner(jalr, false, t));
+                        item.addPartner(new Partner(jalr, false, t));
                         hi = true;
                     }
                     case Rel.PCREL_HI20, Rel.GOT_HI20, Rel.TLS_GOT_HI20, Rel.TLS_GD_HI20 -> {
@@ -359,7 +465,7 @@ public final class Inserter {
                             }
                             boolean store = lo.type() == Rel.PCREL_LO12_S;
                             long low = store ? Rv.sImm(p.bits) : Rv.iImm(p.bits);
-                            item.partners.add(new Partner(p, store, item.oldAddress + Rv.uImm(item.bits) + low));
+                            item.addPartner(new Partner(p, store, item.oldAddress + Rv.uImm(item.bits) + low));
                         }
                         if (item.partners.isEmpty()) {
                             throw refuse(item, r, "has no instruction completing the pair (no R_RISCV_PCREL_LO12 naming it)");
@@ -438,8 +544,13 @@ public final class Inserter {
      * FDE trouble), for bulk instrumentation; {@code skipped} receives the others with the reason.
      */
     public static List<Long> movableEntries(ElfFile elf, Map<String, String> skipped) {
-        Inserter in = new Inserter(elf);
+        return new Inserter(elf).movable(skipped);
+    }
+
+    private List<Long> movable(Map<String, String> skipped) {
+        Inserter in = this;
         in.readRelocations();
+        Phases.mark("relocations");
         List<Long> out = new ArrayList<>();
         for (Function f : elf.functions()) {
             if (f.section() == null || !f.section().isExecutable() || f.section().isNobits() || f.size() <= 0) {
@@ -464,6 +575,7 @@ public final class Inserter {
                 skipped.put(f.name() + "@0x" + Long.toHexString(f.address()), e.getMessage());
             }
         }
+        Phases.mark("find movable functions");
         return out;
     }
 
@@ -476,6 +588,7 @@ public final class Inserter {
         in.readRelocations();
         MovedFunction m = new MovedFunction(f);
         in.moved.put(f.address(), m);
+        in.movedStarts = null;
         in.decode(m);
         List<Long> out = new ArrayList<>();
         for (Item i : m.items) {
@@ -653,8 +766,26 @@ public final class Inserter {
     // ------------------------------------------------------------------ address mapping
 
     MovedFunction findMoved(long address) {
-        Map.Entry<Long, MovedFunction> e = moved.floorEntry(address);
-        return e != null && e.getValue().contains(address) ? e.getValue() : null;
+        if (movedStarts == null) {
+            movedByStart = moved.values().toArray(new MovedFunction[0]);
+            movedStarts = new long[movedByStart.length];
+            for (int i = 0; i < movedByStart.length; i++) {
+                movedStarts[i] = movedByStart[i].function.address();
+            }
+        }
+        int lo = 0;
+        int hi = movedStarts.length - 1;
+        int floor = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (movedStarts[mid] <= address) {
+                floor = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return floor >= 0 && movedByStart[floor].contains(address) ? movedByStart[floor] : null;
     }
 
     java.util.Collection<MovedFunction> movedFunctions() {
@@ -668,7 +799,7 @@ public final class Inserter {
             return address;
         }
         Item i = instructionAt(m, address);
-        Item frag = m.fragments.get(address);
+        Item frag = i.fragment;
         return frag != null && frag.policy == BranchTarget.INSERTED ? frag.newAddress : i.newAddress;
     }
 
@@ -679,7 +810,7 @@ public final class Inserter {
             return address;
         }
         Item i = instructionAt(m, address);
-        Item frag = m.fragments.get(address);
+        Item frag = i.fragment;
         return frag != null ? frag.newAddress : i.newAddress;
     }
 
@@ -879,7 +1010,7 @@ public final class Inserter {
     }
 
     private boolean hasAdd(Reloc sub) {
-        for (Reloc r : byOffset.getOrDefault(sub.offset(), List.of())) {
+        for (Reloc r : relocationsAt(sub.offset())) {
             if (r.section() == sub.section() && (r.type() == Rel.ADD32 || r.type() == Rel.ADD64)) {
                 return true;
             }
