@@ -79,6 +79,11 @@ public final class ElfFile {
         }
     }
 
+    /** Parses ELF bytes without copying them, for read-only use inside the package (the caller keeps them unchanged). */
+    static ElfFile wrap(byte[] bytes, String name) {
+        return new ElfFile(bytes, name);
+    }
+
     /** Parses ELF bytes ({@code name} is used in error messages); the array is copied. */
     public static ElfFile parse(byte[] bytes, String name) {
         return new ElfFile(bytes.clone(), name);

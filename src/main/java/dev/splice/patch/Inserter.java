@@ -54,10 +54,14 @@ public final class Inserter {
     private Reloc[] byOffset = new Reloc[0];
     private long[] offsets = new long[0];
     private boolean relocationsRead;
+    /** Bulk mode: the functions {@link #movable} decoded, for the first attempt to take over ({@link #reuse}). */
+    private final Map<Long, MovedFunction> predecoded = new HashMap<>();
     /** {@link #moved} as sorted arrays for {@link #findMoved}; null when it must be rebuilt. */
     private long[] movedStarts;
     private MovedFunction[] movedByStart;
     private byte[] image;
+    /** The PT_LOAD segments, in table order, for {@link #fileOffset}. */
+    private final Segment[] loads;
     private final List<Patch> patches = new ArrayList<>();
 
     record Reloc(Section section, Section target, Relocation relocation, long symbolValue, String symbolName) {
@@ -84,6 +88,7 @@ public final class Inserter {
         this.decoder = Rv.ISA.decoder(target.extensions().contains(Extension.C) ? Extension.all()
                 : java.util.EnumSet.complementOf(java.util.EnumSet.of(Extension.C)));
         this.image = elf.toBytes();
+        this.loads = elf.segments().stream().filter(Segment::isLoad).toArray(Segment[]::new);
         for (Function f : elf.functions()) {
             functionStarts.add(f.address());
         }
@@ -96,6 +101,7 @@ public final class Inserter {
         this.target = prepared.target;
         this.decoder = prepared.decoder;
         this.image = prepared.image;
+        this.loads = prepared.loads;
         functionStarts.addAll(prepared.functionStarts);
         relocs.addAll(prepared.relocs);
         lowParts.putAll(prepared.lowParts);
@@ -192,11 +198,9 @@ public final class Inserter {
         editor.bindSegment(spareProgramHeader(editor), textIndex);
         moveEntry(editor);
         moveSymbols(editor, textIndex);
-        Phases.mark("symbols");
         new EhFrameRewriter(elf, this).rewrite(editor);
-        Phases.mark("eh_frame");
         editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, new BatBuilder(elf, this).encode());
-        Phases.mark("BAT");
+        Phases.mark("eh_frame, BAT");
         byte[] id = elf.buildId().orElse(null);
         if (id != null) {
             editor.setBuildId(BuildIds.derive(id, text, patchBytes()));
@@ -318,8 +322,14 @@ public final class Inserter {
             throw new PatchException(file + ": function '" + f.name() + "' has " + f.size()
                     + " bytes, too few for the jump to its moved copy");
         }
+        MovedFunction known = predecoded.remove(f.address());
+        if (known != null && known.function.size() == f.size() && m.items.isEmpty()) {
+            reuse(m, known);
+            return;
+        }
         long at = f.address();
         long offset = fileOffset(at);
+        Item single = m.fragments.size() == 1 ? m.fragments.values().iterator().next() : null; // the usual case, unboxed
         while (at < f.endAddress()) {
             int parcel = u16(offset + (at - f.address()));
             int size = Decoder.length(parcel);
@@ -334,7 +344,8 @@ public final class Inserter {
                         + " holds no valid instruction of " + target.source() + "; data in code is not moved");
             }
             Item item = classify(op, bits, size, at);
-            Item frag = m.fragments.get(at);
+            Item frag = single != null ? (at == single.oldAddress ? single : null)
+                    : m.fragments.isEmpty() ? null : m.fragments.get(at);
             if (frag != null) {
                 m.items.add(frag);
                 item.fragment = frag;
@@ -366,6 +377,47 @@ public final class Inserter {
             m.items.add(back);
         }
         checkRelocationsInside(m);
+    }
+
+    /**
+     * {@link #decode} for a function that {@link #movable} decoded already (bulk mode): the same
+     * items with the fragments woven in. Of the checks, only those that depend on which functions
+     * move run again; the others passed when it was decoded.
+     */
+    private void reuse(MovedFunction m, MovedFunction known) {
+        Function f = m.function;
+        Item single = m.fragments.size() == 1 ? m.fragments.values().iterator().next() : null;
+        for (Item item : known.items) {
+            if (known.instructions.get(item.oldAddress) == item) {
+                Item frag = single != null ? (item.oldAddress == single.oldAddress ? single : null)
+                        : m.fragments.isEmpty() ? null : m.fragments.get(item.oldAddress);
+                if (frag != null) {
+                    m.items.add(frag);
+                    item.fragment = frag;
+                }
+                m.instructions.put(item.oldAddress, item);
+            }
+            m.items.add(item);
+        }
+        for (Map.Entry<Long, Item> e : m.fragments.entrySet()) {
+            if (!m.instructions.containsKey(e.getKey())) {
+                throw new PatchException(e.getValue().insertions.get(0).fragmentName() + ": 0x"
+                        + Long.toHexString(e.getKey()) + " is not an instruction boundary of function '" + f.name() + "'");
+            }
+        }
+        int k = firstRelocationAt(f.address());
+        for (Item item : m.instructions.values()) {
+            while (k < offsets.length && offsets[k] < item.oldAddress) {
+                k++;
+            }
+            for (; k < offsets.length && offsets[k] == item.oldAddress; k++) {
+                Reloc r = byOffset[k];
+                int type = r.type();
+                if ((type == Rel.HI20 || type == Rel.LO12_I || type == Rel.LO12_S) && findMoved(r.value()) != null) {
+                    throw refuse(item, r, "takes the absolute address of moved code (lui-based); not handled");
+                }
+            }
+        }
     }
 
     private static boolean canFallThrough(Item last) {
@@ -571,6 +623,7 @@ public final class Inserter {
                     throw new PatchException(why);
                 }
                 out.add(f.address());
+                predecoded.put(f.address(), m);
             } catch (PatchException e) {
                 skipped.put(f.name() + "@0x" + Long.toHexString(f.address()), e.getMessage());
             }
@@ -1229,6 +1282,12 @@ public final class Inserter {
             if (p.endAddress() != start || p.size() < 2 || !p.section().isExecutable()) {
                 return true;
             }
+            MovedFunction decoded = moved.get(p.address());
+            if (decoded != null && decoded.function.address() == p.address() && decoded.function.size() == p.size() && !decoded.instructions.values().isEmpty()) {
+                // Moved too, so decoded already (every instruction valid): its last instruction decides.
+                List<Item> code = decoded.instructions.values();
+                return canFallThrough(code.get(code.size() - 1));
+            }
             long at = p.address();
             Item last = null;
             while (at < p.endAddress()) {
@@ -1303,6 +1362,7 @@ public final class Inserter {
                         s.visibility(), textIndex));
             }
         }
+        Phases.mark("symbols");
     }
 
     private byte[] patchBytes() {
@@ -1319,8 +1379,13 @@ public final class Inserter {
     // ------------------------------------------------------------------ bytes
 
     long fileOffset(long address) {
-        return elf.fileOffset(address).orElseThrow(() -> new PatchException(file + ": address 0x"
-                + Long.toHexString(address) + " has no bytes in the file"));
+        // ElfFile.fileOffset without the Optional and iterator per call: hot in decoding (the first match wins there too).
+        for (Segment s : loads) {
+            if (address - s.virtualAddress() >= 0 && address - s.virtualAddress() < s.fileSize()) {
+                return s.offset() + (address - s.virtualAddress());
+            }
+        }
+        throw new PatchException(file + ": address 0x" + Long.toHexString(address) + " has no bytes in the file");
     }
 
     private int u16(long offset) {
