@@ -85,13 +85,13 @@ public final class BatWriter {
             int n = fragment.size;
             Integer[] order = null;
             for (int i = 1; i < n; i++) {
-                if (fragment.outputs[i] < fragment.outputs[i - 1]) {
+                if (Integer.compareUnsigned(fragment.outputs[i], fragment.outputs[i - 1]) < 0) {
                     order = new Integer[n];
                     for (int k = 0; k < n; k++) {
                         order[k] = k;
                     }
-                    long[] outputs = fragment.outputs;
-                    java.util.Arrays.sort(order, (a, b) -> Long.compare(outputs[a], outputs[b])); // stable
+                    int[] outputs = fragment.outputs;
+                    java.util.Arrays.sort(order, (a, b) -> Integer.compareUnsigned(outputs[a], outputs[b])); // stable
                     break;
                 }
             }
@@ -103,9 +103,9 @@ public final class BatWriter {
             for (int i = 0; i < n; i++) {
                 int e = order == null ? i : order[i];
                 boolean branch = fragment.branches[e];
-                long[] block = branch ? null : blocks.get(fragment.inputs[e]);
-                out[i] = (int) fragment.outputs[e];
-                in[i] = (int) fragment.inputs[e];
+                long[] block = branch ? null : blocks.get((long) fragment.inputs[e]);
+                out[i] = fragment.outputs[e];
+                in[i] = fragment.inputs[e];
                 br[i] = branch;
                 hashes[i] = block == null ? 0 : block[1];
                 indices[i] = block == null ? 0 : block[0];
@@ -118,8 +118,8 @@ public final class BatWriter {
     public static final class Fragment {
         private final long address;
         /** The entries, in the order added (no object per entry: big maps have one per instruction). */
-        private long[] outputs = new long[16];
-        private long[] inputs = new long[16];
+        private int[] outputs = new int[16];
+        private int[] inputs = new int[16];
         private boolean[] branches = new boolean[16];
         private int size;
 
@@ -137,8 +137,8 @@ public final class BatWriter {
                 inputs = java.util.Arrays.copyOf(inputs, size * 2);
                 branches = java.util.Arrays.copyOf(branches, size * 2);
             }
-            outputs[size] = outputOffset;
-            inputs[size] = inputOffset;
+            outputs[size] = (int) outputOffset; // checked: 32 bits, read back unsigned
+            inputs[size] = (int) inputOffset; // checked: 31 bits
             branches[size] = branch;
             size++;
             return this;

@@ -1366,14 +1366,21 @@ public final class Inserter {
     }
 
     private byte[] patchBytes() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
         List<Patch> sorted = new ArrayList<>(patches);
         sorted.sort(Comparator.comparingLong(Patch::address));
+        int size = 0;
         for (Patch p : sorted) {
-            out.writeBytes(le64(p.address()));
-            out.writeBytes(p.bytes());
+            size += 8 + p.bytes().length;
         }
-        return out.toByteArray();
+        byte[] out = new byte[size];
+        int at = 0;
+        for (Patch p : sorted) {
+            putU32(out, at, (int) p.address());
+            putU32(out, at + 4, (int) (p.address() >>> 32));
+            System.arraycopy(p.bytes(), 0, out, at + 8, p.bytes().length);
+            at += 8 + p.bytes().length;
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------ bytes

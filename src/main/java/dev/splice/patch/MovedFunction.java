@@ -79,7 +79,7 @@ final class MovedFunction {
     record Partner(Item item, boolean store, long target) {}
 
     final Function function;
-    final List<Item> items = new ArrayList<>();
+    final List<Item> items;
     final Instructions instructions;
     final Map<Long, Item> fragments = new HashMap<>();
     long newStart;
@@ -87,7 +87,10 @@ final class MovedFunction {
 
     MovedFunction(Function function) {
         this.function = function;
-        this.instructions = new Instructions(function.address());
+        // Sized for the usual instruction density (about 3 bytes each with RVC), within reason for odd sizes.
+        int expected = (int) Math.max(4, Math.min(function.size() / 3 + 4, 4096));
+        this.items = new ArrayList<>(expected);
+        this.instructions = new Instructions(function.address(), expected);
     }
 
     boolean contains(long address) {
@@ -101,11 +104,13 @@ final class MovedFunction {
      */
     static final class Instructions {
         private final long start;
-        private Item[] slots = new Item[16];
-        private final List<Item> inOrder = new ArrayList<>();
+        private Item[] slots;
+        private final List<Item> inOrder;
 
-        Instructions(long start) {
+        Instructions(long start, int expected) {
             this.start = start;
+            this.slots = new Item[expected * 3 / 2];
+            this.inOrder = new ArrayList<>(expected);
         }
 
         Item get(long address) {
