@@ -85,13 +85,17 @@ public final class Inserter {
         this.elf = elf;
         this.file = elf.name();
         this.target = BinaryTarget.of(elf);
-        this.decoder = Rv.ISA.decoder(target.extensions().contains(Extension.C) ? Extension.all()
-                : java.util.EnumSet.complementOf(java.util.EnumSet.of(Extension.C)));
+        this.decoder = Rv.ISA.decoder(decodable(target));
         this.image = elf.toBytes();
         this.loads = elf.segments().stream().filter(Segment::isLoad).toArray(Segment[]::new);
         for (Function f : elf.functions()) {
             functionStarts.add(f.address());
         }
+    }
+
+    private static java.util.Set<Extension> decodable(BinaryTarget target) {
+        return target.extensions().contains(Extension.C) ? Extension.all()
+                : java.util.EnumSet.complementOf(java.util.EnumSet.of(Extension.C));
     }
 
     /** A fresh inserter for another attempt, sharing what does not depend on the insertions. */
@@ -123,6 +127,11 @@ public final class Inserter {
                                        BranchTarget policy) {
         Phases.mark("start");
         Map<String, String> skipped = new TreeMap<>();
+        // The ISA tables load on the other core while this one parses the symbols and relocations (cached by elf).
+        Background<Decoder> isa = Background.start("isa", () -> Rv.ISA.decoder(decodable(BinaryTarget.of(elf))));
+        elf.functions();
+        elf.relocations();
+        isa.join();
         Inserter prepared = new Inserter(elf);
         Phases.mark("prepare");
         java.util.Set<Long> entries = new java.util.TreeSet<>(prepared.movable(skipped));
@@ -187,6 +196,11 @@ public final class Inserter {
         Phases.mark("layout");
         byte[] text = encode(base);
         Phases.mark("encode");
+        // The BAT and the build-id hash of the new code depend only on the layout: they run on the other core.
+        Background<byte[]> bat = Background.start("bat", () -> new BatBuilder(elf, this).encode());
+        byte[] oldId = elf.buildId().orElse(null);
+        Background<java.security.MessageDigest> codeHash = oldId == null ? null
+                : Background.start("build-id", () -> BuildIds.start(oldId, text));
         retargetReferences();
         writeTrampolines();
         Phases.mark("retarget references");
@@ -199,11 +213,10 @@ public final class Inserter {
         moveEntry(editor);
         moveSymbols(editor, textIndex);
         new EhFrameRewriter(elf, this).rewrite(editor);
-        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, new BatBuilder(elf, this).encode());
+        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, bat.join());
         Phases.mark("eh_frame, BAT");
-        byte[] id = elf.buildId().orElse(null);
-        if (id != null) {
-            editor.setBuildId(BuildIds.derive(id, text, patchBytes()));
+        if (oldId != null) {
+            editor.setBuildId(BuildIds.finish(codeHash.join(), oldId.length, patchBytes()));
         }
         Phases.mark("build-id");
         byte[] out = editor.toBytes();
