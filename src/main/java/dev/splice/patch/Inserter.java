@@ -711,6 +711,17 @@ public final class Inserter {
                 frag.bytes = assembleFragment(frag, 0);
             }
         }
+        // Only branches, jumps and jumps back can grow: the relaxation rounds revisit just those, in the same order.
+        List<Item> growable = new ArrayList<>();
+        List<MovedFunction> owners = new ArrayList<>();
+        for (MovedFunction m : moved.values()) {
+            for (Item i : m.items) {
+                if (i.kind == Kind.BRANCH || i.kind == Kind.JUMP || i.kind == Kind.FALLTHROUGH) {
+                    growable.add(i);
+                    owners.add(m);
+                }
+            }
+        }
         for (int round = 0; ; round++) {
             long at = base;
             for (MovedFunction m : moved.values()) {
@@ -723,10 +734,8 @@ public final class Inserter {
                 m.newSize = at - m.newStart;
             }
             boolean grown = false;
-            for (MovedFunction m : moved.values()) {
-                for (Item i : m.items) {
-                    grown |= grow(m, i);
-                }
+            for (int k = 0; k < growable.size(); k++) {
+                grown |= grow(owners.get(k), growable.get(k));
             }
             if (!grown) {
                 return;
