@@ -335,7 +335,7 @@ public final class Inserter {
             throw new PatchException(file + ": function '" + f.name() + "' has " + f.size()
                     + " bytes, too few for the jump to its moved copy");
         }
-        MovedFunction known = predecoded.remove(f.address());
+        MovedFunction known = predecoded.isEmpty() ? null : predecoded.remove(f.address());
         if (known != null && known.function.size() == f.size() && m.items.isEmpty()) {
             reuse(m, known);
             return;
@@ -613,11 +613,36 @@ public final class Inserter {
     }
 
     private List<Long> movable(Map<String, String> skipped) {
-        Inserter in = this;
-        in.readRelocations();
+        readRelocations();
         Phases.mark("relocations");
+        List<Function> functions = elf.functions();
+        findMoved(0); // builds the (empty) index of moved functions before two threads read it
+        // Two halves on two cores; decoding a function reads only what no longer changes. The halves'
+        // findings are merged in order, as one pass would make them (a failure of the first half wins).
+        int half = functions.size() / 2;
+        Background<Movable> second = Background.start("decode", () -> movable(functions.subList(half, functions.size())));
+        Movable first = movable(functions.subList(0, half));
+        Movable rest = second.join();
         List<Long> out = new ArrayList<>();
-        for (Function f : elf.functions()) {
+        for (Movable part : List.of(first, rest)) {
+            for (MovedFunction m : part.decoded()) {
+                out.add(m.function.address());
+                predecoded.put(m.function.address(), m);
+            }
+            skipped.putAll(part.skipped());
+        }
+        Phases.mark("find movable functions");
+        return out;
+    }
+
+    /** What {@link #movable} finds in some of the functions: those that can move, decoded, and the others with the reason. */
+    private record Movable(List<MovedFunction> decoded, Map<String, String> skipped) {}
+
+    private Movable movable(List<Function> functions) {
+        Inserter in = this;
+        List<MovedFunction> decoded = new ArrayList<>();
+        Map<String, String> skipped = new TreeMap<>();
+        for (Function f : functions) {
             if (f.section() == null || !f.section().isExecutable() || f.section().isNobits() || f.size() <= 0) {
                 continue;
             }
@@ -635,14 +660,12 @@ public final class Inserter {
                 if (why != null) {
                     throw new PatchException(why);
                 }
-                out.add(f.address());
-                predecoded.put(f.address(), m);
+                decoded.add(m);
             } catch (PatchException e) {
                 skipped.put(f.name() + "@0x" + Long.toHexString(f.address()), e.getMessage());
             }
         }
-        Phases.mark("find movable functions");
-        return out;
+        return new Movable(decoded, skipped);
     }
 
     /**
