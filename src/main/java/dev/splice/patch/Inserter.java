@@ -41,7 +41,8 @@ public final class Inserter {
     private final ElfFile elf;
     private final String file;
     private final BinaryTarget target;
-    private final Decoder decoder;
+    /** Set last in bulk mode, where it is made on the other core ({@link #insertAtEntries}). */
+    private Decoder decoder;
     private final TreeMap<Long, MovedFunction> moved = new TreeMap<>();
     /** Register t1 (x6): the psABI's tail-call scratch register. */
     private static final int T1 = 6;
@@ -78,14 +79,21 @@ public final class Inserter {
         }
     }
 
+    /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
+    private record SideWork(byte[] bat, java.security.MessageDigest codeHash) {}
+
     /** Bytes to write at an address of the input image (outside the moved functions' new copies). */
     record Patch(long address, byte[] bytes) {}
 
     private Inserter(ElfFile elf) {
+        this(elf, true);
+    }
+
+    private Inserter(ElfFile elf, boolean decoderNow) {
         this.elf = elf;
         this.file = elf.name();
         this.target = BinaryTarget.of(elf);
-        this.decoder = Rv.ISA.decoder(decodable(target));
+        this.decoder = decoderNow ? Rv.ISA.decoder(decodable(target)) : null;
         this.image = elf.toBytes();
         this.loads = elf.segments().stream().filter(Segment::isLoad).toArray(Segment[]::new);
         for (Function f : elf.functions()) {
@@ -127,12 +135,21 @@ public final class Inserter {
                                        BranchTarget policy) {
         Phases.mark("start");
         Map<String, String> skipped = new TreeMap<>();
-        // The ISA tables load on the other core while this one parses the symbols and relocations (cached by elf).
-        Background<Decoder> isa = Background.start("isa", () -> Rv.ISA.decoder(decodable(BinaryTarget.of(elf))));
-        elf.functions();
-        elf.relocations();
-        isa.join();
-        Inserter prepared = new Inserter(elf);
+        // The ISA tables and the assembler load on the other core while this one parses the symbols and
+        // relocations (cached by elf). Assembling the fragment here only warms the assembler up: the
+        // rewrite assembles and checks it again, and reports what is wrong with it.
+        Background<Decoder> isa = Background.start("isa", () -> {
+            Decoder d = Rv.ISA.decoder(decodable(BinaryTarget.of(elf)));
+            try {
+                Assembler.assemble(fragment, fragmentName, 0L, Map.of());
+            } catch (RuntimeException e) {
+                // reported by the rewrite
+            }
+            return d;
+        });
+        Inserter prepared = new Inserter(elf, false);
+        prepared.readRelocations();
+        prepared.decoder = isa.join();
         Phases.mark("prepare");
         java.util.Set<Long> entries = new java.util.TreeSet<>(prepared.movable(skipped));
         for (int attempt = 0; ; attempt++) {
@@ -196,11 +213,10 @@ public final class Inserter {
         Phases.mark("layout");
         byte[] text = encode(base);
         Phases.mark("encode");
-        // The BAT and the build-id hash of the new code depend only on the layout: they run on the other core.
-        Background<byte[]> bat = Background.start("bat", () -> new BatBuilder(elf, this).encode());
+        // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
         byte[] oldId = elf.buildId().orElse(null);
-        Background<java.security.MessageDigest> codeHash = oldId == null ? null
-                : Background.start("build-id", () -> BuildIds.start(oldId, text));
+        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(elf, this).encode(),
+                oldId == null ? null : BuildIds.start(oldId, text)));
         retargetReferences();
         writeTrampolines();
         Phases.mark("retarget references");
@@ -213,10 +229,10 @@ public final class Inserter {
         moveEntry(editor);
         moveSymbols(editor, textIndex);
         new EhFrameRewriter(elf, this).rewrite(editor);
-        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, bat.join());
+        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, side.join().bat());
         Phases.mark("eh_frame, BAT");
         if (oldId != null) {
-            editor.setBuildId(BuildIds.finish(codeHash.join(), oldId.length, patchBytes()));
+            editor.setBuildId(BuildIds.finish(side.join().codeHash(), oldId.length, patchBytes()));
         }
         Phases.mark("build-id");
         byte[] out = editor.toBytes();
