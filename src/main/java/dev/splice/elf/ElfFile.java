@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -245,8 +244,7 @@ public final class ElfFile {
                     funcs.add(s);
                 }
             }
-            funcs.sort(Comparator.comparing(Symbol::value, Long::compareUnsigned)
-                    .thenComparing(Symbol::size, Long::compareUnsigned).thenComparingInt(Symbol::index));
+            funcs.sort(ElfFile::byAddressSizeIndex);
             List<Function> out = new ArrayList<>(funcs.size());
             long max = 0;
             for (int i = 0; i < funcs.size(); ) {
@@ -266,6 +264,15 @@ public final class ElfFile {
             functions = Collections.unmodifiableList(out);
         }
         return functions;
+    }
+
+    /** Address, then size (both unsigned), then symbol index; without boxing the keys. */
+    private static int byAddressSizeIndex(Symbol a, Symbol b) {
+        int c = Long.compareUnsigned(a.value(), b.value());
+        if (c == 0) {
+            c = Long.compareUnsigned(a.size(), b.size());
+        }
+        return c != 0 ? c : Integer.compare(a.index(), b.index());
     }
 
     /** The function whose [address, address + size) holds {@code address} (the innermost, latest-starting one). */

@@ -955,6 +955,17 @@ public final class Inserter {
         for (MovedFunction m : moved.values()) {
             fillPadding(out, previousEnd - base, m.newStart - base);
             for (Item i : m.items) {
+                if (i.kind == Kind.PLAIN || i.kind == Kind.AUIPC) {
+                    // Most items keep their bits (an auipc's are rewritten below): no array per item.
+                    int at = (int) (i.newAddress - base);
+                    if (i.oldSize == 2) {
+                        out[at] = (byte) i.bits;
+                        out[at + 1] = (byte) (i.bits >> 8);
+                    } else {
+                        putU32(out, at, i.bits);
+                    }
+                    continue;
+                }
                 byte[] b = encodeItem(m, i);
                 if (b.length != i.size()) {
                     throw new IllegalStateException("size of item at 0x" + Long.toHexString(i.oldAddress) + " changed");
