@@ -93,6 +93,9 @@ public final class Main implements Runnable {
                 if (c != CommandLine.HelpCommand.class && command != null && command.name().equals(args[0])) {
                     try {
                         Object sub = c.getDeclaredConstructor().newInstance();
+                        if (sub instanceof WarmsUp w) {
+                            w.warmUp(); // on another core, while picocli builds the command line
+                        }
                         return new CommandLine(new Lean()).addSubcommand(new CommandLine(sub));
                     } catch (ReflectiveOperationException e) {
                         break; // let picocli build it the usual way (and report the problem)
@@ -101,6 +104,12 @@ public final class Main implements Runnable {
             }
         }
         return new CommandLine(new Main());
+    }
+
+    /** A subcommand that can start loading what it will need before its arguments are parsed. */
+    interface WarmsUp {
+        /** Starts the loading on another thread and returns at once; nothing observable may depend on it. */
+        void warmUp();
     }
 
     /** The top command as {@link Main} declares it, without its subcommands (see {@link #forArguments}). */

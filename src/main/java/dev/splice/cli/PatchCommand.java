@@ -28,7 +28,7 @@ import picocli.CommandLine.Parameters;
                     + "the input's addresses. Insertion needs a binary linked with -Wl,--emit-relocs; what Splice "
                     + "cannot prove correct is refused with the reason (exit status 2)."
         })
-public final class PatchCommand implements Callable<Integer> {
+public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
     @Parameters(index = "0", paramLabel = "IN", description = "The input executable (never modified).")
     Path input;
 
@@ -57,6 +57,11 @@ public final class PatchCommand implements Callable<Integer> {
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output executable.")
     Path output;
+
+    @Override
+    public void warmUp() {
+        Inserter.warmUp();
+    }
 
     @Override
     public Integer call() throws Exception {

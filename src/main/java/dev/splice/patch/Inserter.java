@@ -170,6 +170,23 @@ public final class Inserter {
         }
     }
 
+    /**
+     * Loads the ISA tables, the decoder for rv64gc and the assembler on another thread, so that a
+     * rewrite starting soon (after the CLI has parsed its arguments) finds them ready. A start-up
+     * optimization only: nothing observable depends on it.
+     */
+    public static void warmUp() {
+        Background.start("warm-up", () -> {
+            Rv.ISA.decoder(Extension.all());
+            try {
+                Assembler.assemble("addi x0, x0, 0\n", "warm-up", 0L, Map.of());
+            } catch (RuntimeException e) {
+                // cannot happen for this text; a warm-up never fails the command
+            }
+            return null;
+        });
+    }
+
     /** The binary with the fragments inserted. */
     public static byte[] insert(ElfFile elf, List<Insertion> insertions) {
         if (insertions.isEmpty()) {
