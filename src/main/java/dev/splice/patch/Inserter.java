@@ -287,6 +287,9 @@ public final class Inserter {
                     value = s.value();
                     name = s.name();
                 }
+                if (Rel.isPositionIndependent(r.type())) {
+                    continue; // markers (R_RISCV_RELAX, NONE, ...) and tp/gp-relative values: every pass skips them
+                }
                 Reloc reloc = new Reloc(rs.section(), on, r, value, name);
                 relocs.add(reloc);
                 if (Rel.isPcrelLo(r.type())) {
