@@ -2,7 +2,7 @@
 # Write-back speed: Splice inserting one instruction at the entry of every function it can move
 # (`./splice patch --insert-at-entries`, the launcher users run, with the JVM flags it sets) vs
 # llvm-bolt-22 --reorder-blocks=reverse on the same large static RISC-V binary (built with
-# --emit-relocs). After one untimed run of each (which lets the launcher record its class-data
+# --emit-relocs). After one untimed Splice run (which lets the launcher record its class-data
 # archive), the two alternate, RUNS times each, so that load from other processes hits both
 # alike. Reports the best wall time, the least CPU time (user + sys) and the peak RSS of each, the
 # ratios, and checks that both outputs run like the input under qemu-riscv64.

@@ -1,7 +1,5 @@
 package dev.splice.patch;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 
 /**
@@ -16,21 +14,17 @@ final class BuildIds {
     }
 
     /** The hash of the old id and the first parts of the new content (the rest may follow with {@link #finish}). */
-    static MessageDigest start(byte[] oldId, byte[]... newContent) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(oldId);
-            for (byte[] part : newContent) {
-                sha.update(part);
-            }
-            return sha;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this Java runtime", e);
+    static Sha256 start(byte[] oldId, byte[]... newContent) {
+        Sha256 sha = new Sha256();
+        sha.update(oldId);
+        for (byte[] part : newContent) {
+            sha.update(part);
         }
+        return sha;
     }
 
     /** The id from a hash begun with {@link #start}, after the remaining parts of the new content. */
-    static byte[] finish(MessageDigest sha, int idLength, byte[]... moreContent) {
+    static byte[] finish(Sha256 sha, int idLength, byte[]... moreContent) {
         for (byte[] part : moreContent) {
             sha.update(part);
         }

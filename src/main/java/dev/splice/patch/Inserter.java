@@ -80,7 +80,7 @@ public final class Inserter {
     }
 
     /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
-    private record SideWork(byte[] bat, java.security.MessageDigest codeHash) {}
+    private record SideWork(byte[] bat, Sha256 codeHash) {}
 
     /** Bytes to write at an address of the input image (outside the moved functions' new copies). */
     record Patch(long address, byte[] bytes) {}
