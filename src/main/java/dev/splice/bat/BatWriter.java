@@ -80,20 +80,48 @@ public final class BatWriter {
         }
 
         private BatMap map(Fragment fragment) {
-            List<BatMap.Entry> entries = new ArrayList<>(fragment.entries.size());
-            for (long[] e : fragment.entries) {
-                boolean branch = e[2] != 0;
-                long[] block = branch ? null : blocks.get(e[1]);
-                entries.add(new BatMap.Entry(e[0], e[1], branch, block == null ? 0 : block[1], block == null ? 0 : block[0]));
+            // BatMap.of without an object per entry: the entries were checked when added, and a stable
+            // sort by output offset is only needed when they were not added in order (writers usually do).
+            int n = fragment.size;
+            Integer[] order = null;
+            for (int i = 1; i < n; i++) {
+                if (Integer.compareUnsigned(fragment.outputs[i], fragment.outputs[i - 1]) < 0) {
+                    order = new Integer[n];
+                    for (int k = 0; k < n; k++) {
+                        order[k] = k;
+                    }
+                    int[] outputs = fragment.outputs;
+                    java.util.Arrays.sort(order, (a, b) -> Integer.compareUnsigned(outputs[a], outputs[b])); // stable
+                    break;
+                }
             }
-            return BatMap.of(entries);
+            int[] out = new int[n];
+            int[] in = new int[n];
+            boolean[] br = new boolean[n];
+            long[] hashes = new long[n];
+            long[] indices = new long[n];
+            for (int i = 0; i < n; i++) {
+                int e = order == null ? i : order[i];
+                boolean branch = fragment.branches[e];
+                long[] block = branch ? null : blocks.get((long) fragment.inputs[e]);
+                out[i] = fragment.outputs[e];
+                in[i] = fragment.inputs[e];
+                br[i] = branch;
+                hashes[i] = block == null ? 0 : block[1];
+                indices[i] = block == null ? 0 : block[0];
+            }
+            return new BatMap(out, in, br, hashes, indices);
         }
     }
 
     /** One fragment's entries (output offsets relative to the fragment's output address). */
     public static final class Fragment {
         private final long address;
-        private final List<long[]> entries = new ArrayList<>();
+        /** The entries, in the order added (no object per entry: big maps have one per instruction). */
+        private int[] outputs = new int[16];
+        private int[] inputs = new int[16];
+        private boolean[] branches = new boolean[16];
+        private int size;
 
         private Fragment(long address) {
             this.address = address;
@@ -104,7 +132,15 @@ public final class BatWriter {
             if (inputOffset < 0 || inputOffset > 0x7fffffffL) {
                 throw new IllegalArgumentException("input offset " + inputOffset + " does not fit in 31 bits");
             }
-            entries.add(new long[] {outputOffset, inputOffset, branch ? 1 : 0});
+            if (size == outputs.length) {
+                outputs = java.util.Arrays.copyOf(outputs, size * 2);
+                inputs = java.util.Arrays.copyOf(inputs, size * 2);
+                branches = java.util.Arrays.copyOf(branches, size * 2);
+            }
+            outputs[size] = (int) outputOffset; // checked: 32 bits, read back unsigned
+            inputs[size] = (int) inputOffset; // checked: 31 bits
+            branches[size] = branch;
+            size++;
             return this;
         }
     }
@@ -120,7 +156,7 @@ public final class BatWriter {
         }
         for (Function f : functions.values()) {
             for (Fragment c : f.cold) {
-                if (c.entries.isEmpty()) {
+                if (c.size == 0) {
                     continue;
                 }
                 if (functions.containsKey(c.address) || cold.containsKey(c.address)) {

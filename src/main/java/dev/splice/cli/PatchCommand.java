@@ -4,6 +4,7 @@ import dev.splice.AtomicFiles;
 import dev.splice.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.patch.BranchTarget;
+import dev.splice.patch.Inserter;
 import dev.splice.patch.Insertion;
 import dev.splice.patch.Patcher;
 import dev.splice.patch.Replacement;
@@ -27,7 +28,7 @@ import picocli.CommandLine.Parameters;
                     + "the input's addresses. Insertion needs a binary linked with -Wl,--emit-relocs; what Splice "
                     + "cannot prove correct is refused with the reason (exit status 2)."
         })
-public final class PatchCommand implements Callable<Integer> {
+public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
     @Parameters(index = "0", paramLabel = "IN", description = "The input executable (never modified).")
     Path input;
 
@@ -56,6 +57,11 @@ public final class PatchCommand implements Callable<Integer> {
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output executable.")
     Path output;
+
+    @Override
+    public void warmUp() {
+        Inserter.warmUp();
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -89,29 +95,13 @@ public final class PatchCommand implements Callable<Integer> {
     private byte[] atEntries(ElfFile elf, List<Replacement> replacements, List<Insertion> explicit, String fragment,
                              String name, BranchTarget policy) {
         ElfFile base = replacements.isEmpty() ? elf : ElfFile.parse(Patcher.patch(elf, replacements, List.of()), elf.name());
-        java.util.Map<String, String> skipped = new java.util.TreeMap<>();
-        java.util.Set<Long> entries = new java.util.TreeSet<>(dev.splice.patch.Inserter.movableEntries(base, skipped));
-        for (int attempt = 0; ; attempt++) {
-            List<Insertion> all = new ArrayList<>(explicit);
-            for (long a : entries) {
-                all.add(new Insertion(a, fragment, name, policy));
-            }
-            try {
-                byte[] out = dev.splice.patch.Inserter.insert(base, all);
-                System.err.println("splice: inserted " + name + " at " + entries.size() + " function entries; skipped "
-                        + skipped.size() + " functions" + (verbose ? ":" : " (--verbose lists them)"));
-                if (verbose) {
-                    skipped.forEach((f, why) -> System.err.println("  " + f + ": " + why));
-                }
-                return out;
-            } catch (dev.splice.patch.PatchException e) {
-                long f = e.functionAddress();
-                if (f < 0 || !entries.remove(f) || attempt > 1000) {
-                    throw e;
-                }
-                skipped.put("0x" + Long.toHexString(f), e.getMessage());
-            }
+        Inserter.Bulk bulk = Inserter.insertAtEntries(base, explicit, fragment, name, policy);
+        System.err.println("splice: inserted " + name + " at " + bulk.entries() + " function entries; skipped "
+                + bulk.skipped().size() + " functions" + (verbose ? ":" : " (--verbose lists them)"));
+        if (verbose) {
+            bulk.skipped().forEach((f, why) -> System.err.println("  " + f + ": " + why));
         }
+        return bulk.bytes();
     }
 
     private static String read(Path p) {

@@ -338,12 +338,12 @@ public final class ElfEditor {
         if (s.index() < 0 || s.index() >= count) {
             throw new IllegalArgumentException("no symbol " + s.index() + " in " + table.name);
         }
-        byte[] entry = readBytes(table, (long) s.index() * Symbol.ENTRY_SIZE, Symbol.ENTRY_SIZE);
-        int nameOffset = Le.u32(entry, 0);
-        if (!stringAt(table.header.link(), nameOffset).equals(s.name())) {
+        long at = (long) s.index() * Symbol.ENTRY_SIZE;
+        int nameOffset = table.contents != null ? Le.u32(table.contents, at) : Le.u32(image, table.header.offset() + at);
+        if (!stringIs(table.header.link(), nameOffset, s.name())) {
             nameOffset = addString(table.header.link(), s.name());
         }
-        writeBytes(table, (long) s.index() * Symbol.ENTRY_SIZE, symbolBytes(s, nameOffset));
+        writeBytes(table, at, symbolBytes(s, nameOffset));
     }
 
     /**
@@ -371,7 +371,7 @@ public final class ElfEditor {
 
     /** Replaces the GNU build-id descriptor in place; the new id must have the old id's length. */
     public void setBuildId(byte[] id) {
-        ElfFile current = ElfFile.parse(image, name);
+        ElfFile current = ElfFile.wrap(image, name); // read-only use: no copy of the image
         for (Note n : current.notes()) {
             if (n.type() == Note.NT_GNU_BUILD_ID && n.owner().equals("GNU")) {
                 if (n.descriptor().length != id.length) {
@@ -437,15 +437,39 @@ public final class ElfEditor {
         e.header = withPlacement(e.header, e.header.offset(), e.length);
     }
 
+    /** {@code stringAt(tableIndex, offset).equals(value)}, without making the string when it is ASCII (symbol names are). */
+    private boolean stringIs(int tableIndex, int offset, String value) {
+        Entry e = entry(tableIndex);
+        long size = sectionLength(e);
+        byte[] data = e.contents != null ? e.contents : image;
+        long base = e.contents != null ? 0 : e.header.offset();
+        int n = value.length();
+        if (offset < 0 || offset + (long) n >= size) {
+            return stringAt(tableIndex, offset).equals(value);
+        }
+        for (int i = 0; i < n; i++) {
+            char c = value.charAt(i);
+            if (c == 0 || c >= 0x80) {
+                return stringAt(tableIndex, offset).equals(value);
+            }
+            if (data[(int) (base + offset + i)] != c) {
+                return false;
+            }
+        }
+        return data[(int) (base + offset + n)] == 0;
+    }
+
     private String stringAt(int tableIndex, int offset) {
         Entry e = entry(tableIndex);
         long size = sectionLength(e);
+        byte[] data = e.contents != null ? e.contents : image;
+        long base = e.contents != null ? 0 : e.header.offset();
         int from = offset;
         int at = from;
-        while (at < size && readBytes(e, at, 1)[0] != 0) {
+        while (at < size && data[(int) (base + at)] != 0) {
             at++;
         }
-        return at >= size ? "" : new String(readBytes(e, from, at - from), StandardCharsets.UTF_8);
+        return at >= size ? "" : new String(data, (int) (base + from), at - from, StandardCharsets.UTF_8);
     }
 
     /** Appends a string to a string table (once per editor) and returns its offset. */
@@ -537,7 +561,12 @@ public final class ElfEditor {
         boolean phMoves = segments.size() > originalPhnum || programHeaderOffset >= 0;
         boolean restructured = moved || phMoves || count != originalShCount;
 
-        ByteArrayOutputStream out = new ByteArrayOutputStream(image.length + 4096);
+        long room = image.length + 4096 + (long) (segments.size() + count) * 64 + 2 * PAGE_SIZE + (names == null ? 0 : names.length);
+        for (Entry e : sections) {
+            room += e.contents == null ? 0 : e.length + Math.max(e.header.alignment(), PAGE_SIZE);
+        }
+        // Sized for everything appended, so that the buffer does not grow (and copy) a few times on the way.
+        ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(room, Integer.MAX_VALUE - 16));
         long shoff = header.shoff();
         long phoff = segments.isEmpty() ? header.phoff() : originalPhoff;
         List<Segment> finalSegments;

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +76,11 @@ public final class ElfFile {
         } catch (IOException e) {
             throw new BadInputException(name + ": cannot read: " + e.getMessage(), e);
         }
+    }
+
+    /** Parses ELF bytes without copying them, for read-only use inside the package (the caller keeps them unchanged). */
+    static ElfFile wrap(byte[] bytes, String name) {
+        return new ElfFile(bytes, name);
     }
 
     /** Parses ELF bytes ({@code name} is used in error messages); the array is copied. */
@@ -240,8 +244,7 @@ public final class ElfFile {
                     funcs.add(s);
                 }
             }
-            funcs.sort(Comparator.comparing(Symbol::value, Long::compareUnsigned)
-                    .thenComparing(Symbol::size, Long::compareUnsigned).thenComparingInt(Symbol::index));
+            funcs.sort(ElfFile::byAddressSizeIndex);
             List<Function> out = new ArrayList<>(funcs.size());
             long max = 0;
             for (int i = 0; i < funcs.size(); ) {
@@ -261,6 +264,15 @@ public final class ElfFile {
             functions = Collections.unmodifiableList(out);
         }
         return functions;
+    }
+
+    /** Address, then size (both unsigned), then symbol index; without boxing the keys. */
+    private static int byAddressSizeIndex(Symbol a, Symbol b) {
+        int c = Long.compareUnsigned(a.value(), b.value());
+        if (c == 0) {
+            c = Long.compareUnsigned(a.size(), b.size());
+        }
+        return c != 0 ? c : Integer.compare(a.index(), b.index());
     }
 
     /** The function whose [address, address + size) holds {@code address} (the innermost, latest-starting one). */

@@ -4,7 +4,6 @@ import dev.splice.bat.BatWriter;
 import dev.splice.elf.ElfFile;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
-import java.util.TreeSet;
 
 /**
  * The .note.bolt_bat of a rewritten binary: for each moved function, an entry for every
@@ -23,27 +22,40 @@ final class BatBuilder {
 
     byte[] encode() {
         BatWriter writer = new BatWriter();
+        long[] starts = new long[64];
         for (MovedFunction m : inserter.movedFunctions()) {
             long start = m.function.address();
-            TreeSet<Long> blocks = new TreeSet<>();
-            blocks.add(0L);
+            // The input block starts, sorted and unique (offset 0, branch targets inside, the instructions after branches).
+            int n = 0;
+            starts[n++] = 0;
             for (Item i : m.items) {
-                if ((i.kind == Kind.BRANCH || i.kind == Kind.JUMP) && m.contains(i.target)) {
-                    blocks.add(i.target - start);
+                if (i.kind != Kind.BRANCH && i.kind != Kind.JUMP) {
+                    continue;
                 }
-                if (i.kind == Kind.BRANCH || i.kind == Kind.JUMP) {
-                    long next = i.oldAddress + i.oldSize;
-                    if (m.contains(next)) {
-                        blocks.add(next - start);
-                    }
+                if (n + 2 > starts.length) {
+                    starts = java.util.Arrays.copyOf(starts, starts.length * 2);
+                }
+                if (m.contains(i.target)) {
+                    starts[n++] = i.target - start;
+                }
+                long next = i.oldAddress + i.oldSize;
+                if (m.contains(next)) {
+                    starts[n++] = next - start;
                 }
             }
-            BatWriter.Function f = writer.function(m.newStart, 0, blocks.size());
-            int index = 0;
-            for (long b : blocks) {
-                f.block(b, index++, 0);
+            java.util.Arrays.sort(starts, 0, n);
+            int unique = 0;
+            for (int k = 0; k < n; k++) {
+                if (unique == 0 || starts[k] != starts[unique - 1]) {
+                    starts[unique++] = starts[k];
+                }
             }
-            Entries entries = new Entries(f, blocks);
+            long[] blocks = java.util.Arrays.copyOf(starts, unique);
+            BatWriter.Function f = writer.function(m.newStart, 0, blocks.length);
+            for (int index = 0; index < blocks.length; index++) {
+                f.block(blocks[index], index, 0);
+            }
+            Entries entries = new Entries(f, blocks, new boolean[blocks.length]);
             long lastInput = 0;
             for (Item i : m.items) {
                 long out = i.newAddress - m.newStart;
@@ -77,13 +89,13 @@ final class BatBuilder {
     }
 
     /** Adds entries, keeping the branch bit off only on the first entry of each original block. */
-    private record Entries(BatWriter.Function function, TreeSet<Long> blockStarts, java.util.Set<Long> started) {
-        Entries(BatWriter.Function function, TreeSet<Long> blockStarts) {
-            this(function, blockStarts, new java.util.HashSet<>());
-        }
-
+    private record Entries(BatWriter.Function function, long[] blockStarts, boolean[] started) {
         void add(long outputOffset, long inputOffset) {
-            boolean blockStart = blockStarts.contains(inputOffset) && started.add(inputOffset);
+            int b = java.util.Arrays.binarySearch(blockStarts, inputOffset);
+            boolean blockStart = b >= 0 && !started[b];
+            if (blockStart) {
+                started[b] = true;
+            }
             function.entry(outputOffset, inputOffset, !blockStart);
         }
     }

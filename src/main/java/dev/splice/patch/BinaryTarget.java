@@ -52,7 +52,7 @@ public record BinaryTarget(Set<Extension> extensions, String source) {
             if (part.isEmpty()) {
                 continue;
             }
-            String name = part.replaceFirst("\\d+(p\\d+)?$", "");
+            String name = withoutVersion(part);
             if (name.length() > 1 && (name.startsWith("z") || name.startsWith("s") || name.startsWith("x"))) {
                 for (Extension e : Extension.values()) {
                     if (e.isaName().equals(name)) {
@@ -84,6 +84,28 @@ public record BinaryTarget(Set<Extension> extensions, String source) {
             out.add(Extension.ZICSR);
         }
         return out;
+    }
+
+    /** {@code part} without a trailing version ("2p1", "2"): what {@code replaceFirst("\\d+(p\\d+)?$", "")} gives, without regex. */
+    static String withoutVersion(String part) {
+        int end = part.length();
+        while (end > 0 && isDigit(part.charAt(end - 1))) {
+            end--;
+        }
+        if (end == part.length()) {
+            return part;
+        }
+        if (end >= 2 && part.charAt(end - 1) == 'p' && isDigit(part.charAt(end - 2))) {
+            end -= 1;
+            while (end > 0 && isDigit(part.charAt(end - 1))) {
+                end--;
+            }
+        }
+        return part.substring(0, end);
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 
     /** The arch string from the "riscv" subsection's file attributes, or null. */

@@ -1,7 +1,5 @@
 package dev.splice.patch;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 
 /**
@@ -12,24 +10,33 @@ final class BuildIds {
     private BuildIds() {}
 
     static byte[] derive(byte[] oldId, byte[]... newContent) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(oldId);
-            for (byte[] part : newContent) {
-                sha.update(part);
-            }
-            byte[] digest = sha.digest();
-            if (oldId.length <= digest.length) {
-                return Arrays.copyOf(digest, oldId.length);
-            }
-            // A longer id than SHA-256 gives: repeat the digest (deterministic; never seen in practice).
-            byte[] out = new byte[oldId.length];
-            for (int i = 0; i < out.length; i++) {
-                out[i] = digest[i % digest.length];
-            }
-            return out;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this Java runtime", e);
+        return finish(start(oldId, newContent), oldId.length);
+    }
+
+    /** The hash of the old id and the first parts of the new content (the rest may follow with {@link #finish}). */
+    static Sha256 start(byte[] oldId, byte[]... newContent) {
+        Sha256 sha = new Sha256();
+        sha.update(oldId);
+        for (byte[] part : newContent) {
+            sha.update(part);
         }
+        return sha;
+    }
+
+    /** The id from a hash begun with {@link #start}, after the remaining parts of the new content. */
+    static byte[] finish(Sha256 sha, int idLength, byte[]... moreContent) {
+        for (byte[] part : moreContent) {
+            sha.update(part);
+        }
+        byte[] digest = sha.digest();
+        if (idLength <= digest.length) {
+            return Arrays.copyOf(digest, idLength);
+        }
+        // A longer id than SHA-256 gives: repeat the digest (deterministic; never seen in practice).
+        byte[] out = new byte[idLength];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = digest[i % digest.length];
+        }
+        return out;
     }
 }

@@ -19,6 +19,7 @@ import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -40,7 +41,8 @@ public final class Inserter {
     private final ElfFile elf;
     private final String file;
     private final BinaryTarget target;
-    private final Decoder decoder;
+    /** Set last in bulk mode, where it is made on the other core ({@link #insertAtEntries}). */
+    private Decoder decoder;
     private final TreeMap<Long, MovedFunction> moved = new TreeMap<>();
     /** Register t1 (x6): the psABI's tail-call scratch register. */
     private static final int T1 = 6;
@@ -49,8 +51,18 @@ public final class Inserter {
     private final List<Reloc> relocs = new ArrayList<>();
     /** pc-relative low parts by the address of their auipc. */
     private final Map<Long, List<Reloc>> lowParts = new HashMap<>();
-    private final Map<Long, List<Reloc>> byOffset = new HashMap<>();
+    /** Every relocation sorted (stably) by offset, and the offsets, for lookups by address without boxing. */
+    private Reloc[] byOffset = new Reloc[0];
+    private long[] offsets = new long[0];
+    private boolean relocationsRead;
+    /** Bulk mode: the functions {@link #movable} decoded, for the first attempt to take over ({@link #reuse}). */
+    private final Map<Long, MovedFunction> predecoded = new HashMap<>();
+    /** {@link #moved} as sorted arrays for {@link #findMoved}; null when it must be rebuilt. */
+    private long[] movedStarts;
+    private MovedFunction[] movedByStart;
     private byte[] image;
+    /** The PT_LOAD segments, in table order, for {@link #fileOffset}. */
+    private final Segment[] loads;
     private final List<Patch> patches = new ArrayList<>();
 
     record Reloc(Section section, Section target, Relocation relocation, long symbolValue, String symbolName) {
@@ -67,19 +79,112 @@ public final class Inserter {
         }
     }
 
+    /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
+    private record SideWork(byte[] bat, Sha256 codeHash) {}
+
     /** Bytes to write at an address of the input image (outside the moved functions' new copies). */
     record Patch(long address, byte[] bytes) {}
 
     private Inserter(ElfFile elf) {
+        this(elf, true);
+    }
+
+    private Inserter(ElfFile elf, boolean decoderNow) {
         this.elf = elf;
         this.file = elf.name();
         this.target = BinaryTarget.of(elf);
-        this.decoder = Rv.ISA.decoder(target.extensions().contains(Extension.C) ? Extension.all()
-                : java.util.EnumSet.complementOf(java.util.EnumSet.of(Extension.C)));
+        this.decoder = decoderNow ? Rv.ISA.decoder(decodable(target)) : null;
         this.image = elf.toBytes();
+        this.loads = elf.segments().stream().filter(Segment::isLoad).toArray(Segment[]::new);
         for (Function f : elf.functions()) {
             functionStarts.add(f.address());
         }
+    }
+
+    private static java.util.Set<Extension> decodable(BinaryTarget target) {
+        return target.extensions().contains(Extension.C) ? Extension.all()
+                : java.util.EnumSet.complementOf(java.util.EnumSet.of(Extension.C));
+    }
+
+    /** A fresh inserter for another attempt, sharing what does not depend on the insertions. */
+    private Inserter(Inserter prepared) {
+        this.elf = prepared.elf;
+        this.file = prepared.file;
+        this.target = prepared.target;
+        this.decoder = prepared.decoder;
+        this.image = prepared.image;
+        this.loads = prepared.loads;
+        functionStarts.addAll(prepared.functionStarts);
+        relocs.addAll(prepared.relocs);
+        lowParts.putAll(prepared.lowParts);
+        byOffset = prepared.byOffset;
+        offsets = prepared.offsets;
+        relocationsRead = prepared.relocationsRead;
+        assembled.putAll(prepared.assembled);
+    }
+
+    /** The result of {@link #insertAtEntries}: the binary, the number of entries instrumented, the functions left alone and why. */
+    public record Bulk(byte[] bytes, int entries, Map<String, String> skipped) {}
+
+    /**
+     * Bulk instrumentation: {@code explicit} plus {@code fragment} at the entry of every function
+     * that can move ({@link #movableEntries}). A function that a later stage refuses is left alone
+     * and the rewrite retried without it. The binary is read and its relocations indexed once.
+     */
+    public static Bulk insertAtEntries(ElfFile elf, List<Insertion> explicit, String fragment, String fragmentName,
+                                       BranchTarget policy) {
+        Phases.mark("start");
+        Map<String, String> skipped = new TreeMap<>();
+        // The ISA tables and the assembler load on the other core while this one parses the symbols and
+        // relocations (cached by elf). Assembling the fragment here only warms the assembler up: the
+        // rewrite assembles and checks it again, and reports what is wrong with it.
+        Background<Decoder> isa = Background.start("isa", () -> {
+            Decoder d = Rv.ISA.decoder(decodable(BinaryTarget.of(elf)));
+            try {
+                Assembler.assemble(fragment, fragmentName, 0L, Map.of());
+            } catch (RuntimeException e) {
+                // reported by the rewrite
+            }
+            return d;
+        });
+        Inserter prepared = new Inserter(elf, false);
+        prepared.readRelocations();
+        prepared.decoder = isa.join();
+        Phases.mark("prepare");
+        java.util.Set<Long> entries = new java.util.TreeSet<>(prepared.movable(skipped));
+        for (int attempt = 0; ; attempt++) {
+            List<Insertion> all = new ArrayList<>(explicit);
+            for (long a : entries) {
+                all.add(new Insertion(a, fragment, fragmentName, policy));
+            }
+            try {
+                byte[] out = all.isEmpty() ? elf.toBytes() : (attempt == 0 ? prepared : new Inserter(prepared)).run(all);
+                return new Bulk(out, entries.size(), skipped);
+            } catch (PatchException e) {
+                long f = e.functionAddress();
+                if (f < 0 || !entries.remove(f) || attempt > 1000) {
+                    throw e;
+                }
+                skipped.put("0x" + Long.toHexString(f), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Loads the ISA tables, the decoder for rv64gc and the assembler on another thread, so that a
+     * rewrite starting soon (after the CLI has parsed its arguments) finds them ready. A start-up
+     * optimization only: nothing observable depends on it.
+     */
+    public static void warmUp() {
+        Background.start("warm-up", () -> {
+            Rv.ISA.decoder(Extension.all());
+            try {
+                Assembler.assemble("addi x0, x0, 0\n", "warm-up", 0L, Map.of());
+            } catch (RuntimeException e) {
+                // cannot happen for this text; a warm-up never fails the command
+            }
+            return null;
+        });
     }
 
     /** The binary with the fragments inserted. */
@@ -118,12 +223,20 @@ public final class Inserter {
         for (MovedFunction m : moved.values()) {
             checkInsertionPoints(m);
         }
+        Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
         long base = newSectionAddress(editor);
         layout(base);
+        Phases.mark("layout");
         byte[] text = encode(base);
+        Phases.mark("encode");
+        // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
+        byte[] oldId = elf.buildId().orElse(null);
+        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(elf, this).encode(),
+                oldId == null ? null : BuildIds.start(oldId, text)));
         retargetReferences();
         writeTrampolines();
+        Phases.mark("retarget references");
         for (Patch p : patches) {
             editor.patch(fileOffset(p.address()), p.bytes());
         }
@@ -137,17 +250,25 @@ public final class Inserter {
         editor.bindSegment(spareProgramHeader(editor), newSections);
         moveEntry(editor);
         moveSymbols(editor, textIndex);
-        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, new BatBuilder(elf, this).encode());
-        byte[] id = elf.buildId().orElse(null);
-        if (id != null) {
-            editor.setBuildId(BuildIds.derive(id, text, patchBytes()));
+        Phases.mark("eh_frame, symbols");
+        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, side.join().bat());
+        Phases.mark("BAT");
+        if (oldId != null) {
+            editor.setBuildId(BuildIds.finish(side.join().codeHash(), oldId.length, patchBytes()));
         }
-        return editor.toBytes();
+        Phases.mark("build-id");
+        byte[] out = editor.toBytes();
+        Phases.mark("ELF bytes");
+        return out;
     }
 
     // ------------------------------------------------------------------ relocations
 
     private void readRelocations() {
+        if (relocationsRead) {
+            return;
+        }
+        relocationsRead = true;
         boolean any = false;
         for (RelocationSection rs : elf.relocations()) {
             Section on = rs.target();
@@ -171,9 +292,11 @@ public final class Inserter {
                     value = s.value();
                     name = s.name();
                 }
+                if (Rel.isPositionIndependent(r.type())) {
+                    continue; // markers (R_RISCV_RELAX, NONE, ...) and tp/gp-relative values: every pass skips them
+                }
                 Reloc reloc = new Reloc(rs.section(), on, r, value, name);
                 relocs.add(reloc);
-                byOffset.computeIfAbsent(r.offset(), k -> new ArrayList<>(2)).add(reloc);
                 if (Rel.isPcrelLo(r.type())) {
                     lowParts.computeIfAbsent(value, k -> new ArrayList<>(2)).add(reloc);
                 }
@@ -183,6 +306,37 @@ public final class Inserter {
             throw new PatchException(file + ": has no relocations for its code; insertion moves code and must know every "
                     + "reference to it: link with -Wl,--emit-relocs");
         }
+        byOffset = relocs.toArray(new Reloc[0]);
+        Arrays.sort(byOffset, Comparator.comparingLong(Reloc::offset)); // stable: same-offset order kept
+        offsets = new long[byOffset.length];
+        for (int i = 0; i < byOffset.length; i++) {
+            offsets[i] = byOffset[i].offset();
+        }
+    }
+
+    /** The index of the first relocation at or after {@code offset} in {@link #byOffset}. */
+    private int firstRelocationAt(long offset) {
+        int lo = 0;
+        int hi = offsets.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (offsets[mid] < offset) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** The relocations at {@code offset}, in the order of their sections and entries. */
+    private List<Reloc> relocationsAt(long offset) {
+        int from = firstRelocationAt(offset);
+        int to = from;
+        while (to < offsets.length && offsets[to] == offset) {
+            to++;
+        }
+        return from == to ? List.of() : Arrays.asList(byOffset).subList(from, to);
     }
 
     // ------------------------------------------------------------------ functions and decoding
@@ -195,6 +349,7 @@ public final class Inserter {
             throw new PatchException(insertion.fragmentName() + ": function '" + f.name() + "' is not in a code section");
         }
         MovedFunction m = moved.computeIfAbsent(f.address(), k -> new MovedFunction(f));
+        movedStarts = null;
         if (m.function.size() != f.size()) {
             throw new PatchException(insertion.fragmentName() + ": functions overlap at 0x" + Long.toHexString(f.address()));
         }
@@ -208,7 +363,7 @@ public final class Inserter {
                     + " disagree on the branch target policy (" + frag.policy + " and " + insertion.branchTarget()
                     + "); insertions at one address form one fragment");
         }
-        frag.insertions.add(insertion);
+        frag.addInsertion(insertion);
     }
 
     private void decode(MovedFunction m) {
@@ -221,8 +376,14 @@ public final class Inserter {
             throw new PatchException(file + ": function '" + f.name() + "' has " + f.size()
                     + " bytes, too few for the jump to its moved copy");
         }
+        MovedFunction known = predecoded.isEmpty() ? null : predecoded.remove(f.address());
+        if (known != null && known.function.size() == f.size() && m.items.isEmpty()) {
+            reuse(m, known);
+            return;
+        }
         long at = f.address();
         long offset = fileOffset(at);
+        Item single = m.fragments.size() == 1 ? m.fragments.values().iterator().next() : null; // the usual case, unboxed
         while (at < f.endAddress()) {
             int parcel = u16(offset + (at - f.address()));
             int size = Decoder.length(parcel);
@@ -237,9 +398,11 @@ public final class Inserter {
                         + " holds no valid instruction of " + target.source() + "; data in code is not moved");
             }
             Item item = classify(op, bits, size, at);
-            Item frag = m.fragments.get(at);
+            Item frag = single != null ? (at == single.oldAddress ? single : null)
+                    : m.fragments.isEmpty() ? null : m.fragments.get(at);
             if (frag != null) {
                 m.items.add(frag);
+                item.fragment = frag;
             }
             m.items.add(item);
             m.instructions.put(at, item);
@@ -268,6 +431,47 @@ public final class Inserter {
             m.items.add(back);
         }
         checkRelocationsInside(m);
+    }
+
+    /**
+     * {@link #decode} for a function that {@link #movable} decoded already (bulk mode): the same
+     * items with the fragments woven in. Of the checks, only those that depend on which functions
+     * move run again; the others passed when it was decoded.
+     */
+    private void reuse(MovedFunction m, MovedFunction known) {
+        Function f = m.function;
+        Item single = m.fragments.size() == 1 ? m.fragments.values().iterator().next() : null;
+        for (Item item : known.items) {
+            if (known.instructions.get(item.oldAddress) == item) {
+                Item frag = single != null ? (item.oldAddress == single.oldAddress ? single : null)
+                        : m.fragments.isEmpty() ? null : m.fragments.get(item.oldAddress);
+                if (frag != null) {
+                    m.items.add(frag);
+                    item.fragment = frag;
+                }
+                m.instructions.put(item.oldAddress, item);
+            }
+            m.items.add(item);
+        }
+        for (Map.Entry<Long, Item> e : m.fragments.entrySet()) {
+            if (!m.instructions.containsKey(e.getKey())) {
+                throw new PatchException(e.getValue().insertions.get(0).fragmentName() + ": 0x"
+                        + Long.toHexString(e.getKey()) + " is not an instruction boundary of function '" + f.name() + "'");
+            }
+        }
+        int k = firstRelocationAt(f.address());
+        for (Item item : m.instructions.values()) {
+            while (k < offsets.length && offsets[k] < item.oldAddress) {
+                k++;
+            }
+            for (; k < offsets.length && offsets[k] == item.oldAddress; k++) {
+                Reloc r = byOffset[k];
+                int type = r.type();
+                if ((type == Rel.HI20 || type == Rel.LO12_I || type == Rel.LO12_S) && findMoved(r.value()) != null) {
+                    throw refuse(item, r, "takes the absolute address of moved code (lui-based); not handled");
+                }
+            }
+        }
     }
 
     private static boolean canFallThrough(Item last) {
@@ -326,10 +530,14 @@ public final class Inserter {
     /** Pairs every auipc with the instructions that complete it; refuses relocations it cannot follow. */
     private void checkRelocationsInside(MovedFunction m) {
         Function f = m.function;
+        int k = firstRelocationAt(f.address());
         for (Item item : m.instructions.values()) {
-            List<Reloc> here = byOffset.getOrDefault(item.oldAddress, List.of());
+            while (k < offsets.length && offsets[k] < item.oldAddress) {
+                k++;
+            }
             boolean hi = false;
-            for (Reloc r : here) {
+            for (; k < offsets.length && offsets[k] == item.oldAddress; k++) {
+                Reloc r = byOffset[k];
                 int type = r.type();
                 if (Rel.isPositionIndependent(type) || Rel.isPcrelLo(type)) {
                     continue;
@@ -347,7 +555,7 @@ public final class Inserter {
                             throw refuse(item, r, "is not on an auipc followed by its jalr");
                         }
                         long t = item.oldAddress + Rv.uImm(item.bits) + Rv.iImm(jalr.bits);
-                        item.partners.add(new Partner(jalr, false, t));
+                        item.addPartner(new Partner(jalr, false, t));
                         hi = true;
                     }
                     case Rel.PCREL_HI20, Rel.GOT_HI20, Rel.TLS_GOT_HI20, Rel.TLS_GD_HI20 -> {
@@ -363,7 +571,7 @@ public final class Inserter {
                             }
                             boolean store = lo.type() == Rel.PCREL_LO12_S;
                             long low = store ? Rv.sImm(p.bits) : Rv.iImm(p.bits);
-                            item.partners.add(new Partner(p, store, item.oldAddress + Rv.uImm(item.bits) + low));
+                            item.addPartner(new Partner(p, store, item.oldAddress + Rv.uImm(item.bits) + low));
                         }
                         if (item.partners.isEmpty()) {
                             throw refuse(item, r, "has no instruction completing the pair (no R_RISCV_PCREL_LO12 naming it)");
@@ -442,10 +650,40 @@ public final class Inserter {
      * FDE trouble), for bulk instrumentation; {@code skipped} receives the others with the reason.
      */
     public static List<Long> movableEntries(ElfFile elf, Map<String, String> skipped) {
-        Inserter in = new Inserter(elf);
-        in.readRelocations();
+        return new Inserter(elf).movable(skipped);
+    }
+
+    private List<Long> movable(Map<String, String> skipped) {
+        readRelocations();
+        Phases.mark("relocations");
+        List<Function> functions = elf.functions();
+        findMoved(0); // builds the (empty) index of moved functions before two threads read it
+        // Two halves on two cores; decoding a function reads only what no longer changes. The halves'
+        // findings are merged in order, as one pass would make them (a failure of the first half wins).
+        int half = functions.size() / 2;
+        Background<Movable> second = Background.start("decode", () -> movable(functions.subList(half, functions.size())));
+        Movable first = movable(functions.subList(0, half));
+        Movable rest = second.join();
         List<Long> out = new ArrayList<>();
-        for (Function f : elf.functions()) {
+        for (Movable part : List.of(first, rest)) {
+            for (MovedFunction m : part.decoded()) {
+                out.add(m.function.address());
+                predecoded.put(m.function.address(), m);
+            }
+            skipped.putAll(part.skipped());
+        }
+        Phases.mark("find movable functions");
+        return out;
+    }
+
+    /** What {@link #movable} finds in some of the functions: those that can move, decoded, and the others with the reason. */
+    private record Movable(List<MovedFunction> decoded, Map<String, String> skipped) {}
+
+    private Movable movable(List<Function> functions) {
+        Inserter in = this;
+        List<MovedFunction> decoded = new ArrayList<>();
+        Map<String, String> skipped = new TreeMap<>();
+        for (Function f : functions) {
             if (f.section() == null || !f.section().isExecutable() || f.section().isNobits() || f.size() <= 0) {
                 continue;
             }
@@ -463,12 +701,12 @@ public final class Inserter {
                 if (why != null) {
                     throw new PatchException(why);
                 }
-                out.add(f.address());
+                decoded.add(m);
             } catch (PatchException e) {
                 skipped.put(f.name() + "@0x" + Long.toHexString(f.address()), e.getMessage());
             }
         }
-        return out;
+        return new Movable(decoded, skipped);
     }
 
     /**
@@ -480,6 +718,7 @@ public final class Inserter {
         in.readRelocations();
         MovedFunction m = new MovedFunction(f);
         in.moved.put(f.address(), m);
+        in.movedStarts = null;
         in.decode(m);
         List<Long> out = new ArrayList<>();
         for (Item i : m.items) {
@@ -536,6 +775,17 @@ public final class Inserter {
                 frag.bytes = assembleFragment(frag, 0);
             }
         }
+        // Only branches, jumps and jumps back can grow: the relaxation rounds revisit just those, in the same order.
+        List<Item> growable = new ArrayList<>();
+        List<MovedFunction> owners = new ArrayList<>();
+        for (MovedFunction m : moved.values()) {
+            for (Item i : m.items) {
+                if (i.kind == Kind.BRANCH || i.kind == Kind.JUMP || i.kind == Kind.FALLTHROUGH) {
+                    growable.add(i);
+                    owners.add(m);
+                }
+            }
+        }
         for (int round = 0; ; round++) {
             long at = base;
             for (MovedFunction m : moved.values()) {
@@ -548,10 +798,8 @@ public final class Inserter {
                 m.newSize = at - m.newStart;
             }
             boolean grown = false;
-            for (MovedFunction m : moved.values()) {
-                for (Item i : m.items) {
-                    grown |= grow(m, i);
-                }
+            for (int k = 0; k < growable.size(); k++) {
+                grown |= grow(owners.get(k), growable.get(k));
             }
             if (!grown) {
                 return;
@@ -657,8 +905,26 @@ public final class Inserter {
     // ------------------------------------------------------------------ address mapping
 
     MovedFunction findMoved(long address) {
-        Map.Entry<Long, MovedFunction> e = moved.floorEntry(address);
-        return e != null && e.getValue().contains(address) ? e.getValue() : null;
+        if (movedStarts == null) {
+            movedByStart = moved.values().toArray(new MovedFunction[0]);
+            movedStarts = new long[movedByStart.length];
+            for (int i = 0; i < movedByStart.length; i++) {
+                movedStarts[i] = movedByStart[i].function.address();
+            }
+        }
+        int lo = 0;
+        int hi = movedStarts.length - 1;
+        int floor = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (movedStarts[mid] <= address) {
+                floor = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return floor >= 0 && movedByStart[floor].contains(address) ? movedByStart[floor] : null;
     }
 
     java.util.Collection<MovedFunction> movedFunctions() {
@@ -672,7 +938,7 @@ public final class Inserter {
             return address;
         }
         Item i = instructionAt(m, address);
-        Item frag = m.fragments.get(address);
+        Item frag = i.fragment;
         return frag != null && frag.policy == BranchTarget.INSERTED ? frag.newAddress : i.newAddress;
     }
 
@@ -683,7 +949,7 @@ public final class Inserter {
             return address;
         }
         Item i = instructionAt(m, address);
-        Item frag = m.fragments.get(address);
+        Item frag = i.fragment;
         return frag != null ? frag.newAddress : i.newAddress;
     }
 
@@ -714,6 +980,17 @@ public final class Inserter {
         for (MovedFunction m : moved.values()) {
             fillPadding(out, previousEnd - base, m.newStart - base);
             for (Item i : m.items) {
+                if (i.kind == Kind.PLAIN || i.kind == Kind.AUIPC) {
+                    // Most items keep their bits (an auipc's are rewritten below): no array per item.
+                    int at = (int) (i.newAddress - base);
+                    if (i.oldSize == 2) {
+                        out[at] = (byte) i.bits;
+                        out[at + 1] = (byte) (i.bits >> 8);
+                    } else {
+                        putU32(out, at, i.bits);
+                    }
+                    continue;
+                }
                 byte[] b = encodeItem(m, i);
                 if (b.length != i.size()) {
                     throw new IllegalStateException("size of item at 0x" + Long.toHexString(i.oldAddress) + " changed");
@@ -883,7 +1160,7 @@ public final class Inserter {
     }
 
     private boolean hasAdd(Reloc sub) {
-        for (Reloc r : byOffset.getOrDefault(sub.offset(), List.of())) {
+        for (Reloc r : relocationsAt(sub.offset())) {
             if (r.section() == sub.section() && (r.type() == Rel.ADD32 || r.type() == Rel.ADD64)) {
                 return true;
             }
@@ -1102,6 +1379,12 @@ public final class Inserter {
             if (p.endAddress() != start || p.size() < 2 || !p.section().isExecutable()) {
                 return true;
             }
+            MovedFunction decoded = moved.get(p.address());
+            if (decoded != null && decoded.function.address() == p.address() && decoded.function.size() == p.size() && !decoded.instructions.values().isEmpty()) {
+                // Moved too, so decoded already (every instruction valid): its last instruction decides.
+                List<Item> code = decoded.instructions.values();
+                return canFallThrough(code.get(code.size() - 1));
+            }
             long at = p.address();
             Item last = null;
             while (at < p.endAddress()) {
@@ -1176,24 +1459,37 @@ public final class Inserter {
                         s.visibility(), textIndex));
             }
         }
+        Phases.mark("symbols");
     }
 
     private byte[] patchBytes() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
         List<Patch> sorted = new ArrayList<>(patches);
         sorted.sort(Comparator.comparingLong(Patch::address));
+        int size = 0;
         for (Patch p : sorted) {
-            out.writeBytes(le64(p.address()));
-            out.writeBytes(p.bytes());
+            size += 8 + p.bytes().length;
         }
-        return out.toByteArray();
+        byte[] out = new byte[size];
+        int at = 0;
+        for (Patch p : sorted) {
+            putU32(out, at, (int) p.address());
+            putU32(out, at + 4, (int) (p.address() >>> 32));
+            System.arraycopy(p.bytes(), 0, out, at + 8, p.bytes().length);
+            at += 8 + p.bytes().length;
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------ bytes
 
     long fileOffset(long address) {
-        return elf.fileOffset(address).orElseThrow(() -> new PatchException(file + ": address 0x"
-                + Long.toHexString(address) + " has no bytes in the file"));
+        // ElfFile.fileOffset without the Optional and iterator per call: hot in decoding (the first match wins there too).
+        for (Segment s : loads) {
+            if (address - s.virtualAddress() >= 0 && address - s.virtualAddress() < s.fileSize()) {
+                return s.offset() + (address - s.virtualAddress());
+            }
+        }
+        throw new PatchException(file + ": address 0x" + Long.toHexString(address) + " has no bytes in the file");
     }
 
     private int u16(long offset) {

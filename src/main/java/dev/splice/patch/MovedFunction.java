@@ -35,9 +35,11 @@ final class MovedFunction {
         int form;
         long newAddress;
         /** AUIPC: the instructions completing the pair, with their original absolute targets. */
-        final List<Partner> partners = new ArrayList<>();
+        List<Partner> partners = List.of();
         /** FRAGMENT: the parts (one per insertion at this address), assembled at newAddress. */
-        final List<Insertion> insertions = new ArrayList<>();
+        List<Insertion> insertions = List.of();
+        /** An original instruction: the fragment inserted before it, if any (set when the function is decoded). */
+        Item fragment;
         BranchTarget policy;
         /** FALLTHROUGH: the function ends with a call, after which t1 is dead (psABI: not preserved, not a result). */
         boolean afterCall;
@@ -46,6 +48,21 @@ final class MovedFunction {
             this.kind = kind;
             this.oldAddress = oldAddress;
             this.oldSize = oldSize;
+        }
+
+        /** Most items have no partners and no insertions: their lists are made on the first add. */
+        void addPartner(Partner p) {
+            if (partners.isEmpty()) {
+                partners = new ArrayList<>(2);
+            }
+            partners.add(p);
+        }
+
+        void addInsertion(Insertion i) {
+            if (insertions.isEmpty()) {
+                insertions = new ArrayList<>(1);
+            }
+            insertions.add(i);
         }
 
         int size() {
@@ -62,17 +79,70 @@ final class MovedFunction {
     record Partner(Item item, boolean store, long target) {}
 
     final Function function;
-    final List<Item> items = new ArrayList<>();
-    final Map<Long, Item> instructions = new HashMap<>();
+    final List<Item> items;
+    final Instructions instructions;
     final Map<Long, Item> fragments = new HashMap<>();
     long newStart;
     long newSize;
 
     MovedFunction(Function function) {
         this.function = function;
+        // Sized for the usual instruction density (about 3 bytes each with RVC), within reason for odd sizes.
+        int expected = (int) Math.max(4, Math.min(function.size() / 3 + 4, 4096));
+        this.items = new ArrayList<>(expected);
+        this.instructions = new Instructions(function.address(), expected);
     }
 
     boolean contains(long address) {
         return address >= function.address() && address < function.endAddress();
+    }
+
+    /**
+     * The original instructions by address, in a table indexed by the halfword offset from the
+     * function's start (lookups without boxing or hashing; bulk rewrites do millions).
+     * Instructions are added in address order, as the decoder finds them.
+     */
+    static final class Instructions {
+        private final long start;
+        private Item[] slots;
+        private final List<Item> inOrder;
+
+        Instructions(long start, int expected) {
+            this.start = start;
+            this.slots = new Item[expected * 3 / 2];
+            this.inOrder = new ArrayList<>(expected);
+        }
+
+        Item get(long address) {
+            long d = address - start;
+            if (d < 0 || (d & 1) != 0 || (d >>> 1) >= slots.length) {
+                return null;
+            }
+            return slots[(int) (d >>> 1)];
+        }
+
+        boolean containsKey(long address) {
+            return get(address) != null;
+        }
+
+        /** Adds the instruction at {@code address}, which must lie after every one added before. */
+        void put(long address, Item item) {
+            long d = address - start;
+            Item last = inOrder.isEmpty() ? null : inOrder.get(inOrder.size() - 1);
+            if (d < 0 || (d & 1) != 0 || d > Integer.MAX_VALUE || last != null && last.oldAddress >= address) {
+                throw new IllegalStateException("instruction at 0x" + Long.toHexString(address) + " out of order");
+            }
+            int slot = (int) (d >>> 1);
+            if (slot >= slots.length) {
+                slots = java.util.Arrays.copyOf(slots, Math.max(slot + 1, slots.length * 2));
+            }
+            slots[slot] = item;
+            inOrder.add(item);
+        }
+
+        /** The instructions in address order. */
+        List<Item> values() {
+            return inOrder;
+        }
     }
 }
