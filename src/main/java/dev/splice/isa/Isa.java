@@ -20,6 +20,7 @@ public final class Isa {
     private final Map<Integer, String> csrNames;
     /** CSR names by number, for allocation-free printing. */
     private final String[] csrByNumber = new String[4096];
+    private final byte[][] csrBytesByNumber = new byte[4096][];
     private final Map<String, Integer> csrNumbers = new HashMap<>();
 
     Isa(List<Opcode> opcodes, Map<Integer, String> csrNames) {
@@ -33,6 +34,7 @@ public final class Isa {
         csrNames.forEach((k, v) -> {
             csrNumbers.put(v, k);
             csrByNumber[k] = v;
+            csrBytesByNumber[k] = TextBuffer.ascii(v);
         });
     }
 
@@ -59,6 +61,11 @@ public final class Isa {
     /** The name of a CSR number, or null if it has none. */
     public String csrName(int number) {
         return number >= 0 && number < csrByNumber.length ? csrByNumber[number] : null;
+    }
+
+    /** The name of a CSR number (0..4095) as ASCII bytes, or null if it has none. */
+    byte[] csrNameBytes(int number) {
+        return number >= 0 && number < csrBytesByNumber.length ? csrBytesByNumber[number] : null;
     }
 
     /** The number of a named CSR, or -1. */

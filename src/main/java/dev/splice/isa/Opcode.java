@@ -6,6 +6,8 @@ import java.util.Set;
 /** One row of the instruction table: mnemonic, extensions, fixed bits and operand template. */
 public final class Opcode {
     private final String mnemonic;
+    /** The mnemonic as ASCII bytes, for {@link Printer}'s byte path. */
+    final byte[] mnemonicBytes;
     private final Extension extension;
     private final Set<Extension> requires;
     private final int size;
@@ -27,6 +29,7 @@ public final class Opcode {
     Opcode(String mnemonic, Set<Extension> requires, Extension extension, int size, int mask, int match,
            Template operands, Field[] constraintFields, long[][] forbidden, String expansion) {
         this.mnemonic = mnemonic;
+        this.mnemonicBytes = TextBuffer.ascii(mnemonic);
         this.extension = extension;
         this.requires = Set.copyOf(requires);
         this.size = size;

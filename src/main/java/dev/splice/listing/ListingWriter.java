@@ -5,6 +5,7 @@ import dev.splice.isa.Extension;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.Printer;
 import dev.splice.isa.TargetNamer;
+import dev.splice.isa.TextBuffer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -42,10 +43,16 @@ public final class ListingWriter {
 
     /** Column where the address/bytes comment starts. */
     private static final int COMMENT_COLUMN = 40;
-    private static final String INDENT = "        ";
+    private static final byte[] INDENT = TextBuffer.ascii("        ");
+    private static final byte[] LABEL_PREFIX = TextBuffer.ascii(".L");
+    private static final byte[] LABEL_END = TextBuffer.ascii(":\n");
+    private static final byte[] HEX_PREFIX = TextBuffer.ascii("0x");
+    private static final byte[] COMMENT_START = TextBuffer.ascii("# ");
+    private static final byte[] COMMENT_COLON = TextBuffer.ascii(": ");
     /** Bytes of code per parallel chunk. */
     private static final int CHUNK_BYTES = 128 * 1024;
-    private static final char[] SPACES = " ".repeat(COMMENT_COLUMN).toCharArray();
+    /** Text written to the output at a time when rendering on the calling thread. */
+    private static final int DRAIN_BYTES = 32 * 1024;
 
     private final Decoder decoder;
     private final Printer printer;
@@ -95,14 +102,13 @@ public final class ListingWriter {
         for (int i = 0; i < labels.length; i++) {
             labels[i] = scan(regions.get(i), used);
         }
-        AsciiOutput sink = new AsciiOutput(out);
-        StringBuilder line = new StringBuilder(256);
-        line.append(".target ").append(Extension.targetName(used)).append('\n');
+        TextBuffer text = new TextBuffer(DRAIN_BYTES + 4096);
+        text.append(".target ").append(Extension.targetName(used)).append((byte) '\n');
         for (int i = 0; i < labels.length; i++) {
-            writeRegion(regions.get(i), labels[i], line, sink);
+            writeRegion(regions.get(i), labels[i], text, out);
         }
-        sink.drain(line);
-        sink.flush();
+        text.drainTo(out);
+        out.flush();
     }
 
     /** The extensions the regions use (at least rv64gc), as the listing's .target names them. */
@@ -139,23 +145,22 @@ public final class ListingWriter {
     }
 
     /** Pass 2: the text, in chunks rendered in parallel on big regions and written in order. */
-    private void writeRegion(Region region, Labels labels, StringBuilder line, AsciiOutput sink)
+    private void writeRegion(Region region, Labels labels, TextBuffer text, OutputStream out)
             throws IOException {
         long base = region.address();
-        line.append(region.kind().directive()).append(' ');
+        text.append(region.kind().directive()).append((byte) ' ');
         if (region.kind() != Region.Kind.RAW) {
-            line.append(region.name()).append(", ");
+            text.append(region.name()).append(", ");
         }
-        line.append("0x");
-        Hex.append(line, base);
-        line.append("    # ").append(region.bytes().length).append(" bytes\n");
+        text.append("0x").appendHex(base);
+        text.append("    # ").appendDecimal(region.bytes().length).append(" bytes\n");
         int length = region.bytes().length;
         int threads = Math.min(Runtime.getRuntime().availableProcessors(), 8);
         if (threads < 2 || length < 2 * CHUNK_BYTES) {
-            writeRange(region, labels, 0, length, line, sink);
+            writeRange(region, labels, 0, length, text, out);
             return;
         }
-        sink.drain(line);
+        text.drainTo(out);
         ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
             Thread thread = new Thread(runnable, "splice-listing");
             thread.setDaemon(true);
@@ -163,7 +168,7 @@ public final class ListingWriter {
         });
         try {
             // At most 2 chunks per thread in flight: bounded memory, in-order output.
-            Deque<Future<byte[]>> inFlight = new ArrayDeque<>();
+            Deque<Future<TextBuffer>> inFlight = new ArrayDeque<>();
             int from = 0;
             while (from < length || !inFlight.isEmpty()) {
                 while (from < length && inFlight.size() < 2 * threads) {
@@ -172,7 +177,7 @@ public final class ListingWriter {
                     inFlight.add(pool.submit(() -> render(region, labels, start, to)));
                     from = to;
                 }
-                sink.write(inFlight.removeFirst().get());
+                inFlight.removeFirst().get().drainTo(out);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -200,14 +205,17 @@ public final class ListingWriter {
         return end;
     }
 
-    private byte[] render(Region region, Labels labels, int from, int to) throws IOException {
-        StringBuilder text = new StringBuilder((to - from) * 16);
+    private TextBuffer render(Region region, Labels labels, int from, int to) throws IOException {
+        TextBuffer text = new TextBuffer((to - from) * 24);
         writeRange(region, labels, from, to, text, null);
-        return text.toString().getBytes(StandardCharsets.ISO_8859_1);
+        return text;
     }
 
-    /** The lines of region bytes [from, to), both instruction boundaries. */
-    private void writeRange(Region region, Labels labels, int from, int to, StringBuilder line, AsciiOutput sink)
+    /**
+     * The lines of region bytes [from, to), both instruction boundaries, appended to {@code text};
+     * with a non-null {@code out}, drained to it every {@link #DRAIN_BYTES}.
+     */
+    private void writeRange(Region region, Labels labels, int from, int to, TextBuffer text, OutputStream out)
             throws IOException {
         long base = region.address();
         List<SymbolMap.Entry> headings = symbols.startingIn(base + from, base + to);
@@ -220,87 +228,78 @@ public final class ListingWriter {
             boolean paired = pair.next(cursor, pc);
             while (nextHeading < headings.size()
                     && Long.compareUnsigned(headings.get(nextHeading).address(), pc) <= 0) {
-                heading(region, headings.get(nextHeading++), pc, line);
+                heading(region, headings.get(nextHeading++), pc, text);
             }
             if (labels.isLabel(cursor.offset)) {
-                line.append(".L");
-                Hex.append(line, pc);
-                line.append(":\n");
+                text.append(LABEL_PREFIX).appendHex(pc).append(LABEL_END);
             }
-            int lineStart = line.length();
-            line.append(INDENT);
+            int lineStart = text.length();
+            text.append(INDENT);
             namer.outside = false;
             switch (cursor.kind) {
-                case INSTRUCTION -> printer.print(cursor.opcode, (int) cursor.bits, pc, line, namer);
-                case RAW -> {
-                    line.append(".insn ").append(cursor.size).append(", 0x");
-                    Hex.appendFixed(line, cursor.bits, cursor.size * 2);
-                }
+                case INSTRUCTION -> printer.print(cursor.opcode, (int) cursor.bits, pc, text, namer);
+                case RAW -> text.append(".insn ").appendDecimal(cursor.size).append(", 0x")
+                        .appendHex(cursor.bits, cursor.size * 2);
                 case BYTES -> {
-                    line.append(".byte ");
+                    text.append(".byte ");
                     for (int i = 0; i < cursor.size; i++) {
-                        line.append(i == 0 ? "0x" : ", 0x");
-                        Hex.appendFixed(line, cursor.byteAt(cursor.offset + i), 2);
+                        text.append(i == 0 ? "0x" : ", 0x").appendHex(cursor.byteAt(cursor.offset + i), 2);
                     }
                 }
             }
-            int pad = COMMENT_COLUMN - (line.length() - lineStart);
-            line.append(SPACES, 0, Math.max(1, pad));
-            line.append("# ");
-            Hex.append(line, pc);
-            line.append(": ");
+            int pad = COMMENT_COLUMN - (text.length() - lineStart);
+            text.repeat((byte) ' ', Math.max(1, pad));
+            text.append(COMMENT_START).appendHex(pc).append(COMMENT_COLON);
             if (cursor.kind == InstructionCursor.Kind.BYTES) {
                 for (int i = 0; i < cursor.size; i++) {
                     if (i > 0) {
-                        line.append(' ');
+                        text.append((byte) ' ');
                     }
-                    Hex.appendFixed(line, cursor.byteAt(cursor.offset + i), 2);
+                    text.appendHex(cursor.byteAt(cursor.offset + i), 2);
                 }
             } else {
-                Hex.appendFixed(line, cursor.bits, cursor.size * 2);
+                text.appendHex(cursor.bits, cursor.size * 2);
             }
             if (paired) { // the address an auipc pair computes, to read (and to write as lla/call when editing)
-                line.append(" = 0x");
-                Hex.append(line, pair.address);
-                if (symbols.describe(pair.address) != null) {
-                    line.append(" <");
-                    symbols.append(line, pair.address);
-                    line.append('>');
+                text.append(" = 0x").appendHex(pair.address);
+                int mark = text.length();
+                text.append(" <");
+                if (symbols.append(text, pair.address)) {
+                    text.append((byte) '>');
+                } else {
+                    text.setLength(mark);
                 }
             }
             if (namer.outside) {
-                line.append(" <");
-                if (!symbols.append(line, namer.outsideTarget)) {
-                    line.append("0x");
-                    Hex.append(line, namer.outsideTarget);
+                text.append(" <");
+                if (!symbols.append(text, namer.outsideTarget)) {
+                    text.append("0x").appendHex(namer.outsideTarget);
                 }
-                line.append('>');
+                text.append((byte) '>');
             }
-            line.append('\n');
-            if (sink != null && line.length() > 32768) {
-                sink.drain(line);
+            text.append((byte) '\n');
+            if (out != null && text.length() > DRAIN_BYTES) {
+                text.drainTo(out);
             }
         }
         while (nextHeading < headings.size()) { // symbols inside the range's last instruction
-            heading(region, headings.get(nextHeading++), base + to, line);
+            heading(region, headings.get(nextHeading++), base + to, text);
         }
-        if (sink != null) {
-            sink.drain(line);
+        if (out != null) {
+            text.drainTo(out);
         }
     }
 
     /** A comment line naming a symbol (function) that starts here. */
-    private static void heading(Region region, SymbolMap.Entry heading, long pc, StringBuilder line) {
+    private static void heading(Region region, SymbolMap.Entry heading, long pc, TextBuffer text) {
         if (region.kind() == Region.Kind.FUNCTION && heading.address() == region.address()) {
             return; // the region line already names it
         }
-        line.append("\n# ").append(heading.name());
+        text.append("\n# ").append(heading.name());
         if (heading.address() != pc) {
-            line.append(" (starts at 0x");
-            Hex.append(line, heading.address());
-            line.append(", inside an instruction)");
+            text.append(" (starts at 0x").appendHex(heading.address()).append(", inside an instruction)");
         }
-        line.append('\n');
+        text.append((byte) '\n');
     }
 
     /** Prints in-region targets at instruction boundaries as labels, others as absolute addresses. */
@@ -314,17 +313,22 @@ public final class ListingWriter {
         }
 
         @Override
-        public void append(StringBuilder out, long pc, long target) {
+        public void append(TextBuffer out, long pc, long target) {
             long offset = target - labels.base;
             if (offset >= 0 && offset < labels.length && labels.isLabel((int) offset)) {
-                out.append(".L");
-                Hex.append(out, target);
+                out.append(LABEL_PREFIX).appendHex(target);
             } else {
-                out.append("0x");
-                Hex.append(out, target);
+                out.append(HEX_PREFIX).appendHex(target);
                 outside = true;
                 outsideTarget = target;
             }
+        }
+
+        @Override
+        public void append(StringBuilder out, long pc, long target) {
+            TextBuffer text = new TextBuffer(24);
+            append(text, pc, target);
+            out.append(text);
         }
     }
 
