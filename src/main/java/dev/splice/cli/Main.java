@@ -52,7 +52,7 @@ public final class Main implements Runnable {
 
     /** Runs the CLI and returns the exit status, without exiting (used by tests). */
     public static int execute(String... args) {
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = commandLine(args);
         boolean debug = java.util.Arrays.asList(args).contains("--debug");
         cli.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("splice: " + ex.getMessage());
@@ -76,6 +76,31 @@ public final class Main implements Runnable {
             return 3;
         });
         return cli.execute(args);
+    }
+
+    /**
+     * The command line for these arguments. Picocli inspects every registered command up front
+     * (reflection and class loading: most of a short command's start-up), so when the first
+     * argument names a subcommand, the root gets only that one, with the same name, options and
+     * help. Otherwise (root help, version, an unknown name) the full {@link Main}.
+     */
+    static CommandLine commandLine(String[] args) {
+        if (args.length > 0 && !args[0].startsWith("-")) {
+            for (Class<?> sub : Main.class.getAnnotation(Command.class).subcommands()) {
+                Command command = sub.getAnnotation(Command.class);
+                if (sub != CommandLine.HelpCommand.class && command != null && command.name().equals(args[0])) {
+                    return new CommandLine(new Root()).addSubcommand(sub);
+                }
+            }
+        }
+        return new CommandLine(new Main());
+    }
+
+    /** {@link Main} without its subcommands: the root when one subcommand is named. */
+    @Command(name = "splice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class)
+    static final class Root {
+        @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
+        boolean debug;
     }
 
     private static String describe(Throwable ex) {

@@ -14,6 +14,9 @@ public final class Isa {
         static final Isa RV64 = TableReader.load("rv64.tbl");
     }
 
+    /** Table rows fit in 11 bits: {@link Decoder}'s packed results are 16-bit. */
+    static final int MAX_OPCODES = 2000;
+
     private final List<Opcode> opcodes;
     private final Map<Set<Extension>, Decoder> decoders = new ConcurrentHashMap<>();
     private final Map<String, Opcode> byMnemonic = new HashMap<>();
@@ -25,6 +28,12 @@ public final class Isa {
 
     Isa(List<Opcode> opcodes, Map<Integer, String> csrNames) {
         this.opcodes = List.copyOf(opcodes);
+        if (opcodes.size() > MAX_OPCODES) {
+            throw new IllegalStateException("table has more than " + MAX_OPCODES + " rows");
+        }
+        for (int i = 0; i < this.opcodes.size(); i++) {
+            this.opcodes.get(i).setId(i);
+        }
         for (Opcode op : opcodes) {
             if (byMnemonic.putIfAbsent(op.mnemonic(), op) != null) {
                 throw new IllegalStateException("duplicate mnemonic in table: " + op.mnemonic());

@@ -23,6 +23,8 @@ public final class Opcode {
     /** For compressed instructions: the operand text of the 32-bit instruction it expands to. */
     final String expansion;
     Opcode expandsTo;
+    /** The row's position in {@link Isa#opcodes()}, set once by the Isa. */
+    private int id = -1;
     /** Readable forms, tried in order by {@link Printer#ALIASES}. */
     Alias[] aliases = new Alias[0];
 
@@ -47,6 +49,15 @@ public final class Opcode {
             }
         }
         this.target = t;
+    }
+
+    /** The position of this row in {@link Isa#opcodes()}: a small number for packed decode results. */
+    public int id() {
+        return id;
+    }
+
+    void setId(int id) {
+        this.id = id;
     }
 
     public String mnemonic() {

@@ -21,6 +21,8 @@ public final class TextBuffer {
         }
     }
 
+    private static final byte[] SPACES = " ".repeat(64).getBytes(StandardCharsets.US_ASCII);
+
     private byte[] bytes;
     private int length;
 
@@ -56,11 +58,15 @@ public final class TextBuffer {
         return bytes[index];
     }
 
-    /** Makes room for {@code more} bytes; callers that write directly call it first. */
+    /** Makes room for {@code more} bytes (small, so that the JIT inlines it everywhere). */
     private void reserve(int more) {
         if (length + more > bytes.length) {
-            bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));
+            grow(more);
         }
+    }
+
+    private void grow(int more) {
+        bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));
     }
 
     public TextBuffer append(byte b) {
@@ -75,11 +81,11 @@ public final class TextBuffer {
 
     public TextBuffer append(byte[] text) {
         int n = text.length;
-        if (n > 16) {
+        if (n > 8) {
             return append(text, 0, n);
         }
-        // Names and punctuation are short: a loop beats the arraycopy call for them.
-        reserve(n);
+        // Names and punctuation are short: storing their bytes beats an arraycopy call for them.
+        reserve(8);
         byte[] b = bytes;
         int at = length;
         for (int i = 0; i < n; i++) {
@@ -110,16 +116,12 @@ public final class TextBuffer {
         return this;
     }
 
-    /** Appends {@code count} copies of {@code b}. */
-    public TextBuffer repeat(byte b, int count) {
-        reserve(count);
-        byte[] out = bytes;
-        int at = length;
-        for (int i = 0; i < count; i++) {
-            out[at + i] = b;
+    /** Appends {@code count} spaces. */
+    public TextBuffer spaces(int count) {
+        if (count > SPACES.length) {
+            return spaces(SPACES.length).spaces(count - SPACES.length);
         }
-        length = at + count;
-        return this;
+        return append(SPACES, 0, count);
     }
 
     /** Appends the signed decimal form of {@code value}, as {@link StringBuilder#append(long)}. */

@@ -43,12 +43,10 @@ public final class ListingWriter {
 
     /** Column where the address/bytes comment starts. */
     private static final int COMMENT_COLUMN = 40;
-    private static final byte[] INDENT = TextBuffer.ascii("        ");
+    private static final int INDENT_WIDTH = 8;
     private static final byte[] LABEL_PREFIX = TextBuffer.ascii(".L");
     private static final byte[] LABEL_END = TextBuffer.ascii(":\n");
     private static final byte[] HEX_PREFIX = TextBuffer.ascii("0x");
-    private static final byte[] COMMENT_START = TextBuffer.ascii("# ");
-    private static final byte[] COMMENT_COLON = TextBuffer.ascii(": ");
     /** Bytes of code per parallel chunk. */
     private static final int CHUNK_BYTES = 128 * 1024;
     /** Text written to the output at a time when rendering on the calling thread. */
@@ -234,7 +232,7 @@ public final class ListingWriter {
                 text.append(LABEL_PREFIX).appendHex(pc).append(LABEL_END);
             }
             int lineStart = text.length();
-            text.append(INDENT);
+            text.spaces(INDENT_WIDTH);
             namer.outside = false;
             switch (cursor.kind) {
                 case INSTRUCTION -> printer.print(cursor.opcode, (int) cursor.bits, pc, text, namer);
@@ -248,8 +246,8 @@ public final class ListingWriter {
                 }
             }
             int pad = COMMENT_COLUMN - (text.length() - lineStart);
-            text.repeat((byte) ' ', Math.max(1, pad));
-            text.append(COMMENT_START).appendHex(pc).append(COMMENT_COLON);
+            text.spaces(Math.max(1, pad));
+            text.append((byte) '#').append((byte) ' ').appendHex(pc).append((byte) ':').append((byte) ' ');
             if (cursor.kind == InstructionCursor.Kind.BYTES) {
                 for (int i = 0; i < cursor.size; i++) {
                     if (i > 0) {
