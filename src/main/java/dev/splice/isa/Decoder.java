@@ -257,9 +257,7 @@ public final class Decoder {
         if (length != 4) {
             return length;
         }
-        int word = parcel | (code[offset + 2] & 0xff) << 16 | (code[offset + 3] & 0xff) << 24;
-        int packed = direct[(1 << 16) + key(word)];
-        return packed != SLOW ? packed : pack(decode(word, 4), 4);
+        return lookup(direct, parcel | (code[offset + 2] & 0xff) << 16 | (code[offset + 3] & 0xff) << 24);
     }
 
     /**
@@ -317,34 +315,6 @@ public final class Decoder {
         return packed;
     }
 
-    /** Bit 0 of each 16-bit lane of {@code lanes} (the other bits zero) as a 4-bit number. */
-    private static int gather(long lanes) {
-        // One multiply moves lane i's bit to bit 48 + i; the other products land below bit 48
-        // on distinct bits (no carries) or above bit 63.
-        return (int) (((lanes & 0x0001_0001_0001_0001L) * 0x0001_0002_0004_0008L >>> 48) & 0xf);
-    }
-
-    /**
-     * Per 8-bit set of the block's parcels that have low bits 11 (begin a 32-bit instruction if
-     * they begin anything), walking from parcel 0: the parcels that begin an instruction (bits
-     * 7..0) and the bytes the last instruction runs past the block (0 or 2, bits 15..8).
-     */
-    private static final int[] BLOCK_STARTS = new int[256];
-
-    static {
-        for (int wide = 0; wide < 256; wide++) {
-            int starts = 0;
-            int i = 0;
-            while (i < 8) {
-                starts |= 1 << i;
-                i += ((wide >>> i) & 1) != 0 ? 2 : 1;
-            }
-            BLOCK_STARTS[wide] = starts | (i - 8) * 2 << 8;
-        }
-    }
-
-    private static final java.lang.invoke.VarHandle INT_LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
     private static final java.lang.invoke.VarHandle LONG_LE =
             java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 

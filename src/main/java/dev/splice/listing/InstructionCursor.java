@@ -40,49 +40,25 @@ final class InstructionCursor {
 
     boolean advance() {
         offset = next;
-        int left = limit - offset;
-        if (left <= 0) {
+        if (offset >= limit) {
             return false;
         }
-        opcode = null;
-        if (left < 2) {
-            loose(left);
+        int packed = decoder.decodeAt(bytes, offset, limit);
+        size = Decoder.size(packed);
+        opcode = decoder.opcode(packed);
+        if (Decoder.isLoose(packed)) {
+            kind = Kind.BYTES;
+            bits = 0;
         } else {
-            int parcel = (bytes[offset] & 0xff) | (bytes[offset + 1] & 0xff) << 8;
-            int length = Decoder.length(parcel);
-            if (length == 2) {
-                bits = parcel;
-                size = 2;
-                opcode = decoder.decode(parcel, 2);
-                kind = opcode == null ? Kind.RAW : Kind.INSTRUCTION;
-            } else if (length == 4 && left >= 4) {
-                int word = parcel | (bytes[offset + 2] & 0xff) << 16 | (bytes[offset + 3] & 0xff) << 24;
-                bits = word & 0xffffffffL;
-                size = 4;
-                opcode = decoder.decode(word, 4);
-                kind = opcode == null ? Kind.RAW : Kind.INSTRUCTION;
-            } else if ((length == 6 || length == 8) && left >= length) {
-                long value = 0;
-                for (int i = length - 1; i >= 0; i--) {
-                    value = value << 8 | (bytes[offset + i] & 0xff);
-                }
-                bits = value;
-                size = length;
-                kind = Kind.RAW;
-            } else if (length > 0) {
-                loose(left); // a truncated instruction at the end
-            } else {
-                loose(2); // the reserved >= 80-bit length encodings
+            kind = opcode == null ? Kind.RAW : Kind.INSTRUCTION;
+            long value = (bytes[offset] & 0xff) | (bytes[offset + 1] & 0xff) << 8;
+            for (int i = size - 1; i >= 2; i--) { // 32-bit and longer words
+                value |= (bytes[offset + i] & 0xffL) << (8 * i);
             }
+            bits = value;
         }
         next = offset + size;
         return true;
-    }
-
-    private void loose(int count) {
-        kind = Kind.BYTES;
-        size = count;
-        bits = 0;
     }
 
     byte byteAt(int index) {
