@@ -14,6 +14,9 @@ final class InstructionCursor {
     private final byte[] bytes;
     private final int limit;
     private final Decoder decoder;
+    /** Packed decode results of the sweep from {@link #nextItem} on, or null to decode here. */
+    private final int[] items;
+    private int nextItem;
     private int next;
 
     /** Offset of the current item in the byte array. */
@@ -32,9 +35,19 @@ final class InstructionCursor {
 
     /** A cursor over bytes[start, end): start must be an instruction boundary of the full sweep. */
     InstructionCursor(byte[] bytes, Decoder decoder, int start, int end) {
+        this(bytes, decoder, null, 0, start, end);
+    }
+
+    /**
+     * A cursor over items already decoded ({@link Decoder#decodeAll} of the whole sweep):
+     * {@code items[firstItem]} is the item at {@code start}.
+     */
+    InstructionCursor(byte[] bytes, Decoder decoder, int[] items, int firstItem, int start, int end) {
         this.bytes = bytes;
         this.limit = end;
         this.decoder = decoder;
+        this.items = items;
+        this.nextItem = firstItem;
         this.next = start;
     }
 
@@ -43,7 +56,7 @@ final class InstructionCursor {
         if (offset >= limit) {
             return false;
         }
-        int packed = decoder.decodeAt(bytes, offset, limit);
+        int packed = items != null ? items[nextItem++] : decoder.decodeAt(bytes, offset, limit);
         size = Decoder.size(packed);
         opcode = decoder.opcode(packed);
         if (Decoder.isLoose(packed)) {

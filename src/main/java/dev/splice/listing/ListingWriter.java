@@ -118,15 +118,21 @@ public final class ListingWriter {
         return Extension.targetName(used);
     }
 
-    /** Pass 1: instruction boundaries, branch targets inside the region, extensions used. */
+    /**
+     * Pass 1: decodes the sweep once (kept for pass 2), marks instruction boundaries and branch
+     * targets inside the region, collects the extensions used.
+     */
     private Labels scan(Region region, Set<Extension> used) {
         byte[] bytes = region.bytes();
-        Labels labels = new Labels(region.address(), bytes.length);
-        InstructionCursor cursor = new InstructionCursor(bytes, decoder);
+        int[] items = new int[bytes.length / 2 + 1];
+        int count = decoder.decodeAll(bytes, 0, bytes.length, items);
+        Labels labels = new Labels(region.address(), bytes.length, items);
         Extension last = null;
-        while (cursor.advance()) {
-            labels.markBoundary(cursor.offset);
-            Opcode op = cursor.opcode;
+        int offset = 0;
+        for (int i = 0; i < count; i++) {
+            int packed = items[i];
+            labels.markBoundary(offset);
+            Opcode op = decoder.opcode(packed);
             if (op != null) {
                 Extension extension = op.extension();
                 if (extension != last) { // cheap filter: runs of the same extension are common
@@ -134,12 +140,19 @@ public final class ListingWriter {
                     last = extension;
                 }
                 if (op.hasBranchTarget()) {
-                    long pc = region.address() + cursor.offset;
-                    labels.markTarget(pc + op.branchOffset((int) cursor.bits));
+                    long pc = region.address() + offset;
+                    labels.markTarget(pc + op.branchOffset(wordAt(bytes, offset, Decoder.size(packed))));
                 }
             }
+            offset += Decoder.size(packed);
         }
         return labels;
+    }
+
+    /** The little-endian instruction word of 2 or 4 bytes at {@code offset}. */
+    private static int wordAt(byte[] bytes, int offset, int size) {
+        int word = (bytes[offset] & 0xff) | (bytes[offset + 1] & 0xff) << 8;
+        return size == 2 ? word : word | (bytes[offset + 2] & 0xff) << 16 | (bytes[offset + 3] & 0xff) << 24;
     }
 
     /** Pass 2: the text, in chunks rendered in parallel on big regions and written in order. */
@@ -155,7 +168,7 @@ public final class ListingWriter {
         int length = region.bytes().length;
         int threads = Math.min(Runtime.getRuntime().availableProcessors(), 8);
         if (threads < 2 || length < 2 * CHUNK_BYTES) {
-            writeRange(region, labels, 0, length, text, out);
+            writeRange(region, labels, 0, 0, length, text, out);
             return;
         }
         text.drainTo(out);
@@ -168,11 +181,14 @@ public final class ListingWriter {
             // At most 2 chunks per thread in flight: bounded memory, in-order output.
             Deque<Future<TextBuffer>> inFlight = new ArrayDeque<>();
             int from = 0;
+            int item = 0;
             while (from < length || !inFlight.isEmpty()) {
                 while (from < length && inFlight.size() < 2 * threads) {
                     int to = chunkEnd(region.bytes(), labels, Math.min(length, from + CHUNK_BYTES));
                     int start = from;
-                    inFlight.add(pool.submit(() -> render(region, labels, start, to)));
+                    int firstItem = item;
+                    inFlight.add(pool.submit(() -> render(region, labels, firstItem, start, to)));
+                    item += labels.boundariesIn(from, to);
                     from = to;
                 }
                 inFlight.removeFirst().get().drainTo(out);
@@ -203,23 +219,24 @@ public final class ListingWriter {
         return end;
     }
 
-    private TextBuffer render(Region region, Labels labels, int from, int to) throws IOException {
+    private TextBuffer render(Region region, Labels labels, int firstItem, int from, int to) throws IOException {
         TextBuffer text = new TextBuffer((to - from) * 24);
-        writeRange(region, labels, from, to, text, null);
+        writeRange(region, labels, firstItem, from, to, text, null);
         return text;
     }
 
     /**
-     * The lines of region bytes [from, to), both instruction boundaries, appended to {@code text};
-     * with a non-null {@code out}, drained to it every {@link #DRAIN_BYTES}.
+     * The lines of region bytes [from, to), both instruction boundaries, the first one the sweep's
+     * item {@code firstItem}, appended to {@code text}; with a non-null {@code out}, drained to it
+     * every {@link #DRAIN_BYTES}.
      */
-    private void writeRange(Region region, Labels labels, int from, int to, TextBuffer text, OutputStream out)
-            throws IOException {
+    private void writeRange(Region region, Labels labels, int firstItem, int from, int to, TextBuffer text,
+            OutputStream out) throws IOException {
         long base = region.address();
         List<SymbolMap.Entry> headings = symbols.startingIn(base + from, base + to);
         int nextHeading = 0;
         Namer namer = new Namer(labels);
-        InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, from, to);
+        InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, labels.items, firstItem, from, to);
         PcRelativePair pair = new PcRelativePair();
         while (cursor.advance()) {
             long pc = base + cursor.offset;
@@ -371,16 +388,21 @@ public final class ListingWriter {
         }
     }
 
-    /** Bit sets over the region's byte offsets: instruction boundaries and branch targets. */
+    /**
+     * Bit sets over the region's byte offsets: instruction boundaries and branch targets; and the
+     * sweep's packed decode results, item by item.
+     */
     static final class Labels {
         final long base;
         final int length;
+        final int[] items;
         private final long[] boundaries;
         private final long[] targets;
 
-        Labels(long base, int length) {
+        Labels(long base, int length, int[] items) {
             this.base = base;
             this.length = length;
+            this.items = items;
             this.boundaries = new long[(length >>> 6) + 1];
             this.targets = new long[(length >>> 6) + 1];
         }
@@ -404,6 +426,23 @@ public final class ListingWriter {
                 }
             }
             return length;
+        }
+
+        /** The number of instruction boundaries in [from, to). */
+        int boundariesIn(int from, int to) {
+            int count = 0;
+            for (int i = from; i < to && (i & 63) != 0; i++) {
+                count += isBoundary(i) ? 1 : 0;
+                from = i + 1;
+            }
+            int word = from >>> 6;
+            for (; (word + 1) << 6 <= to; word++) {
+                count += Long.bitCount(boundaries[word]);
+            }
+            for (int i = Math.max(from, word << 6); i < to; i++) {
+                count += isBoundary(i) ? 1 : 0;
+            }
+            return count;
         }
 
         boolean isBoundary(int offset) {
