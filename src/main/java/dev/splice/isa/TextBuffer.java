@@ -175,6 +175,11 @@ public final class TextBuffer {
         return this;
     }
 
+    /** Copies {@code count} bytes of the text from {@code from} into {@code target}. */
+    public void copyTo(int from, byte[] target, int at, int count) {
+        System.arraycopy(bytes, from, target, at, count);
+    }
+
     /** Writes the text to {@code out} and empties the buffer. */
     public void drainTo(OutputStream out) throws IOException {
         out.write(bytes, 0, length);

@@ -238,6 +238,7 @@ public final class ListingWriter {
         Namer namer = new Namer(labels);
         InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, labels.items, firstItem, from, to);
         PcRelativePair pair = new PcRelativePair();
+        TextCache cache = new TextCache();
         while (cursor.advance()) {
             long pc = base + cursor.offset;
             boolean paired = pair.next(cursor, pc);
@@ -252,7 +253,16 @@ public final class ListingWriter {
             text.spaces(INDENT_WIDTH);
             namer.outside = false;
             switch (cursor.kind) {
-                case INSTRUCTION -> printer.print(cursor.opcode, (int) cursor.bits, pc, text, namer);
+                case INSTRUCTION -> {
+                    int word = (int) cursor.bits;
+                    if (cursor.opcode.hasBranchTarget()) {
+                        printer.print(cursor.opcode, word, pc, text, namer);
+                    } else if (!cache.appendTo(text, word)) {
+                        int start = text.length();
+                        printer.print(cursor.opcode, word, pc, text, namer);
+                        cache.put(word, text, start);
+                    }
+                }
                 case RAW -> text.append(".insn ").appendDecimal(cursor.size).append(", 0x")
                         .appendHex(cursor.bits, cursor.size * 2);
                 case BYTES -> {
