@@ -129,16 +129,16 @@ public class DecodeBenchmark {
             b.code = args[1];
             b.setUp();
             var threads = java.lang.management.ManagementFactory.getThreadMXBean();
-            double best = 0;
+            double[] rates = new double[10];
             double bestWalk = 0;
             long sink = 0;
-            for (int round = 0; round < 10; round++) {
+            for (int round = 0; round < rates.length; round++) {
                 long t0 = threads.getCurrentThreadCpuTime();
                 long n = 0;
                 while (threads.getCurrentThreadCpuTime() - t0 < 300_000_000L) {
                     n += b.walk();
                 }
-                best = Math.max(best, n * 1e9 / (threads.getCurrentThreadCpuTime() - t0));
+                rates[round] = n * 1e9 / (threads.getCurrentThreadCpuTime() - t0);
                 t0 = threads.getCurrentThreadCpuTime();
                 n = 0;
                 while (threads.getCurrentThreadCpuTime() - t0 < 300_000_000L) {
@@ -147,10 +147,13 @@ public class DecodeBenchmark {
                 bestWalk = Math.max(bestWalk, n * 1e9 / (threads.getCurrentThreadCpuTime() - t0));
                 sink += n;
             }
-            System.out.printf("decode (%s): best %.0f million instructions per CPU-second (target >= 200:"
-                    + " %s); the walk with lengths only: %.0f million (%d)%n",
-                    args[1].equals("synthetic") ? "synthetic" : "real code", best / 1e6,
-                    best >= 200e6 ? "met" : "not met", bestWalk / 1e6, sink & 1);
+            java.util.Arrays.sort(rates);
+            double best = rates[rates.length - 1];
+            System.out.printf("decode (%s, %d instructions): best %.0f, median %.0f million instructions per"
+                    + " CPU-second of 10 rounds (target >= 200: %s); a byte-wise walk with lengths only: %.0f"
+                    + " million (%d)%n", args[1].equals("synthetic") ? "synthetic" : "real code", b.walk(),
+                    best / 1e6, (rates[4] + rates[5]) / 2e6, best >= 200e6 ? "met" : "not met", bestWalk / 1e6,
+                    sink & 1);
             return;
         }
         org.openjdk.jmh.Main.main(args);
