@@ -1,6 +1,7 @@
 package dev.splice.cli;
 
 import dev.splice.BadInputException;
+import dev.splice.listing.ListingWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -85,6 +86,10 @@ public final class Main implements Runnable {
      * help. Otherwise (root help, version, an unknown name) the full {@link Main}.
      */
     static CommandLine commandLine(String[] args) {
+        if (args.length > 0 && (args[0].equals("disasm") || args[0].equals("export"))) {
+            // Their decoder tables take as long to build as picocli takes to start: overlap them.
+            ListingWriter.prepare();
+        }
         if (args.length > 0 && !args[0].startsWith("-")) {
             for (Class<?> sub : Main.class.getAnnotation(Command.class).subcommands()) {
                 Command command = sub.getAnnotation(Command.class);

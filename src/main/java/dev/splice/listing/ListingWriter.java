@@ -52,6 +52,9 @@ public final class ListingWriter {
     /** Text written to the output at a time when rendering on the calling thread. */
     private static final int DRAIN_BYTES = 32 * 1024;
 
+    private static final java.util.concurrent.atomic.AtomicBoolean PREPARING =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
     private final Decoder decoder;
     private final Printer printer;
     private final SymbolMap symbols;
@@ -69,9 +72,13 @@ public final class ListingWriter {
 
     /**
      * Starts building the instruction tables in the background, so that a command can read its
-     * input meanwhile. Optional: the first writer builds them anyway.
+     * input meanwhile. Optional: the first writer builds them anyway. Only the first call starts a
+     * thread.
      */
     public static void prepare() {
+        if (PREPARING.getAndSet(true)) {
+            return;
+        }
         Thread thread = new Thread(Decoders::all, "splice-decoder-tables");
         thread.setDaemon(true);
         thread.start();
