@@ -19,7 +19,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Writes the listing of code regions: a {@code .target} line naming the extensions the code
@@ -185,8 +187,11 @@ public final class ListingWriter {
             return thread;
         });
         try {
-            // At most 2 chunks per thread in flight: bounded memory, in-order output.
+            // At most 2 chunks per thread in flight: bounded memory, in-order output. Their
+            // buffers are reused once written: a few MiB each, they would otherwise fill the young
+            // generation and cost a collection per run.
             Deque<Future<TextBuffer>> inFlight = new ArrayDeque<>();
+            Queue<TextBuffer> free = new ConcurrentLinkedQueue<>();
             int from = 0;
             int item = 0;
             while (from < length || !inFlight.isEmpty()) {
@@ -194,11 +199,13 @@ public final class ListingWriter {
                     int to = chunkEnd(region.bytes(), labels, Math.min(length, from + CHUNK_BYTES));
                     int start = from;
                     int firstItem = item;
-                    inFlight.add(pool.submit(() -> render(region, labels, firstItem, start, to)));
+                    inFlight.add(pool.submit(() -> render(region, labels, firstItem, start, to, free.poll())));
                     item += labels.boundariesIn(from, to);
                     from = to;
                 }
-                inFlight.removeFirst().get().drainTo(out);
+                TextBuffer done = inFlight.removeFirst().get();
+                done.drainTo(out);
+                free.add(done);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -226,8 +233,10 @@ public final class ListingWriter {
         return end;
     }
 
-    private TextBuffer render(Region region, Labels labels, int firstItem, int from, int to) throws IOException {
-        TextBuffer text = new TextBuffer((to - from) * 24);
+    /** Renders a chunk into {@code reuse} (empty) or a new buffer. */
+    private TextBuffer render(Region region, Labels labels, int firstItem, int from, int to, TextBuffer reuse)
+            throws IOException {
+        TextBuffer text = reuse != null ? reuse : new TextBuffer((to - from) * 24);
         writeRange(region, labels, firstItem, from, to, text, null);
         return text;
     }
