@@ -49,6 +49,8 @@ public final class ListingWriter {
     private static final byte[] LABEL_PREFIX = TextBuffer.ascii(".L");
     private static final byte[] LABEL_END = TextBuffer.ascii(":\n");
     private static final byte[] HEX_PREFIX = TextBuffer.ascii("0x");
+    private static final byte[] PAIR_PREFIX = TextBuffer.ascii(" = 0x");
+    private static final byte[] SYMBOL_START = TextBuffer.ascii(" <");
     /** Bytes of code per parallel chunk. */
     private static final int CHUNK_BYTES = 128 * 1024;
     /** Text written to the output at a time when rendering on the calling thread. */
@@ -136,24 +138,25 @@ public final class ListingWriter {
         int[] items = new int[bytes.length / 2 + 1];
         int count = decoder.decodeAll(bytes, 0, bytes.length, items);
         Labels labels = new Labels(region.address(), bytes.length, items);
-        Extension last = null;
+        long extensions = 0; // bit per Extension ordinal (fewer than 64): cheaper than EnumSet.add
         int offset = 0;
         for (int i = 0; i < count; i++) {
             int packed = items[i];
             labels.markBoundary(offset);
             Opcode op = decoder.opcode(packed);
             if (op != null) {
-                Extension extension = op.extension();
-                if (extension != last) { // cheap filter: runs of the same extension are common
-                    used.add(extension);
-                    last = extension;
-                }
+                extensions |= 1L << op.extension().ordinal();
                 if (op.hasBranchTarget()) {
                     long pc = region.address() + offset;
                     labels.markTarget(pc + op.branchOffset(wordAt(bytes, offset, Decoder.size(packed))));
                 }
             }
             offset += Decoder.size(packed);
+        }
+        for (Extension extension : Extension.values()) {
+            if ((extensions & 1L << extension.ordinal()) != 0) {
+                used.add(extension);
+            }
         }
         return labels;
     }
@@ -250,7 +253,9 @@ public final class ListingWriter {
             OutputStream out) throws IOException {
         long base = region.address();
         List<SymbolMap.Entry> headings = symbols.startingIn(base + from, base + to);
+        int headingCount = headings.size();
         int nextHeading = 0;
+        long headingAt = headingCount > 0 ? headings.get(0).address() : 0; // of the next heading
         Namer namer = new Namer(labels);
         InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, labels.items, firstItem, from, to);
         PcRelativePair pair = new PcRelativePair();
@@ -258,9 +263,9 @@ public final class ListingWriter {
         while (cursor.advance()) {
             long pc = base + cursor.offset;
             boolean paired = pair.next(cursor, pc);
-            while (nextHeading < headings.size()
-                    && Long.compareUnsigned(headings.get(nextHeading).address(), pc) <= 0) {
+            while (nextHeading < headingCount && Long.compareUnsigned(headingAt, pc) <= 0) {
                 heading(region, headings.get(nextHeading++), pc, text);
+                headingAt = nextHeading < headingCount ? headings.get(nextHeading).address() : 0;
             }
             if (labels.isLabel(cursor.offset)) {
                 text.append(LABEL_PREFIX).appendHex(pc).append(LABEL_END);
@@ -268,30 +273,28 @@ public final class ListingWriter {
             int lineStart = text.length();
             text.spaces(INDENT_WIDTH);
             namer.outside = false;
-            switch (cursor.kind) {
-                case INSTRUCTION -> {
-                    int word = (int) cursor.bits;
-                    if (cursor.opcode.hasBranchTarget()) {
-                        printer.print(cursor.opcode, word, pc, text, namer);
-                    } else if (!cache.appendTo(text, word)) {
-                        int start = text.length();
-                        printer.print(cursor.opcode, word, pc, text, namer);
-                        cache.put(word, text, start);
-                    }
+            InstructionCursor.Kind kind = cursor.kind; // ifs, not an enum switch: cheaper under C1
+            if (kind == InstructionCursor.Kind.INSTRUCTION) {
+                int word = (int) cursor.bits;
+                if (cursor.opcode.hasBranchTarget()) {
+                    printer.print(cursor.opcode, word, pc, text, namer);
+                } else if (!cache.appendTo(text, word)) {
+                    int start = text.length();
+                    printer.print(cursor.opcode, word, pc, text, namer);
+                    cache.put(word, text, start);
                 }
-                case RAW -> text.append(".insn ").appendDecimal(cursor.size).append(", 0x")
-                        .appendHex(cursor.bits, cursor.size * 2);
-                case BYTES -> {
-                    text.append(".byte ");
-                    for (int i = 0; i < cursor.size; i++) {
-                        text.append(i == 0 ? "0x" : ", 0x").appendHex(cursor.byteAt(cursor.offset + i), 2);
-                    }
+            } else if (kind == InstructionCursor.Kind.RAW) {
+                text.append(".insn ").appendDecimal(cursor.size).append(", 0x").appendHex(cursor.bits, cursor.size * 2);
+            } else {
+                text.append(".byte ");
+                for (int i = 0; i < cursor.size; i++) {
+                    text.append(i == 0 ? "0x" : ", 0x").appendHex(cursor.byteAt(cursor.offset + i), 2);
                 }
             }
             int pad = COMMENT_COLUMN - (text.length() - lineStart);
             text.spaces(Math.max(1, pad));
             text.append((byte) '#').append((byte) ' ').appendHex(pc).append((byte) ':').append((byte) ' ');
-            if (cursor.kind == InstructionCursor.Kind.BYTES) {
+            if (kind == InstructionCursor.Kind.BYTES) {
                 for (int i = 0; i < cursor.size; i++) {
                     if (i > 0) {
                         text.append((byte) ' ');
@@ -302,9 +305,9 @@ public final class ListingWriter {
                 text.appendHex(cursor.bits, cursor.size * 2);
             }
             if (paired) { // the address an auipc pair computes, to read (and to write as lla/call when editing)
-                text.append(" = 0x").appendHex(pair.address);
+                text.append(PAIR_PREFIX).appendHex(pair.address);
                 int mark = text.length();
-                text.append(" <");
+                text.append(SYMBOL_START);
                 if (symbols.append(text, pair.address)) {
                     text.append((byte) '>');
                 } else {
@@ -312,7 +315,7 @@ public final class ListingWriter {
                 }
             }
             if (namer.outside) {
-                text.append(" <");
+                text.append(SYMBOL_START);
                 if (!symbols.append(text, namer.outsideTarget)) {
                     text.append("0x").appendHex(namer.outsideTarget);
                 }
