@@ -134,9 +134,8 @@ public final class TextBuffer {
             bytes[length++] = '-';
             value = -value;
         }
-        if (value < 10) {
-            bytes[length++] = (byte) ('0' + value);
-            return this;
+        if (value < SMALL) {
+            return appendSmall((int) value);
         }
         int digits = 0;
         for (long v = value; v != 0; v /= 10) {
@@ -148,6 +147,23 @@ public final class TextBuffer {
             bytes[--at] = (byte) ('0' + value % 10);
             value /= 10;
         }
+        return this;
+    }
+
+    /** Below this, decimal digits come from multiplications instead of divisions (immediates). */
+    private static final int SMALL = 65536;
+
+    /** Appends 0 <= value < {@link #SMALL} in decimal; room is reserved. */
+    private TextBuffer appendSmall(int value) {
+        int digits = value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : value < 10000 ? 4 : 5;
+        int at = length + digits;
+        length = at;
+        byte[] b = bytes;
+        do {
+            int quotient = (value * 52429) >>> 19; // value / 10 for value < 81920
+            b[--at] = (byte) ('0' + value - quotient * 10);
+            value = quotient;
+        } while (value != 0);
         return this;
     }
 

@@ -260,6 +260,8 @@ public final class ListingWriter {
         InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, labels.items, firstItem, from, to);
         PcRelativePair pair = new PcRelativePair();
         TextCache cache = new TextCache();
+        // Addresses in the range nearly always have the same number of hex digits: count once.
+        int pcDigits = hexDigits(base + from) == hexDigits(base + Math.max(from, to - 1)) ? hexDigits(base + from) : 0;
         while (cursor.advance()) {
             long pc = base + cursor.offset;
             boolean paired = pair.next(cursor, pc);
@@ -293,7 +295,13 @@ public final class ListingWriter {
             }
             int pad = COMMENT_COLUMN - (text.length() - lineStart);
             text.spaces(Math.max(1, pad));
-            text.append((byte) '#').append((byte) ' ').appendHex(pc).append((byte) ':').append((byte) ' ');
+            text.append((byte) '#').append((byte) ' ');
+            if (pcDigits > 0) {
+                text.appendHex(pc, pcDigits);
+            } else {
+                text.appendHex(pc);
+            }
+            text.append((byte) ':').append((byte) ' ');
             if (kind == InstructionCursor.Kind.BYTES) {
                 for (int i = 0; i < cursor.size; i++) {
                     if (i > 0) {
@@ -332,6 +340,11 @@ public final class ListingWriter {
         if (out != null) {
             text.drainTo(out);
         }
+    }
+
+    /** The number of hex digits of an unsigned address without leading zeros (1 for zero). */
+    private static int hexDigits(long value) {
+        return value == 0 ? 1 : ((63 - Long.numberOfLeadingZeros(value)) >> 2) + 1;
     }
 
     /** A comment line naming a symbol (function) that starts here. */
