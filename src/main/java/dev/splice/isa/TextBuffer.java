@@ -48,7 +48,7 @@ public final class TextBuffer {
         return length;
     }
 
-    /** Truncates to {@code newLength} (at most the current length). */
+    /** Truncates to {@code newLength}, or ends a {@link #claim}ed stretch (at most its end). */
     public void setLength(int newLength) {
         length = newLength;
     }
@@ -176,19 +176,42 @@ public final class TextBuffer {
     /** Appends the low {@code digits} (at most 16) hex digits of {@code value}, zero-padded. */
     public TextBuffer appendHex(long value, int digits) {
         reserve(digits);
-        int at = length + digits;
-        length = at;
-        byte[] b = bytes;
+        length = putHex(bytes, length, value, digits);
+        return this;
+    }
+
+    /**
+     * Writes the low {@code digits} hex digits of {@code value} into {@code b} at {@code at} and
+     * returns the position after them (for callers that fill a {@link #claim}ed stretch).
+     */
+    public static int putHex(byte[] b, int at, long value, int digits) {
+        int end = at + digits;
+        int i = end;
         for (; digits >= 2; digits -= 2) {
             short pair = BYTE_HEX[(int) value & 0xff];
-            b[--at] = (byte) pair;
-            b[--at] = (byte) (pair >>> 8);
+            b[--i] = (byte) pair;
+            b[--i] = (byte) (pair >>> 8);
             value >>>= 8;
         }
         if (digits == 1) {
-            b[--at] = DIGITS[(int) value & 15];
+            b[--i] = DIGITS[(int) value & 15];
         }
-        return this;
+        return end;
+    }
+
+    /**
+     * Makes room for {@code count} bytes and returns the current length: the caller writes up to
+     * that many bytes into {@link #array()} from there, then calls {@link #setLength} with the end. For the
+     * fixed parts of a listing line, one capacity check instead of one per piece.
+     */
+    public int claim(int count) {
+        reserve(count);
+        return length;
+    }
+
+    /** The backing array (valid until the next append or claim). */
+    public byte[] array() {
+        return bytes;
     }
 
     /** Copies {@code count} bytes of the text from {@code from} into {@code target}. */

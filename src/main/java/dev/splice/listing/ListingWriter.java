@@ -273,45 +273,47 @@ public final class ListingWriter {
                 text.append(LABEL_PREFIX).appendHex(pc).append(LABEL_END);
             }
             int lineStart = text.length();
-            text.spaces(INDENT_WIDTH);
             namer.outside = false;
             InstructionCursor.Kind kind = cursor.kind; // ifs, not an enum switch: cheaper under C1
-            if (kind == InstructionCursor.Kind.INSTRUCTION) {
-                int word = (int) cursor.bits;
-                if (cursor.opcode.hasBranchTarget()) {
+            int word = (int) cursor.bits;
+            boolean cacheable = kind == InstructionCursor.Kind.INSTRUCTION && !cursor.opcode.hasBranchTarget();
+            if (!cacheable || !cache.appendTo(text, word)) {
+                text.spaces(INDENT_WIDTH);
+                if (kind == InstructionCursor.Kind.INSTRUCTION) {
                     printer.print(cursor.opcode, word, pc, text, namer);
-                } else if (!cache.appendTo(text, word)) {
-                    int start = text.length();
-                    printer.print(cursor.opcode, word, pc, text, namer);
-                    cache.put(word, text, start);
+                } else if (kind == InstructionCursor.Kind.RAW) {
+                    text.append(".insn ").appendDecimal(cursor.size).append(", 0x").appendHex(cursor.bits, cursor.size * 2);
+                } else {
+                    text.append(".byte ");
+                    for (int i = 0; i < cursor.size; i++) {
+                        text.append(i == 0 ? "0x" : ", 0x").appendHex(cursor.byteAt(cursor.offset + i), 2);
+                    }
                 }
-            } else if (kind == InstructionCursor.Kind.RAW) {
-                text.append(".insn ").appendDecimal(cursor.size).append(", 0x").appendHex(cursor.bits, cursor.size * 2);
-            } else {
-                text.append(".byte ");
-                for (int i = 0; i < cursor.size; i++) {
-                    text.append(i == 0 ? "0x" : ", 0x").appendHex(cursor.byteAt(cursor.offset + i), 2);
+                int pad = COMMENT_COLUMN - (text.length() - lineStart);
+                text.spaces(Math.max(1, pad));
+                if (cacheable) {
+                    cache.put(word, text, lineStart);
                 }
             }
-            int pad = COMMENT_COLUMN - (text.length() - lineStart);
-            text.spaces(Math.max(1, pad));
-            text.append((byte) '#').append((byte) ' ');
-            if (pcDigits > 0) {
-                text.appendHex(pc, pcDigits);
-            } else {
-                text.appendHex(pc);
-            }
-            text.append((byte) ':').append((byte) ' ');
+            // The comment "# pc: word" written in one claimed stretch: fewer capacity checks.
+            int at = text.claim(40);
+            byte[] b = text.array();
+            b[at++] = '#';
+            b[at++] = ' ';
+            at = TextBuffer.putHex(b, at, pc, pcDigits > 0 ? pcDigits : hexDigits(pc));
+            b[at++] = ':';
+            b[at++] = ' ';
             if (kind == InstructionCursor.Kind.BYTES) {
                 for (int i = 0; i < cursor.size; i++) {
                     if (i > 0) {
-                        text.append((byte) ' ');
+                        b[at++] = ' ';
                     }
-                    text.appendHex(cursor.byteAt(cursor.offset + i), 2);
+                    at = TextBuffer.putHex(b, at, cursor.byteAt(cursor.offset + i), 2);
                 }
             } else {
-                text.appendHex(cursor.bits, cursor.size * 2);
+                at = TextBuffer.putHex(b, at, cursor.bits, cursor.size * 2);
             }
+            text.setLength(at);
             if (paired) { // the address an auipc pair computes, to read (and to write as lla/call when editing)
                 text.append(PAIR_PREFIX).appendHex(pair.address);
                 int mark = text.length();

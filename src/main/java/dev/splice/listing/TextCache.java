@@ -3,8 +3,8 @@ package dev.splice.listing;
 import dev.splice.isa.TextBuffer;
 
 /**
- * The printed text ("mnemonic operands") of recently seen instruction words whose text depends
- * on the word alone (no pc-relative operand). Compiled code repeats words a lot (stack frames,
+ * The start of the listing line (indent, "mnemonic operands", padding to the comment column) of
+ * recently seen instruction words whose text depends on the word alone (no pc-relative operand). Compiled code repeats words a lot (stack frames,
  * moves, returns, loads of the same slots: in a static C++ program about two thirds of the
  * instructions repeat an earlier word), and copying the text is cheaper than printing it again.
  * Direct-mapped, fixed size, one per rendering thread: no allocation, no locking, and the output
@@ -13,7 +13,7 @@ import dev.splice.isa.TextBuffer;
 final class TextCache {
     private static final int SLOT_BITS = 12;
     /** Longest text cached; longer ones are printed every time. */
-    private static final int WIDTH = 48;
+    private static final int WIDTH = 64;
 
     /** The word in each slot, and the length of its text: 0 for an empty slot (no text is empty). */
     private final int[] words = new int[1 << SLOT_BITS];
