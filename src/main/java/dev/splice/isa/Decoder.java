@@ -284,7 +284,9 @@ public final class Decoder {
             int first = (int) eight;
             int firstSize = 2 + ((((first & 3) + 1) & 4) >> 1);
             int second = (int) (eight >>> (firstSize << 3));
-            if ((first & 0x1f) == 0x1f || (second & 0x1f) == 0x1f) { // possibly 48 bits or longer: one at a time
+            // Low bits 11111 (48 bits or longer) in either word: one at a time. x + 1 carries into
+            // bit 5 only for x = 11111, so one test covers both words.
+            if ((((first & 0x1f) + 1) | ((second & 0x1f) + 1)) >= 0x20) {
                 int packed = decodeAt(code, pos, to);
                 out[n++] = packed;
                 pos += packed & SIZE_MASK;
