@@ -10,7 +10,9 @@ import java.util.Set;
 /**
  * Decodes instruction words for a set of enabled extensions. 16-bit words are looked up in a table
  * filled once for all 65,536 parcels; 32-bit words dispatch on the major opcode, funct3 and funct7
- * bits to a short list of candidates. Nothing is allocated per decode.
+ * bits to a short list of candidates. The sweep API ({@link #decodeAll}, {@link #decodeAt}) adds
+ * tables of packed results built from those lists, so most words take one or two array reads.
+ * Nothing is allocated per decode.
  */
 public final class Decoder {
     private static final Opcode[] NONE = new Opcode[0];
@@ -265,12 +267,10 @@ public final class Decoder {
      * {@link #decodeAt} returns them, one per item; {@code out} needs (to - from) / 2 + 1
      * entries) and returns the number of items.
      *
-     * <p>Walking one instruction at a time makes each address wait for the previous length. So
-     * the walk goes by blocks of 16 bytes: the low bits of the block's eight parcels give, by one
-     * table lookup, which parcels start an instruction (and whether the last one runs into the
-     * next block); then all eight parcels are looked up independently, without branches, and
-     * the starts are kept. Blocks with a rare case (a 48/64-bit instruction, a word the direct
-     * table cannot decide) are redone one instruction at a time.
+     * <p>In a sweep each address waits for the previous instruction's length, so that chain is
+     * kept short: one 8-byte read gives two instructions (the second word is a shift of it), the
+     * lengths come from the low bits without branches, and the table lookups, which nothing
+     * waits for, run alongside. A possible 48/64-bit instruction goes one at a time.
      */
     public int decodeAll(byte[] code, int from, int to, int[] out) {
         char[] table = direct;
