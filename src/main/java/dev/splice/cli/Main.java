@@ -91,18 +91,26 @@ public final class Main implements Runnable {
             ListingWriter.prepare();
         }
         if (args.length > 0 && !args[0].startsWith("-")) {
+            // Commands are named <Name>Command: read the one candidate's annotation, not all of
+            // them (each costs an annotation proxy).
+            String className = args[0] + "Command";
             for (Class<?> sub : Main.class.getAnnotation(Command.class).subcommands()) {
-                Command command = sub.getAnnotation(Command.class);
-                if (sub != CommandLine.HelpCommand.class && command != null && command.name().equals(args[0])) {
-                    return new CommandLine(new Root()).addSubcommand(sub);
+                if (sub.getSimpleName().equalsIgnoreCase(className)) {
+                    Command command = sub.getAnnotation(Command.class);
+                    if (command != null && command.name().equals(args[0])) {
+                        return new CommandLine(new Root()).addSubcommand(sub);
+                    }
                 }
             }
         }
         return new CommandLine(new Main());
     }
 
-    /** {@link Main} without its subcommands: the root when one subcommand is named. */
-    @Command(name = "splice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class)
+    /**
+     * {@link Main} without its subcommands: the root when one subcommand is named (so the root's
+     * own --help and --version, which come before any subcommand, are not needed here).
+     */
+    @Command(name = "splice")
     static final class Root {
         @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
         boolean debug;
