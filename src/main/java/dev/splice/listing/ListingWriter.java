@@ -31,7 +31,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * stay absolute addresses with a {@code <symbol+offset>} comment. Each line ends with a comment
  * giving the address and the instruction word, which the assembler ignores.
  *
- * <p>Two passes per region (boundaries and targets, then text), no allocation per instruction.
+ * <p>Two passes per region over one decode (boundaries and targets, then text), rendered as bytes
+ * ({@link TextBuffer}) with no allocation per instruction.
  */
 public final class ListingWriter {
     /** Every extension the decoder knows; the listing's .target names the ones actually used. */
