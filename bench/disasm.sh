@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Disassembly throughput: `splice disasm` against `riscv64-linux-gnu-objdump -d` and
 # `llvm-objdump-22 -d` on the same input, several runs each (best run counts), printing
-# instructions per second and the ratios. Not a test: see docs/listing.md for the numbers.
+# instructions per second and the ratios, by wall clock and per CPU second (user + system, the
+# fairer figure when other processes share the machine; the load average is printed too). Every
+# tool writes its full listing to standard output, redirected to /dev/null.
+# Not a test: see docs/listing.md for the numbers.
 #
 # The input, build/bench/big, is one static RISC-V executable whose .text holds the compiled
 # code (static glibc and libstdc++) of the test programs, repeated until it passes 4 MiB: real
@@ -65,15 +68,17 @@ best_time() {
     echo "$best_wall $best_cpu"
 }
 
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 read -r w_splice c_splice < <(best_time ./splice disasm "$big")
 # The launcher runs C1 only with the serial collector; for comparison, the full tiered JIT (C2).
-c1_opts="-XX:TieredStopAtLevel=4"
-read -r w_splice1 c_splice1 < <(SPLICE_JAVA_OPTS="$c1_opts" best_time ./splice disasm "$big")
+tiered_opts="-XX:TieredStopAtLevel=4"
+read -r w_splice1 c_splice1 < <(SPLICE_JAVA_OPTS="$tiered_opts" best_time ./splice disasm "$big")
 read -r w_gnu c_gnu < <(best_time riscv64-linux-gnu-objdump -d "$big")
 read -r w_llvm c_llvm < <(best_time llvm-objdump-22 -d "$big")
 
 rate() { awk -v n="$instructions" -v t="$1" 'BEGIN { printf "%.2f", n / t / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "best of $runs runs; M instr/s = million instructions per second (wall clock, and per CPU second)"
 printf '%-30s %8s %8s %10s %10s\n' "" "wall s" "cpu s" "M instr/s" "per cpu s"
 printf '%-30s %8s %8s %10s %10s\n' "./splice disasm" "$w_splice" "$c_splice" "$(rate "$w_splice")" "$(rate "$c_splice")"

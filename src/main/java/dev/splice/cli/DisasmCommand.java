@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
         description = {
             "Disassembles the executable sections of a RISC-V64 ELF file (or the chosen sections and functions, or a raw byte file with --raw) into an editable listing that 'splice asm' reassembles to the same bytes."
         })
-final class DisasmCommand implements Callable<Integer> {
+final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
     enum Format { listing, jsonl }
 
     @Parameters(index = "0", paramLabel = "FILE", description = "ELF file (or raw bytes with --raw).")
@@ -50,9 +50,15 @@ final class DisasmCommand implements Callable<Integer> {
             converter = AddressConverter.class)
     Long base;
 
+    /** The decoder tables take as long to build as picocli takes to start: overlap them. */
+    @Override
+    public void warmUp() {
+        ListingWriter.prepare();
+    }
+
     @Override
     public Integer call() throws Exception {
-        ListingWriter.prepare(); // builds the decoder tables while the input is read
+        ListingWriter.prepare(); // builds the decoder tables while the input is read (if warmUp did not)
         List<Region> regions;
         SymbolMap symbols = SymbolMap.EMPTY;
         if (raw) {

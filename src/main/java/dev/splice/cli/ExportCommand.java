@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
         description = {
             "Writes one listing per function of a RISC-V64 ELF file into a directory, named after the function (characters other than letters, digits, '.', '_' and '-' become '_'; clashing names get the function's address appended). Functions of size 0 are skipped."
         })
-final class ExportCommand implements Callable<Integer> {
+final class ExportCommand implements Callable<Integer>, Main.WarmsUp {
     @Parameters(index = "0", paramLabel = "FILE", description = "ELF file.")
     Path file;
 
@@ -34,9 +34,15 @@ final class ExportCommand implements Callable<Integer> {
     @Option(names = "--aliases", description = "Readable aliases; not guaranteed to reassemble.")
     boolean aliases;
 
+    /** The decoder tables take as long to build as picocli takes to start: overlap them. */
+    @Override
+    public void warmUp() {
+        ListingWriter.prepare();
+    }
+
     @Override
     public Integer call() throws Exception {
-        ListingWriter.prepare(); // builds the decoder tables while the input is read
+        ListingWriter.prepare(); // builds the decoder tables while the input is read (if warmUp did not)
         ElfFile elf = ElfFile.read(file);
         CodeRegions.requireRiscV(elf);
         SymbolMap symbols = CodeRegions.symbols(elf);

@@ -6,6 +6,7 @@ package dev.splice.isa;
  */
 final class Alias {
     final String mnemonic;
+    final byte[] mnemonicBytes;
     final Template operands;
     final Field[] condFields;
     final long[] condValues;
@@ -14,6 +15,7 @@ final class Alias {
 
     Alias(String mnemonic, Template operands, Field[] condFields, long[] condValues, Field[] condOthers) {
         this.mnemonic = mnemonic;
+        this.mnemonicBytes = TextBuffer.ascii(mnemonic);
         this.operands = operands;
         this.condFields = condFields;
         this.condValues = condValues;

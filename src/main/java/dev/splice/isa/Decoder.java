@@ -10,7 +10,9 @@ import java.util.Set;
 /**
  * Decodes instruction words for a set of enabled extensions. 16-bit words are looked up in a table
  * filled once for all 65,536 parcels; 32-bit words dispatch on the major opcode, funct3 and funct7
- * bits to a short list of candidates. Nothing is allocated per decode.
+ * bits to a short list of candidates. The sweep API ({@link #decodeAll}, {@link #decodeAt}) adds
+ * tables of packed results built from those lists, so most words take one or two array reads.
+ * Nothing is allocated per decode.
  */
 public final class Decoder {
     private static final Opcode[] NONE = new Opcode[0];
@@ -27,12 +29,31 @@ public final class Decoder {
     private final int[] words;
     private final Opcode[] wideOps;
 
+    /** Every table row by {@link Opcode#id()}, for unpacking decode results. */
+    private final Opcode[] byId;
+    /**
+     * Packed results ({@link #decodeAt}) without the list walk. Entries 0..65535 per low 16 bits:
+     * a compressed instruction's result, or a 32-bit instruction's when its low 16 bits decide it
+     * (addi, loads, stores, branches, jal...), else {@link #NEED_KEY}. Then per 32-bit key the
+     * result when the key alone decides it (one candidate whose fixed bits all lie in the key, or
+     * none), else {@link #SLOW}: the candidate list must be walked.
+     */
+    private final char[] direct = new char[(1 << 16) + (1 << 15)];
+    private static final char SLOW = 0xffff;
+    private static final char NEED_KEY = 0xfffe;
+
+    /** Packed result layout: size in bytes (bits 3..0), loose-bytes flag, opcode id + 1 above. */
+    private static final int SIZE_MASK = 0xf;
+    private static final int LOOSE = 0x10;
+    private static final int ID_SHIFT = 5;
+
     /** The candidate has constraints beyond "rm is not 5 or 6". */
     private static final int FLAG_GENERAL = 1;
     /** The candidate's only constraint is a rounding mode in bits 14..12 that must not be 5 or 6. */
     private static final int FLAG_RM = 2;
 
     Decoder(List<Opcode> opcodes, Set<Extension> enabled) {
+        byId = opcodes.toArray(NONE);
         List<Opcode> wide = new ArrayList<>();
         List<Opcode> narrow = new ArrayList<>();
         for (Opcode op : opcodes) {
@@ -116,6 +137,56 @@ public final class Decoder {
         for (int i = 0; i < words.length; i++) {
             words[i] = flat.get(i);
         }
+        fillDirect(keyMask);
+    }
+
+    private void fillDirect(int keyMask) {
+        for (int parcel = 0; parcel < 1 << 16; parcel++) {
+            if ((parcel & 3) != 3) {
+                direct[parcel] = (char) pack(narrowOps[compressed[parcel]], 2);
+            }
+        }
+        for (int key = 0; key < 1 << 15; key++) {
+            int at = listAt[key];
+            int n = words[at];
+            int result = SLOW;
+            if ((key & 0x7) == 0x7) {
+                result = SLOW; // bits 4..2 = 111: not a 32-bit instruction
+            } else if (n == 0) {
+                result = pack(null, 4);
+            } else if (n == 1 && words[at + 3] == 0 && (words[at + 1] & ~(keyMask | 3)) == 0) {
+                result = pack(wideOps[words[at + 4]], 4);
+            }
+            direct[(1 << 16) + key] = (char) result;
+        }
+        // The low 16 bits of a 32-bit word hold the key's bits 6..2 and 14..12; when the key's
+        // entry is the same for every value of bits 31..25, those 16 bits decide the word.
+        char[] byLow = new char[1 << 8];
+        for (int low = 0; low < 1 << 8; low++) {
+            char first = direct[(1 << 16) + low];
+            for (int high = 1; high < 1 << 7 && first != NEED_KEY; high++) {
+                if (direct[(1 << 16) + (high << 8 | low)] != first) {
+                    first = NEED_KEY;
+                }
+            }
+            byLow[low] = first == SLOW ? NEED_KEY : first;
+        }
+        for (int parcel = 0; parcel < 1 << 16; parcel++) {
+            if ((parcel & 3) == 3) {
+                direct[parcel] = byLow[key(parcel) & 0xff];
+            }
+        }
+    }
+
+    private static int pack(Opcode op, int size) {
+        return size | (op == null ? 0 : (op.id() + 1) << ID_SHIFT);
+    }
+
+    static {
+        // Packed results must fit the char table (and never equal its SLOW marker).
+        if ((Isa.MAX_OPCODES + 1) << ID_SHIFT > Character.MAX_VALUE) {
+            throw new IllegalStateException("packed decode results need more than 16 bits");
+        }
     }
 
     /**
@@ -160,6 +231,109 @@ public final class Decoder {
             return 8;
         }
         return -1;
+    }
+
+    /**
+     * Decodes the item at {@code code[offset]} of a linear sweep that ends at {@code end}, without
+     * allocating: returns a packed result, read with {@link #size(int)}, {@link #opcode(int)} and
+     * {@link #isLoose(int)}. An item is a valid instruction (opcode non-null), an invalid or
+     * 48/64-bit instruction word (opcode null), or loose bytes that cannot form an instruction
+     * (a truncated instruction at the end, one byte, a reserved length encoding: 2 bytes).
+     */
+    public int decodeAt(byte[] code, int offset, int end) {
+        int left = end - offset;
+        if (left < 2) {
+            return left | LOOSE;
+        }
+        int parcel = (code[offset] & 0xff) | (code[offset + 1] & 0xff) << 8;
+        if ((parcel & 3) != 3) {
+            return direct[parcel];
+        }
+        int length = length(parcel);
+        if (length < 0) {
+            return 2 | LOOSE;
+        }
+        if (left < length) {
+            return left | LOOSE;
+        }
+        if (length != 4) {
+            return length;
+        }
+        return lookup(direct, parcel | (code[offset + 2] & 0xff) << 16 | (code[offset + 3] & 0xff) << 24);
+    }
+
+    /**
+     * Decodes the linear sweep of {@code code[from, to)} into {@code out} (packed results as
+     * {@link #decodeAt} returns them, one per item; {@code out} needs (to - from) / 2 + 1
+     * entries) and returns the number of items.
+     *
+     * <p>In a sweep each address waits for the previous instruction's length, so that chain is
+     * kept short: one 8-byte read gives two instructions (the second word is a shift of it), the
+     * lengths come from the low bits without branches, and the table lookups, which nothing
+     * waits for, run alongside. A possible 48/64-bit instruction goes one at a time.
+     */
+    public int decodeAll(byte[] code, int from, int to, int[] out) {
+        char[] table = direct;
+        int n = 0;
+        int pos = from;
+        int last = to - 8;
+        while (pos <= last) {
+            // Two instructions per step from one 8-byte read: the second one's word is a shift of
+            // it, so the next address waits for one load instead of two.
+            long eight = (long) LONG_LE.get(code, pos);
+            int first = (int) eight;
+            int firstSize = 2 + ((((first & 3) + 1) & 4) >> 1);
+            int second = (int) (eight >>> (firstSize << 3));
+            // Low bits 11111 (48 bits or longer) in either word: one at a time. x + 1 carries into
+            // bit 5 only for x = 11111, so one test covers both words.
+            if ((((first & 0x1f) + 1) | ((second & 0x1f) + 1)) >= 0x20) {
+                int packed = decodeAt(code, pos, to);
+                out[n++] = packed;
+                pos += packed & SIZE_MASK;
+                continue;
+            }
+            out[n] = lookup(table, first);
+            out[n + 1] = lookup(table, second);
+            n += 2;
+            pos += firstSize + 2 + ((((second & 3) + 1) & 4) >> 1);
+        }
+        while (pos < to) {
+            int packed = decodeAt(code, pos, to);
+            out[n++] = packed;
+            pos += packed & SIZE_MASK;
+        }
+        return n;
+    }
+
+    /** The packed result of a 2- or 4-byte instruction word (its low 16 bits for a 2-byte one). */
+    private int lookup(char[] table, int word) {
+        int packed = table[word & 0xffff];
+        if (packed == NEED_KEY) { // R-type and the like: funct7 decides
+            packed = table[(1 << 16) + key(word)];
+            if (packed == SLOW) {
+                packed = pack(decode(word, 4), 4); // only 32-bit words need the key
+            }
+        }
+        return packed;
+    }
+
+    private static final java.lang.invoke.VarHandle LONG_LE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /** The size in bytes of a packed item (2, 4, 6 or 8; 1 to 3 for loose bytes). */
+    public static int size(int packed) {
+        return packed & SIZE_MASK;
+    }
+
+    /** True if the packed item is loose bytes, not an instruction word. */
+    public static boolean isLoose(int packed) {
+        return (packed & LOOSE) != 0;
+    }
+
+    /** The opcode of a packed item, or null when it is not a valid instruction. */
+    public Opcode opcode(int packed) {
+        int id = packed >>> ID_SHIFT;
+        return id == 0 ? null : byId[id - 1];
     }
 
     /**

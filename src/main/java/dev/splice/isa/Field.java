@@ -18,6 +18,17 @@ final class Field {
     final long valueMask;
     /** Number of value bits (highest covered value bit + 1). */
     final int valueBits;
+    /**
+     * {@link #value} without branching on the kind: the raw bits shifted up and back down by
+     * {@code signShift} (sign extension; 0 for unsigned kinds), plus {@code bias} (8 for the
+     * compressed register fields). A field of one segment (most of them) is one shift and mask.
+     */
+    private final int signShift;
+    private final int bias;
+    private final boolean oneSegment;
+    private final int shift0;
+    private final int mask0;
+    private final int valueLo0;
 
     Field(String name, OperandKind kind, int[] instLo, int[] width, int[] valueLo) {
         this.name = name;
@@ -37,10 +48,19 @@ final class Field {
         this.instMask = im;
         this.valueMask = vm;
         this.valueBits = top;
+        this.signShift = kind.signed() ? 32 - top : 0;
+        this.bias = kind == OperandKind.XREGQ || kind == OperandKind.FREGQ ? 8 : 0;
+        this.oneSegment = instLo.length == 1;
+        this.shift0 = instLo.length > 0 ? instLo[0] : 0;
+        this.mask0 = instLo.length > 0 ? (int) ((1L << width[0]) - 1) : 0;
+        this.valueLo0 = instLo.length > 0 ? valueLo[0] : 0;
     }
 
     /** The raw (unsigned, unbiased) value bits of this field in {@code bits}. */
     int raw(int bits) {
+        if (oneSegment) {
+            return ((bits >>> shift0) & mask0) << valueLo0;
+        }
         int v = 0;
         for (int i = 0; i < instLo.length; i++) {
             v |= ((bits >>> instLo[i]) & ((1 << width[i]) - 1)) << valueLo[i];
@@ -50,17 +70,7 @@ final class Field {
 
     /** The operand value: register number, sign-extended immediate or byte offset. */
     long value(int bits) {
-        int v = raw(bits);
-        switch (kind) {
-            case XREGQ, FREGQ:
-                return v + 8;
-            default:
-                if (kind.signed()) {
-                    int shift = 32 - valueBits;
-                    return (v << shift) >> shift;
-                }
-                return v;
-        }
+        return ((raw(bits) << signShift) >> signShift) + bias;
     }
 
     /** Places an in-range value's bits into instruction position (no checks). */

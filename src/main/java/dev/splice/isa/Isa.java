@@ -14,16 +14,26 @@ public final class Isa {
         static final Isa RV64 = TableReader.load("rv64.tbl");
     }
 
+    /** Table rows fit in 11 bits: {@link Decoder}'s packed results are 16-bit. */
+    static final int MAX_OPCODES = 2000;
+
     private final List<Opcode> opcodes;
     private final Map<Set<Extension>, Decoder> decoders = new ConcurrentHashMap<>();
     private final Map<String, Opcode> byMnemonic = new HashMap<>();
     private final Map<Integer, String> csrNames;
     /** CSR names by number, for allocation-free printing. */
     private final String[] csrByNumber = new String[4096];
+    private final byte[][] csrBytesByNumber = new byte[4096][];
     private final Map<String, Integer> csrNumbers = new HashMap<>();
 
     Isa(List<Opcode> opcodes, Map<Integer, String> csrNames) {
         this.opcodes = List.copyOf(opcodes);
+        if (opcodes.size() > MAX_OPCODES) {
+            throw new IllegalStateException("table has more than " + MAX_OPCODES + " rows");
+        }
+        for (int i = 0; i < this.opcodes.size(); i++) {
+            this.opcodes.get(i).setId(i);
+        }
         for (Opcode op : opcodes) {
             if (byMnemonic.putIfAbsent(op.mnemonic(), op) != null) {
                 throw new IllegalStateException("duplicate mnemonic in table: " + op.mnemonic());
@@ -33,6 +43,7 @@ public final class Isa {
         csrNames.forEach((k, v) -> {
             csrNumbers.put(v, k);
             csrByNumber[k] = v;
+            csrBytesByNumber[k] = TextBuffer.ascii(v);
         });
     }
 
@@ -59,6 +70,11 @@ public final class Isa {
     /** The name of a CSR number, or null if it has none. */
     public String csrName(int number) {
         return number >= 0 && number < csrByNumber.length ? csrByNumber[number] : null;
+    }
+
+    /** The name of a CSR number (0..4095) as ASCII bytes, or null if it has none. */
+    byte[] csrNameBytes(int number) {
+        return number >= 0 && number < csrBytesByNumber.length ? csrBytesByNumber[number] : null;
     }
 
     /** The number of a named CSR, or -1. */

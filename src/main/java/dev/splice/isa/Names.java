@@ -17,6 +17,20 @@ final class Names {
         "ft8", "ft9", "ft10", "ft11"};
     /** Rounding modes by value; null for the reserved 5 and 6. */
     static final String[] RM = {"rne", "rtz", "rdn", "rup", "rmm", null, null, "dyn"};
+    /** The same names as ASCII bytes (reserved rounding modes as their number), for the printer. */
+    static final byte[][] XREG_BYTES = bytes(XREG);
+    static final byte[][] FREG_BYTES = bytes(FREG);
+    static final byte[][] RM_BYTES = bytes(new String[] {"rne", "rtz", "rdn", "rup", "rmm", "5", "6", "dyn"});
+    /** Fence sets by value: "0" or the "iorw" letters. */
+    static final byte[][] FENCE_BYTES = new byte[16][];
+
+    private static byte[][] bytes(String[] names) {
+        byte[][] out = new byte[names.length][];
+        for (int i = 0; i < names.length; i++) {
+            out[i] = TextBuffer.ascii(names[i]);
+        }
+        return out;
+    }
 
     private static final Map<String, Integer> X = new HashMap<>();
     private static final Map<String, Integer> FR = new HashMap<>();
@@ -29,6 +43,11 @@ final class Names {
             FR.put("f" + i, i);
         }
         X.put("fp", 8);
+        for (int set = 0; set < 16; set++) {
+            StringBuilder text = new StringBuilder(4);
+            appendFence(text, set);
+            FENCE_BYTES[set] = TextBuffer.ascii(text.toString());
+        }
     }
 
     /** The number of an integer register name (ABI or x-name), or -1. */

@@ -6,6 +6,8 @@ import java.util.Set;
 /** One row of the instruction table: mnemonic, extensions, fixed bits and operand template. */
 public final class Opcode {
     private final String mnemonic;
+    /** The mnemonic as ASCII bytes, for {@link Printer}'s byte path. */
+    final byte[] mnemonicBytes;
     private final Extension extension;
     private final Set<Extension> requires;
     private final int size;
@@ -21,12 +23,15 @@ public final class Opcode {
     /** For compressed instructions: the operand text of the 32-bit instruction it expands to. */
     final String expansion;
     Opcode expandsTo;
+    /** The row's position in {@link Isa#opcodes()}, set once by the Isa. */
+    private int id = -1;
     /** Readable forms, tried in order by {@link Printer#ALIASES}. */
     Alias[] aliases = new Alias[0];
 
     Opcode(String mnemonic, Set<Extension> requires, Extension extension, int size, int mask, int match,
            Template operands, Field[] constraintFields, long[][] forbidden, String expansion) {
         this.mnemonic = mnemonic;
+        this.mnemonicBytes = TextBuffer.ascii(mnemonic);
         this.extension = extension;
         this.requires = Set.copyOf(requires);
         this.size = size;
@@ -44,6 +49,15 @@ public final class Opcode {
             }
         }
         this.target = t;
+    }
+
+    /** The position of this row in {@link Isa#opcodes()}: a small number for packed decode results. */
+    public int id() {
+        return id;
+    }
+
+    void setId(int id) {
+        this.id = id;
     }
 
     public String mnemonic() {

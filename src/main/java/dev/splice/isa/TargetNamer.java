@@ -5,6 +5,26 @@ package dev.splice.isa;
 public interface TargetNamer {
     void append(StringBuilder out, long pc, long target);
 
+    /**
+     * The same into a byte buffer. This default goes through a StringBuilder; namers on a hot path
+     * (the listing writer's) override it to append bytes directly.
+     */
+    default void append(TextBuffer out, long pc, long target) {
+        StringBuilder text = new StringBuilder(24);
+        append(text, pc, target);
+        out.append(text.toString());
+    }
+
     /** Prints the absolute target as 0x... hex. */
-    TargetNamer ABSOLUTE = (out, pc, target) -> out.append("0x").append(Long.toHexString(target));
+    TargetNamer ABSOLUTE = new TargetNamer() {
+        @Override
+        public void append(StringBuilder out, long pc, long target) {
+            out.append("0x").append(Long.toHexString(target));
+        }
+
+        @Override
+        public void append(TextBuffer out, long pc, long target) {
+            out.append((byte) '0').append((byte) 'x').appendHex(target);
+        }
+    };
 }

@@ -10,7 +10,14 @@ import java.util.Map;
  */
 final class Template {
     /** A literal piece of text, or an operand field (optional ones carry their separator). */
-    record Token(String literal, Field field, boolean optional, String separator) {
+    record Token(String literal, Field field, boolean optional, String separator, byte[] literalBytes,
+            byte[] separatorBytes) {
+        /** The printed texts as ASCII bytes too, for {@link Printer}'s byte path. */
+        Token(String literal, Field field, boolean optional, String separator) {
+            this(literal, field, optional, separator, literal == null ? null : TextBuffer.ascii(literal),
+                    TextBuffer.ascii(separator));
+        }
+
         boolean isField() {
             return field != null;
         }

@@ -1,6 +1,6 @@
 package dev.splice.listing;
 
-/** Allocation-free hexadecimal formatting for the hot printing paths. */
+/** Allocation-free hexadecimal formatting into StringBuilders (the listing itself uses TextBuffer). */
 final class Hex {
     private static final char[] DIGITS = "0123456789abcdef".toCharArray();
 
@@ -17,16 +17,10 @@ final class Hex {
 
     /** Appends the low {@code digits} hex digits of {@code value}, zero-padded. */
     static void appendFixed(StringBuilder out, long value, int digits) {
-        char[] chars = SCRATCH.get();
-        for (int i = digits - 1; i >= 0; i--) {
-            chars[i] = DIGITS[(int) value & 15];
-            value >>>= 4;
+        for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) {
+            out.append(DIGITS[(int) (value >>> shift) & 15]);
         }
-        out.append(chars, 0, digits);
     }
-
-    /** Per-thread scratch digits: one append per number instead of one per digit. */
-    private static final ThreadLocal<char[]> SCRATCH = ThreadLocal.withInitial(() -> new char[16]);
 
     static String of(long value) {
         StringBuilder sb = new StringBuilder(18).append("0x");

@@ -14,6 +14,9 @@ final class InstructionCursor {
     private final byte[] bytes;
     private final int limit;
     private final Decoder decoder;
+    /** Packed decode results of the sweep from {@link #nextItem} on, or null to decode here. */
+    private final int[] items;
+    private int nextItem;
     private int next;
 
     /** Offset of the current item in the byte array. */
@@ -32,57 +35,43 @@ final class InstructionCursor {
 
     /** A cursor over bytes[start, end): start must be an instruction boundary of the full sweep. */
     InstructionCursor(byte[] bytes, Decoder decoder, int start, int end) {
+        this(bytes, decoder, null, 0, start, end);
+    }
+
+    /**
+     * A cursor over items already decoded ({@link Decoder#decodeAll} of the whole sweep):
+     * {@code items[firstItem]} is the item at {@code start}.
+     */
+    InstructionCursor(byte[] bytes, Decoder decoder, int[] items, int firstItem, int start, int end) {
         this.bytes = bytes;
         this.limit = end;
         this.decoder = decoder;
+        this.items = items;
+        this.nextItem = firstItem;
         this.next = start;
     }
 
     boolean advance() {
         offset = next;
-        int left = limit - offset;
-        if (left <= 0) {
+        if (offset >= limit) {
             return false;
         }
-        opcode = null;
-        if (left < 2) {
-            loose(left);
+        int packed = items != null ? items[nextItem++] : decoder.decodeAt(bytes, offset, limit);
+        size = Decoder.size(packed);
+        opcode = decoder.opcode(packed);
+        if (Decoder.isLoose(packed)) {
+            kind = Kind.BYTES;
+            bits = 0;
         } else {
-            int parcel = (bytes[offset] & 0xff) | (bytes[offset + 1] & 0xff) << 8;
-            int length = Decoder.length(parcel);
-            if (length == 2) {
-                bits = parcel;
-                size = 2;
-                opcode = decoder.decode(parcel, 2);
-                kind = opcode == null ? Kind.RAW : Kind.INSTRUCTION;
-            } else if (length == 4 && left >= 4) {
-                int word = parcel | (bytes[offset + 2] & 0xff) << 16 | (bytes[offset + 3] & 0xff) << 24;
-                bits = word & 0xffffffffL;
-                size = 4;
-                opcode = decoder.decode(word, 4);
-                kind = opcode == null ? Kind.RAW : Kind.INSTRUCTION;
-            } else if ((length == 6 || length == 8) && left >= length) {
-                long value = 0;
-                for (int i = length - 1; i >= 0; i--) {
-                    value = value << 8 | (bytes[offset + i] & 0xff);
-                }
-                bits = value;
-                size = length;
-                kind = Kind.RAW;
-            } else if (length > 0) {
-                loose(left); // a truncated instruction at the end
-            } else {
-                loose(2); // the reserved >= 80-bit length encodings
+            kind = opcode == null ? Kind.RAW : Kind.INSTRUCTION;
+            long value = (bytes[offset] & 0xff) | (bytes[offset + 1] & 0xff) << 8;
+            for (int i = size - 1; i >= 2; i--) { // 32-bit and longer words
+                value |= (bytes[offset + i] & 0xffL) << (8 * i);
             }
+            bits = value;
         }
         next = offset + size;
         return true;
-    }
-
-    private void loose(int count) {
-        kind = Kind.BYTES;
-        size = count;
-        bits = 0;
     }
 
     byte byteAt(int index) {

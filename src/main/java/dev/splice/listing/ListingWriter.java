@@ -5,6 +5,7 @@ import dev.splice.isa.Extension;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.Printer;
 import dev.splice.isa.TargetNamer;
+import dev.splice.isa.TextBuffer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -18,7 +19,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Writes the listing of code regions: a {@code .target} line naming the extensions the code
@@ -28,7 +31,8 @@ import java.util.Set;
  * stay absolute addresses with a {@code <symbol+offset>} comment. Each line ends with a comment
  * giving the address and the instruction word, which the assembler ignores.
  *
- * <p>Two passes per region (boundaries and targets, then text), no allocation per instruction.
+ * <p>Two passes per region over one decode (boundaries and targets, then text), rendered as bytes
+ * ({@link TextBuffer}) with no allocation per instruction.
  */
 public final class ListingWriter {
     /** Every extension the decoder knows; the listing's .target names the ones actually used. */
@@ -42,10 +46,19 @@ public final class ListingWriter {
 
     /** Column where the address/bytes comment starts. */
     private static final int COMMENT_COLUMN = 40;
-    private static final String INDENT = "        ";
+    private static final int INDENT_WIDTH = 8;
+    private static final byte[] LABEL_PREFIX = TextBuffer.ascii(".L");
+    private static final byte[] LABEL_END = TextBuffer.ascii(":\n");
+    private static final byte[] HEX_PREFIX = TextBuffer.ascii("0x");
+    private static final byte[] PAIR_PREFIX = TextBuffer.ascii(" = 0x");
+    private static final byte[] SYMBOL_START = TextBuffer.ascii(" <");
     /** Bytes of code per parallel chunk. */
     private static final int CHUNK_BYTES = 128 * 1024;
-    private static final char[] SPACES = " ".repeat(COMMENT_COLUMN).toCharArray();
+    /** Text written to the output at a time when rendering on the calling thread. */
+    private static final int DRAIN_BYTES = 32 * 1024;
+
+    private static final java.util.concurrent.atomic.AtomicBoolean PREPARING =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     private final Decoder decoder;
     private final Printer printer;
@@ -64,9 +77,13 @@ public final class ListingWriter {
 
     /**
      * Starts building the instruction tables in the background, so that a command can read its
-     * input meanwhile. Optional: the first writer builds them anyway.
+     * input meanwhile. Optional: the first writer builds them anyway. Only the first call starts a
+     * thread.
      */
     public static void prepare() {
+        if (PREPARING.getAndSet(true)) {
+            return;
+        }
         Thread thread = new Thread(Decoders::all, "splice-decoder-tables");
         thread.setDaemon(true);
         thread.start();
@@ -95,14 +112,13 @@ public final class ListingWriter {
         for (int i = 0; i < labels.length; i++) {
             labels[i] = scan(regions.get(i), used);
         }
-        AsciiOutput sink = new AsciiOutput(out);
-        StringBuilder line = new StringBuilder(256);
-        line.append(".target ").append(Extension.targetName(used)).append('\n');
+        TextBuffer text = new TextBuffer(DRAIN_BYTES + 4096);
+        text.append(".target ").append(Extension.targetName(used)).append((byte) '\n');
         for (int i = 0; i < labels.length; i++) {
-            writeRegion(regions.get(i), labels[i], line, sink);
+            writeRegion(regions.get(i), labels[i], text, out);
         }
-        sink.drain(line);
-        sink.flush();
+        text.drainTo(out);
+        out.flush();
     }
 
     /** The extensions the regions use (at least rv64gc), as the listing's .target names them. */
@@ -114,65 +130,86 @@ public final class ListingWriter {
         return Extension.targetName(used);
     }
 
-    /** Pass 1: instruction boundaries, branch targets inside the region, extensions used. */
+    /**
+     * Pass 1: decodes the sweep once (kept for pass 2), marks instruction boundaries and branch
+     * targets inside the region, collects the extensions used.
+     */
     private Labels scan(Region region, Set<Extension> used) {
         byte[] bytes = region.bytes();
-        Labels labels = new Labels(region.address(), bytes.length);
-        InstructionCursor cursor = new InstructionCursor(bytes, decoder);
-        Extension last = null;
-        while (cursor.advance()) {
-            labels.markBoundary(cursor.offset);
-            Opcode op = cursor.opcode;
+        int[] items = new int[bytes.length / 2 + 1];
+        int count = decoder.decodeAll(bytes, 0, bytes.length, items);
+        Labels labels = new Labels(region.address(), bytes.length, items);
+        long extensions = 0; // bit per Extension ordinal (fewer than 64): cheaper than EnumSet.add
+        int offset = 0;
+        for (int i = 0; i < count; i++) {
+            int packed = items[i];
+            labels.markBoundary(offset);
+            Opcode op = decoder.opcode(packed);
             if (op != null) {
-                Extension extension = op.extension();
-                if (extension != last) { // cheap filter: runs of the same extension are common
-                    used.add(extension);
-                    last = extension;
-                }
+                extensions |= 1L << op.extension().ordinal();
                 if (op.hasBranchTarget()) {
-                    long pc = region.address() + cursor.offset;
-                    labels.markTarget(pc + op.branchOffset((int) cursor.bits));
+                    long pc = region.address() + offset;
+                    labels.markTarget(pc + op.branchOffset(wordAt(bytes, offset, Decoder.size(packed))));
                 }
+            }
+            offset += Decoder.size(packed);
+        }
+        for (Extension extension : Extension.values()) {
+            if ((extensions & 1L << extension.ordinal()) != 0) {
+                used.add(extension);
             }
         }
         return labels;
     }
 
+    /** The little-endian instruction word of 2 or 4 bytes at {@code offset}. */
+    private static int wordAt(byte[] bytes, int offset, int size) {
+        int word = (bytes[offset] & 0xff) | (bytes[offset + 1] & 0xff) << 8;
+        return size == 2 ? word : word | (bytes[offset + 2] & 0xff) << 16 | (bytes[offset + 3] & 0xff) << 24;
+    }
+
     /** Pass 2: the text, in chunks rendered in parallel on big regions and written in order. */
-    private void writeRegion(Region region, Labels labels, StringBuilder line, AsciiOutput sink)
+    private void writeRegion(Region region, Labels labels, TextBuffer text, OutputStream out)
             throws IOException {
         long base = region.address();
-        line.append(region.kind().directive()).append(' ');
+        text.append(region.kind().directive()).append((byte) ' ');
         if (region.kind() != Region.Kind.RAW) {
-            line.append(region.name()).append(", ");
+            text.append(region.name()).append(", ");
         }
-        line.append("0x");
-        Hex.append(line, base);
-        line.append("    # ").append(region.bytes().length).append(" bytes\n");
+        text.append("0x").appendHex(base);
+        text.append("    # ").appendDecimal(region.bytes().length).append(" bytes\n");
         int length = region.bytes().length;
         int threads = Math.min(Runtime.getRuntime().availableProcessors(), 8);
         if (threads < 2 || length < 2 * CHUNK_BYTES) {
-            writeRange(region, labels, 0, length, line, sink);
+            writeRange(region, labels, 0, 0, length, text, out);
             return;
         }
-        sink.drain(line);
+        text.drainTo(out);
         ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
             Thread thread = new Thread(runnable, "splice-listing");
             thread.setDaemon(true);
             return thread;
         });
         try {
-            // At most 2 chunks per thread in flight: bounded memory, in-order output.
-            Deque<Future<byte[]>> inFlight = new ArrayDeque<>();
+            // At most 2 chunks per thread in flight: bounded memory, in-order output. Their
+            // buffers are reused once written: a few MiB each, they would otherwise fill the young
+            // generation and cost a collection per run.
+            Deque<Future<TextBuffer>> inFlight = new ArrayDeque<>();
+            Queue<TextBuffer> free = new ConcurrentLinkedQueue<>();
             int from = 0;
+            int item = 0;
             while (from < length || !inFlight.isEmpty()) {
                 while (from < length && inFlight.size() < 2 * threads) {
                     int to = chunkEnd(region.bytes(), labels, Math.min(length, from + CHUNK_BYTES));
                     int start = from;
-                    inFlight.add(pool.submit(() -> render(region, labels, start, to)));
+                    int firstItem = item;
+                    inFlight.add(pool.submit(() -> render(region, labels, firstItem, start, to, free.poll())));
+                    item += labels.boundariesIn(from, to);
                     from = to;
                 }
-                sink.write(inFlight.removeFirst().get());
+                TextBuffer done = inFlight.removeFirst().get();
+                done.drainTo(out);
+                free.add(done);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -200,107 +237,129 @@ public final class ListingWriter {
         return end;
     }
 
-    private byte[] render(Region region, Labels labels, int from, int to) throws IOException {
-        StringBuilder text = new StringBuilder((to - from) * 16);
-        writeRange(region, labels, from, to, text, null);
-        return text.toString().getBytes(StandardCharsets.ISO_8859_1);
+    /** Renders a chunk into {@code reuse} (empty) or a new buffer. */
+    private TextBuffer render(Region region, Labels labels, int firstItem, int from, int to, TextBuffer reuse)
+            throws IOException {
+        TextBuffer text = reuse != null ? reuse : new TextBuffer((to - from) * 24);
+        writeRange(region, labels, firstItem, from, to, text, null);
+        return text;
     }
 
-    /** The lines of region bytes [from, to), both instruction boundaries. */
-    private void writeRange(Region region, Labels labels, int from, int to, StringBuilder line, AsciiOutput sink)
-            throws IOException {
+    /**
+     * The lines of region bytes [from, to), both instruction boundaries, the first one the sweep's
+     * item {@code firstItem}, appended to {@code text}; with a non-null {@code out}, drained to it
+     * every {@link #DRAIN_BYTES}.
+     */
+    private void writeRange(Region region, Labels labels, int firstItem, int from, int to, TextBuffer text,
+            OutputStream out) throws IOException {
         long base = region.address();
         List<SymbolMap.Entry> headings = symbols.startingIn(base + from, base + to);
+        int headingCount = headings.size();
         int nextHeading = 0;
+        long headingAt = headingCount > 0 ? headings.get(0).address() : 0; // of the next heading
         Namer namer = new Namer(labels);
-        InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, from, to);
+        InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, labels.items, firstItem, from, to);
         PcRelativePair pair = new PcRelativePair();
+        TextCache cache = new TextCache();
+        // Addresses in the range nearly always have the same number of hex digits: count once.
+        int pcDigits = hexDigits(base + from) == hexDigits(base + Math.max(from, to - 1)) ? hexDigits(base + from) : 0;
         while (cursor.advance()) {
             long pc = base + cursor.offset;
             boolean paired = pair.next(cursor, pc);
-            while (nextHeading < headings.size()
-                    && Long.compareUnsigned(headings.get(nextHeading).address(), pc) <= 0) {
-                heading(region, headings.get(nextHeading++), pc, line);
+            while (nextHeading < headingCount && Long.compareUnsigned(headingAt, pc) <= 0) {
+                heading(region, headings.get(nextHeading++), pc, text);
+                headingAt = nextHeading < headingCount ? headings.get(nextHeading).address() : 0;
             }
             if (labels.isLabel(cursor.offset)) {
-                line.append(".L");
-                Hex.append(line, pc);
-                line.append(":\n");
+                text.append(LABEL_PREFIX).appendHex(pc).append(LABEL_END);
             }
-            int lineStart = line.length();
-            line.append(INDENT);
+            int lineStart = text.length();
             namer.outside = false;
-            switch (cursor.kind) {
-                case INSTRUCTION -> printer.print(cursor.opcode, (int) cursor.bits, pc, line, namer);
-                case RAW -> {
-                    line.append(".insn ").append(cursor.size).append(", 0x");
-                    Hex.appendFixed(line, cursor.bits, cursor.size * 2);
-                }
-                case BYTES -> {
-                    line.append(".byte ");
+            InstructionCursor.Kind kind = cursor.kind; // ifs, not an enum switch: cheaper under C1
+            int word = (int) cursor.bits;
+            boolean cacheable = kind == InstructionCursor.Kind.INSTRUCTION && !cursor.opcode.hasBranchTarget();
+            if (!cacheable || !cache.appendTo(text, word)) {
+                text.spaces(INDENT_WIDTH);
+                if (kind == InstructionCursor.Kind.INSTRUCTION) {
+                    printer.print(cursor.opcode, word, pc, text, namer);
+                } else if (kind == InstructionCursor.Kind.RAW) {
+                    text.append(".insn ").appendDecimal(cursor.size).append(", 0x").appendHex(cursor.bits, cursor.size * 2);
+                } else {
+                    text.append(".byte ");
                     for (int i = 0; i < cursor.size; i++) {
-                        line.append(i == 0 ? "0x" : ", 0x");
-                        Hex.appendFixed(line, cursor.byteAt(cursor.offset + i), 2);
+                        text.append(i == 0 ? "0x" : ", 0x").appendHex(cursor.byteAt(cursor.offset + i), 2);
                     }
                 }
+                int pad = COMMENT_COLUMN - (text.length() - lineStart);
+                text.spaces(Math.max(1, pad));
+                if (cacheable) {
+                    cache.put(word, text, lineStart);
+                }
             }
-            int pad = COMMENT_COLUMN - (line.length() - lineStart);
-            line.append(SPACES, 0, Math.max(1, pad));
-            line.append("# ");
-            Hex.append(line, pc);
-            line.append(": ");
-            if (cursor.kind == InstructionCursor.Kind.BYTES) {
+            // The comment "# pc: word" written in one claimed stretch: fewer capacity checks.
+            int at = text.claim(40);
+            byte[] b = text.array();
+            b[at++] = '#';
+            b[at++] = ' ';
+            at = TextBuffer.putHex(b, at, pc, pcDigits > 0 ? pcDigits : hexDigits(pc));
+            b[at++] = ':';
+            b[at++] = ' ';
+            if (kind == InstructionCursor.Kind.BYTES) {
                 for (int i = 0; i < cursor.size; i++) {
                     if (i > 0) {
-                        line.append(' ');
+                        b[at++] = ' ';
                     }
-                    Hex.appendFixed(line, cursor.byteAt(cursor.offset + i), 2);
+                    at = TextBuffer.putHex(b, at, cursor.byteAt(cursor.offset + i), 2);
                 }
             } else {
-                Hex.appendFixed(line, cursor.bits, cursor.size * 2);
+                at = TextBuffer.putHex(b, at, cursor.bits, cursor.size * 2);
             }
+            text.setLength(at);
             if (paired) { // the address an auipc pair computes, to read (and to write as lla/call when editing)
-                line.append(" = 0x");
-                Hex.append(line, pair.address);
-                if (symbols.describe(pair.address) != null) {
-                    line.append(" <");
-                    symbols.append(line, pair.address);
-                    line.append('>');
+                text.append(PAIR_PREFIX).appendHex(pair.address);
+                int mark = text.length();
+                text.append(SYMBOL_START);
+                if (symbols.append(text, pair.address)) {
+                    text.append((byte) '>');
+                } else {
+                    text.setLength(mark);
                 }
             }
             if (namer.outside) {
-                line.append(" <");
-                if (!symbols.append(line, namer.outsideTarget)) {
-                    line.append("0x");
-                    Hex.append(line, namer.outsideTarget);
+                text.append(SYMBOL_START);
+                if (!symbols.append(text, namer.outsideTarget)) {
+                    text.append("0x").appendHex(namer.outsideTarget);
                 }
-                line.append('>');
+                text.append((byte) '>');
             }
-            line.append('\n');
-            if (sink != null && line.length() > 32768) {
-                sink.drain(line);
+            text.append((byte) '\n');
+            if (out != null && text.length() > DRAIN_BYTES) {
+                text.drainTo(out);
             }
         }
         while (nextHeading < headings.size()) { // symbols inside the range's last instruction
-            heading(region, headings.get(nextHeading++), base + to, line);
+            heading(region, headings.get(nextHeading++), base + to, text);
         }
-        if (sink != null) {
-            sink.drain(line);
+        if (out != null) {
+            text.drainTo(out);
         }
     }
 
+    /** The number of hex digits of an unsigned address without leading zeros (1 for zero). */
+    private static int hexDigits(long value) {
+        return value == 0 ? 1 : ((63 - Long.numberOfLeadingZeros(value)) >> 2) + 1;
+    }
+
     /** A comment line naming a symbol (function) that starts here. */
-    private static void heading(Region region, SymbolMap.Entry heading, long pc, StringBuilder line) {
+    private static void heading(Region region, SymbolMap.Entry heading, long pc, TextBuffer text) {
         if (region.kind() == Region.Kind.FUNCTION && heading.address() == region.address()) {
             return; // the region line already names it
         }
-        line.append("\n# ").append(heading.name());
+        text.append("\n# ").append(heading.name());
         if (heading.address() != pc) {
-            line.append(" (starts at 0x");
-            Hex.append(line, heading.address());
-            line.append(", inside an instruction)");
+            text.append(" (starts at 0x").appendHex(heading.address()).append(", inside an instruction)");
         }
-        line.append('\n');
+        text.append((byte) '\n');
     }
 
     /** Prints in-region targets at instruction boundaries as labels, others as absolute addresses. */
@@ -314,17 +373,22 @@ public final class ListingWriter {
         }
 
         @Override
-        public void append(StringBuilder out, long pc, long target) {
+        public void append(TextBuffer out, long pc, long target) {
             long offset = target - labels.base;
             if (offset >= 0 && offset < labels.length && labels.isLabel((int) offset)) {
-                out.append(".L");
-                Hex.append(out, target);
+                out.append(LABEL_PREFIX).appendHex(target);
             } else {
-                out.append("0x");
-                Hex.append(out, target);
+                out.append(HEX_PREFIX).appendHex(target);
                 outside = true;
                 outsideTarget = target;
             }
+        }
+
+        @Override
+        public void append(StringBuilder out, long pc, long target) {
+            TextBuffer text = new TextBuffer(24);
+            append(text, pc, target);
+            out.append(text);
         }
     }
 
@@ -369,16 +433,21 @@ public final class ListingWriter {
         }
     }
 
-    /** Bit sets over the region's byte offsets: instruction boundaries and branch targets. */
+    /**
+     * Bit sets over the region's byte offsets: instruction boundaries and branch targets; and the
+     * sweep's packed decode results, item by item.
+     */
     static final class Labels {
         final long base;
         final int length;
+        final int[] items;
         private final long[] boundaries;
         private final long[] targets;
 
-        Labels(long base, int length) {
+        Labels(long base, int length, int[] items) {
             this.base = base;
             this.length = length;
+            this.items = items;
             this.boundaries = new long[(length >>> 6) + 1];
             this.targets = new long[(length >>> 6) + 1];
         }
@@ -402,6 +471,23 @@ public final class ListingWriter {
                 }
             }
             return length;
+        }
+
+        /** The number of instruction boundaries in [from, to). */
+        int boundariesIn(int from, int to) {
+            int count = 0;
+            for (int i = from; i < to && (i & 63) != 0; i++) {
+                count += isBoundary(i) ? 1 : 0;
+                from = i + 1;
+            }
+            int word = from >>> 6;
+            for (; (word + 1) << 6 <= to; word++) {
+                count += Long.bitCount(boundaries[word]);
+            }
+            for (int i = Math.max(from, word << 6); i < to; i++) {
+                count += isBoundary(i) ? 1 : 0;
+            }
+            return count;
         }
 
         boolean isBoundary(int offset) {

@@ -1,5 +1,6 @@
 package dev.splice.listing;
 
+import dev.splice.isa.TextBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,6 +16,8 @@ public final class SymbolMap {
     public static final SymbolMap EMPTY = new SymbolMap(List.of());
 
     private final String[] names;
+    /** The names as listing text (ASCII bytes), made on first use: most maps never print. */
+    private volatile byte[][] nameBytes;
     private final long[] starts;
     private final long[] sizes;
 
@@ -68,6 +71,32 @@ public final class SymbolMap {
             Hex.append(out, offset);
         }
         return true;
+    }
+
+    /** Appends "name" or "name+0xoffset" as ASCII bytes and returns true, or returns false. */
+    public boolean append(TextBuffer out, long address) {
+        int i = find(address);
+        if (i < 0) {
+            return false;
+        }
+        out.append(nameBytes()[i]);
+        long offset = address - starts[i];
+        if (offset != 0) {
+            out.append("+0x").appendHex(offset);
+        }
+        return true;
+    }
+
+    private byte[][] nameBytes() {
+        byte[][] b = nameBytes;
+        if (b == null) {
+            b = new byte[names.length][];
+            for (int i = 0; i < b.length; i++) {
+                b[i] = TextBuffer.ascii(names[i]);
+            }
+            nameBytes = b;
+        }
+        return b;
     }
 
     /** The name as {@link #append} writes it, or null. */

@@ -24,9 +24,10 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Decode alone: walks a code blob (the .text of a real program, given by -p code=FILE, or a
- * synthetic mix of table rows) parcel by parcel: length, decode, next. Reports instructions per
- * second: the score is per instruction (ops = instructions).
+ * Decode alone: decodes every instruction of a code blob (the .text of a real program, given by
+ * -p code=FILE, or a synthetic mix of table rows) with {@link Decoder#decodeAll}, which fills a
+ * caller-provided array with packed results and allocates nothing. The score is per instruction
+ * (ops = instructions): instructions decoded per second on one thread.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -41,13 +42,13 @@ public class DecodeBenchmark {
 
     private byte[] bytes;
     private Decoder decoder;
-    private int instructions;
+    private int[] packed;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
         decoder = Isa.rv64().decoder(Extension.all());
         bytes = code.equals("synthetic") ? synthetic(4 << 20) : Files.readAllBytes(Path.of(code));
-        instructions = walk(null);
+        packed = new int[bytes.length / 2 + 1];
     }
 
     /** 4 MiB of valid instructions drawn from the table, 16- and 32-bit mixed like compiled code. */
@@ -70,35 +71,9 @@ public class DecodeBenchmark {
         return out;
     }
 
-    /** Decodes the whole blob once; returns the number of instructions (valid or not). */
-    private int walk(Blackhole bh) {
-        byte[] b = bytes;
-        Decoder d = decoder;
-        int n = 0;
-        int pos = 0;
-        int end = b.length - 1;
-        int h = 0;
-        while (pos < end) {
-            int parcel = (b[pos] & 0xff) | (b[pos + 1] & 0xff) << 8;
-            int len = Decoder.length(parcel);
-            Opcode op;
-            if (len == 2) {
-                op = d.decode(parcel, 2);
-            } else if (len == 4 && pos + 4 <= b.length) {
-                op = d.decode(parcel | (b[pos + 2] & 0xff) << 16 | (b[pos + 3] & 0xff) << 24, 4);
-            } else {
-                op = null;
-                len = len > 0 ? len : 2;
-            }
-            // Use the result the way a consumer would (one field read), without a per-call Blackhole.
-            h += op != null ? op.size() : 1;
-            n++;
-            pos += len;
-        }
-        if (bh != null) {
-            bh.consume(h);
-        }
-        return n;
+    /** Decodes the whole blob once; returns the number of items (valid instructions or not). */
+    private int walk() {
+        return decoder.decodeAll(bytes, 0, bytes.length, packed);
     }
 
     /** The same walk with the length decoding only: the floor that decode is measured against. */
@@ -126,7 +101,9 @@ public class DecodeBenchmark {
     /** Instructions decoded per second (one invocation decodes the whole blob). */
     @Benchmark
     public void decode(Blackhole bh, InstructionCounter counter) {
-        counter.instructions += walk(bh);
+        int n = walk();
+        bh.consume(packed[n - 1]);
+        counter.instructions += n;
     }
 
     /** Counts decoded instructions so the score can be reported per instruction. */
@@ -152,16 +129,16 @@ public class DecodeBenchmark {
             b.code = args[1];
             b.setUp();
             var threads = java.lang.management.ManagementFactory.getThreadMXBean();
-            double best = 0;
+            double[] rates = new double[10];
             double bestWalk = 0;
             long sink = 0;
-            for (int round = 0; round < 10; round++) {
+            for (int round = 0; round < rates.length; round++) {
                 long t0 = threads.getCurrentThreadCpuTime();
                 long n = 0;
                 while (threads.getCurrentThreadCpuTime() - t0 < 300_000_000L) {
-                    n += b.walk(null);
+                    n += b.walk();
                 }
-                best = Math.max(best, n * 1e9 / (threads.getCurrentThreadCpuTime() - t0));
+                rates[round] = n * 1e9 / (threads.getCurrentThreadCpuTime() - t0);
                 t0 = threads.getCurrentThreadCpuTime();
                 n = 0;
                 while (threads.getCurrentThreadCpuTime() - t0 < 300_000_000L) {
@@ -170,10 +147,13 @@ public class DecodeBenchmark {
                 bestWalk = Math.max(bestWalk, n * 1e9 / (threads.getCurrentThreadCpuTime() - t0));
                 sink += n;
             }
-            System.out.printf("decode (%s): best %.0f million instructions per CPU-second; the walk with"
-                    + " lengths only: %.0f million (decode costs %.2fx the bare walk) (%d)%n",
-                    args[1].equals("synthetic") ? "synthetic" : "real code", best / 1e6, bestWalk / 1e6,
-                    bestWalk / best, sink & 1);
+            java.util.Arrays.sort(rates);
+            double best = rates[rates.length - 1];
+            System.out.printf("decode (%s, %d instructions): best %.0f, median %.0f million instructions per"
+                    + " CPU-second of 10 rounds (target >= 200: %s); a byte-wise walk with lengths only: %.0f"
+                    + " million (%d)%n", args[1].equals("synthetic") ? "synthetic" : "real code", b.walk(),
+                    best / 1e6, (rates[4] + rates[5]) / 2e6, best >= 200e6 ? "met" : "not met", bestWalk / 1e6,
+                    sink & 1);
             return;
         }
         org.openjdk.jmh.Main.main(args);
