@@ -1,5 +1,7 @@
 package dev.splice.patch;
 
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 
 /**
@@ -14,8 +16,8 @@ final class BuildIds {
     }
 
     /** The hash of the old id and the first parts of the new content (the rest may follow with {@link #finish}). */
-    static Sha256 start(byte[] oldId, byte[]... newContent) {
-        Sha256 sha = new Sha256();
+    static MessageDigest start(byte[] oldId, byte[]... newContent) {
+        MessageDigest sha = sha256();
         sha.update(oldId);
         for (byte[] part : newContent) {
             sha.update(part);
@@ -24,7 +26,7 @@ final class BuildIds {
     }
 
     /** The id from a hash begun with {@link #start}, after the remaining parts of the new content. */
-    static byte[] finish(Sha256 sha, int idLength, byte[]... moreContent) {
+    static byte[] finish(MessageDigest sha, int idLength, byte[]... moreContent) {
         for (byte[] part : moreContent) {
             sha.update(part);
         }
@@ -38,5 +40,14 @@ final class BuildIds {
             out[i] = digest[i % digest.length];
         }
         return out;
+    }
+
+    /** SHA-256 from the JDK (every Java SE platform has it). */
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this Java runtime has no SHA-256", e);
+        }
     }
 }

@@ -80,7 +80,7 @@ public final class Inserter {
     }
 
     /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
-    private record SideWork(byte[] bat, Sha256 codeHash) {}
+    private record SideWork(byte[] bat, java.security.MessageDigest codeHash) {}
 
     /** Bytes to write at an address of the input image (outside the moved functions' new copies). */
     record Patch(long address, byte[] bytes) {}
@@ -178,6 +178,7 @@ public final class Inserter {
     public static void warmUp() {
         Background.start("warm-up", () -> {
             Rv.ISA.decoder(Extension.all());
+            BuildIds.sha256().digest(); // the security providers load slowly on first use
             try {
                 Assembler.assemble("addi x0, x0, 0\n", "warm-up", 0L, Map.of());
             } catch (RuntimeException e) {
