@@ -56,10 +56,14 @@ $(JAR): $(SOURCES)
 	@mkdir -p build; echo "Building $(JAR)"
 	@$(MVN) -DskipTests package > build/mvn-package.log 2>&1 || { cat build/mvn-package.log; exit 1; }
 	@touch $@
-	@# Class-data-sharing archive of the classes a short command loads (./splice uses it when it is
-	@# newer than the jar): saves the class loading and verification of every start.
-	@java -XX:ArchiveClassesAtExit=$(CURDIR)/target/splice.jsa -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
-		-jar $(CURDIR)/$(JAR) disasm --raw pom.xml -o /dev/null > build/cds.log 2>&1 || rm -f target/splice.jsa
+	@# Class-data-sharing archive (./splice uses it when it is newer than the jar): a static one, made
+	@# from the list of classes a short disasm run loads, because only a static archive can hold
+	@# picocli's old (Java 5) class files on Java 17. Saves about 0.1 s of every start.
+	@{ java -XX:DumpLoadedClassList=$(CURDIR)/target/splice.classlist -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+		-jar $(CURDIR)/$(JAR) disasm --raw pom.xml -o /dev/null && \
+	  java -Xshare:dump -XX:SharedClassListFile=$(CURDIR)/target/splice.classlist \
+		-XX:SharedArchiveFile=$(CURDIR)/target/splice.jsa -cp $(CURDIR)/$(JAR); } > build/cds.log 2>&1 \
+		|| rm -f target/splice.jsa
 
 programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS)
 
