@@ -47,6 +47,15 @@ final class RiscVCfg {
      * entry points, which start blocks.
      */
     static RiscVCfg of(byte[] code, int base, int size, int[] entries) {
+        return of(code, base, size, entries, new int[0]);
+    }
+
+    /**
+     * As above, with the offsets of the function's landing pads (from its LSDA): BOLT makes them
+     * labels, which start blocks, and, like entry points, a trace into one is not moved back to
+     * the call before it.
+     */
+    static RiscVCfg of(byte[] code, int base, int size, int[] entries, int[] landingPads) {
         if (size <= 0 || base < 0 || base + size > code.length) {
             return null;
         }
@@ -57,7 +66,7 @@ final class RiscVCfg {
         boolean[] entry = new boolean[size + 1];
         leader[0] = true;
         entry[0] = true;
-        for (int e : entries) {
+        for (int e : concat(entries, landingPads)) {
             if (e > 0 && e < size) {
                 leader[e] = true;
                 entry[e] = true;
@@ -109,8 +118,8 @@ final class RiscVCfg {
                     int rs1 = (half >>> 7) & 31;
                     boolean link = ((half >>> 12) & 1) != 0;
                     k = link ? CALL : (rs1 == 1 || rs1 == 5) ? STOP : INDIRECT;
-                } else if (half == 0x9002 || half == 0) {
-                    k = STOP; // c.ebreak, c.unimp
+                } else if (half == 0) {
+                    k = STOP; // c.unimp (LLVM marks it a trap; c.ebreak it does not, so BOLT falls through it)
                 }
             }
             if (k == INDIRECT) {
@@ -245,6 +254,12 @@ final class RiscVCfg {
             }
             pc += length;
         }
+    }
+
+    private static int[] concat(int[] a, int[] b) {
+        int[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     private static int cjOffset(int h) {
