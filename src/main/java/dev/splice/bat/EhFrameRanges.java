@@ -17,13 +17,14 @@ final class EhFrameRanges {
     /** Parses the section's records; a malformed record is refused with its offset. */
     static TreeMap<Long, Long> parse(byte[] bytes, long sectionAddress, String source) {
         TreeMap<Long, Long> fdes = new TreeMap<>();
-        parse(bytes, sectionAddress, source, fdes, new TreeMap<>());
+        parse(bytes, sectionAddress, source, fdes, null);
         return fdes;
     }
 
     /**
      * Parses the section's records into {@code fdes} (start -> length) and {@code lsdas} (start ->
-     * address of the FDE's LSDA, for the FDEs kept in {@code fdes} that have one).
+     * address of the FDE's LSDA, for the FDEs kept in {@code fdes} that have one; null: LSDAs are
+     * not read, so an LSDA pointer Splice cannot decode does not refuse the function ranges).
      */
     private static void parse(byte[] bytes, long sectionAddress, String source, TreeMap<Long, Long> fdes,
                               TreeMap<Long, Long> lsdas) {
@@ -56,7 +57,8 @@ final class EhFrameRanges {
                 long pcBegin = pointer(body, cie.fdeEncoding(), sectionAddress, true);
                 long pcRange = pointer(body, cie.fdeEncoding() & 0x0f, sectionAddress, false);
                 long lsda = 0;
-                if (cie.augmentationData() && cie.lsdaEncoding() != DW_EH_PE_OMIT) {
+                if (lsdas != null && cie.augmentationData() && cie.lsdaEncoding() != DW_EH_PE_OMIT
+                        && (cie.lsdaEncoding() & 0x80) == 0) { // an indirect LSDA pointer: not read
                     body.uleb(); // augmentation data length
                     lsda = pointer(body, cie.lsdaEncoding(), sectionAddress, true);
                 }
