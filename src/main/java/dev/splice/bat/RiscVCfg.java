@@ -6,9 +6,10 @@ import java.util.Arrays;
  * The basic blocks of a RISC-V function without a translation table, as perf2bolt-22 builds them
  * from its disassembly, for one purpose: turning a fall-through range in such a function into the
  * edges between the blocks it crosses (DataAggregator::getFallthroughsInTrace). Only what decides
- * block boundaries and fall-through is decoded: branches, jumps, returns, indirect jumps.
- * A function with an instruction this cannot place (an indirect jump) has no CFG, as perf2bolt
- * gives such a function none.
+ * block boundaries and fall-through is decoded: branches, jumps, returns, indirect jumps, traps;
+ * the caller adds the entry points and landing pads (from the LSDA), which also start blocks.
+ * A conditional branch out of the function, or a label inside an instruction, leaves it without a
+ * CFG.
  */
 final class RiscVCfg {
     // Per block, in address order: start offset, offset of its last instruction, and whether the
@@ -123,9 +124,9 @@ final class RiscVCfg {
                 }
             }
             if (k == INDIRECT) {
-                // An indirect jump (a jump table): it ends its block. perf2bolt also starts blocks at
-                // the table's targets, which Splice does not read: its blocks are then coarser, and a
-                // range yields a subset of perf2bolt's edges (docs/bat.md).
+                // An indirect jump (a jump table): it ends its block. Splice does not read jump
+                // tables; where BOLT starts blocks at a table's targets, Splice's blocks would be
+                // coarser (docs/bat.md; no difference measured).
                 k = STOP;
             }
             if (k == JUMP && t == size) {
