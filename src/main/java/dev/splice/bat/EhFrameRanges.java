@@ -17,7 +17,18 @@ final class EhFrameRanges {
     /** Parses the section's records; a malformed record is refused with its offset. */
     static TreeMap<Long, Long> parse(byte[] bytes, long sectionAddress, String source) {
         TreeMap<Long, Long> fdes = new TreeMap<>();
-        java.util.Map<Integer, Integer> cieEncodings = new java.util.HashMap<>();
+        parse(bytes, sectionAddress, source, fdes, null);
+        return fdes;
+    }
+
+    /**
+     * Parses the section's records into {@code fdes} (start -> length) and {@code lsdas} (start ->
+     * address of the FDE's LSDA, for the FDEs kept in {@code fdes} that have one; null: LSDAs are
+     * not read, so an LSDA pointer Splice cannot decode does not refuse the function ranges).
+     */
+    private static void parse(byte[] bytes, long sectionAddress, String source, TreeMap<Long, Long> fdes,
+                              TreeMap<Long, Long> lsdas) {
+        java.util.Map<Integer, Cie> cies = new java.util.HashMap<>();
         int offset = 0;
         while (offset + 4 <= bytes.length) {
             ByteReader r = new ByteReader(bytes, offset, bytes.length, source);
@@ -36,26 +47,34 @@ final class EhFrameRanges {
             ByteReader body = new ByteReader(bytes, start, end, source);
             long id = body.u32() & 0xffffffffL;
             if (id == 0) {
-                cieEncodings.put(offset, cieEncoding(body, offset));
+                cies.put(offset, cie(body, offset));
             } else {
-                int cie = (int) (start - id);
-                Integer encoding = cieEncodings.get(cie);
-                if (encoding == null) {
-                    throw r.error(offset, "FDE refers to no CIE at offset " + cie);
+                int cieOffset = (int) (start - id);
+                Cie cie = cies.get(cieOffset);
+                if (cie == null) {
+                    throw r.error(offset, "FDE refers to no CIE at offset " + cieOffset);
                 }
-                long pcBegin = pointer(body, encoding, sectionAddress, true);
-                long pcRange = pointer(body, encoding & 0x0f, sectionAddress, false);
-                if (pcRange != 0) {
-                    fdes.putIfAbsent(pcBegin, pcRange);
+                long pcBegin = pointer(body, cie.fdeEncoding(), sectionAddress, true);
+                long pcRange = pointer(body, cie.fdeEncoding() & 0x0f, sectionAddress, false);
+                long lsda = 0;
+                if (lsdas != null && cie.augmentationData() && cie.lsdaEncoding() != DW_EH_PE_OMIT
+                        && (cie.lsdaEncoding() & 0x80) == 0) { // an indirect LSDA pointer: not read
+                    body.uleb(); // augmentation data length
+                    lsda = pointer(body, cie.lsdaEncoding(), sectionAddress, true);
+                }
+                if (pcRange != 0 && fdes.putIfAbsent(pcBegin, pcRange) == null && lsda != 0) {
+                    lsdas.put(pcBegin, lsda);
                 }
             }
             offset = end;
         }
-        return fdes;
     }
 
-    /** The FDE pointer encoding of a CIE ('R' in its augmentation; absolute pointers otherwise). */
-    private static int cieEncoding(ByteReader r, int recordOffset) {
+    /** What an FDE needs from its CIE: pointer encodings, and whether it has augmentation data ('z'). */
+    private record Cie(int fdeEncoding, int lsdaEncoding, boolean augmentationData) {}
+
+    /** The pointer encodings of a CIE ('R' and 'L' in its augmentation; absolute pointers, no LSDA otherwise). */
+    private static Cie cie(ByteReader r, int recordOffset) {
         int version = r.u8();
         StringBuilder augmentation = new StringBuilder();
         for (int c = r.u8(); c != 0; c = r.u8()) {
@@ -73,14 +92,15 @@ final class EhFrameRanges {
             r.uleb();
         }
         int encoding = 0;
+        int lsdaEncoding = DW_EH_PE_OMIT;
         if (!aug.startsWith("z")) {
-            return encoding;
+            return new Cie(encoding, lsdaEncoding, false);
         }
         r.uleb(); // augmentation data length
         for (int i = 1; i < aug.length(); i++) {
             switch (aug.charAt(i)) {
                 case 'R' -> encoding = r.u8();
-                case 'L' -> r.u8();
+                case 'L' -> lsdaEncoding = r.u8();
                 case 'P' -> {
                     int personality = r.u8();
                     pointer(r, personality & 0x7f, 0, false);
@@ -89,11 +109,11 @@ final class EhFrameRanges {
                 default -> throw r.error(recordOffset, "unknown CIE augmentation '" + aug + "'");
             }
         }
-        return encoding;
+        return new Cie(encoding, lsdaEncoding, true);
     }
 
     /** Reads one DW_EH_PE-encoded pointer; pc-relative ones are made absolute. */
-    private static long pointer(ByteReader r, int encoding, long sectionAddress, boolean apply) {
+    static long pointer(ByteReader r, int encoding, long sectionAddress, boolean apply) {
         if (encoding == DW_EH_PE_OMIT) {
             return 0;
         }
@@ -116,6 +136,18 @@ final class EhFrameRanges {
             case 0x10 -> sectionAddress + at + value;
             default -> throw r.error(at, "unsupported pointer application 0x" + Integer.toHexString(encoding));
         };
+    }
+
+    /**
+     * The LSDAs of the file's .eh_frame FDEs: FDE start address -> LSDA address (for the FDE kept
+     * for that address, see above; empty if there is no .eh_frame).
+     */
+    static TreeMap<Long, Long> lsdas(dev.splice.elf.ElfFile elf) {
+        TreeMap<Long, Long> lsdas = new TreeMap<>();
+        elf.section(".eh_frame")
+                .filter(s -> !s.isNobits() && s.size() > 0)
+                .ifPresent(s -> parse(elf.contents(s), s.address(), elf.name() + ": .eh_frame", new TreeMap<>(), lsdas));
+        return lsdas;
     }
 
     /** The FDE ranges of the file's .eh_frame section (empty if it has none). */

@@ -28,6 +28,7 @@ public final class RewrittenBinary {
     private final long[] starts;
     private final Function[] functions;
     private final java.util.Set<Long> notSimple;
+    private final Map<Long, long[]> landingPads;
 
     /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
     public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
@@ -36,8 +37,15 @@ public final class RewrittenBinary {
 
     /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
     RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
+        this(riscv, sections, functionList, notSimple, Map.of());
+    }
+
+    /** As above; {@code landingPads}: per function start (its FDE's), its landing pads' addresses. */
+    private RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple,
+                            Map<Long, long[]> landingPads) {
         this.riscv = riscv;
         this.notSimple = notSimple;
+        this.landingPads = landingPads;
         this.sections = List.copyOf(sections);
         List<Function> sorted = new ArrayList<>(functionList);
         sorted.sort(Comparator.comparingLong(Function::address));
@@ -101,7 +109,8 @@ public final class RewrittenBinary {
         if (input != null) {
             functions = namedAfterInput(elf, bat, functions, input);
         }
-        return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple());
+        Map<Long, long[]> landingPads = elf.isRiscV() ? LandingPads.of(elf) : Map.of();
+        return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), landingPads);
     }
 
     /**
@@ -338,7 +347,11 @@ public final class RewrittenBinary {
         if (s == null || !s.executable() || s.bytes() == null) {
             return null;
         }
-        return RiscVCfg.of(s.bytes(), (int) (f.address() - s.address()), (int) Math.min(f.size(), s.address() + s.size() - f.address()), entries);
+        int size = (int) Math.min(f.size(), s.address() + s.size() - f.address());
+        long[] pads = landingPads.getOrDefault(f.address(), new long[0]);
+        int[] padOffsets = Arrays.stream(pads).filter(a -> a > f.address() && a - f.address() < size)
+                .mapToInt(a -> (int) (a - f.address())).toArray();
+        return RiscVCfg.of(s.bytes(), (int) (f.address() - s.address()), size, entries, padOffsets);
     }
 
     /**

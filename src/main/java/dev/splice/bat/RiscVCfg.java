@@ -6,9 +6,10 @@ import java.util.Arrays;
  * The basic blocks of a RISC-V function without a translation table, as perf2bolt-22 builds them
  * from its disassembly, for one purpose: turning a fall-through range in such a function into the
  * edges between the blocks it crosses (DataAggregator::getFallthroughsInTrace). Only what decides
- * block boundaries and fall-through is decoded: branches, jumps, returns, indirect jumps.
- * A function with an instruction this cannot place (an indirect jump) has no CFG, as perf2bolt
- * gives such a function none.
+ * block boundaries and fall-through is decoded: branches, jumps, returns, indirect jumps, traps;
+ * the caller adds the entry points and landing pads (from the LSDA), which also start blocks.
+ * A conditional branch out of the function, or a label inside an instruction, leaves it without a
+ * CFG.
  */
 final class RiscVCfg {
     // Per block, in address order: start offset, offset of its last instruction, and whether the
@@ -47,6 +48,15 @@ final class RiscVCfg {
      * entry points, which start blocks.
      */
     static RiscVCfg of(byte[] code, int base, int size, int[] entries) {
+        return of(code, base, size, entries, new int[0]);
+    }
+
+    /**
+     * As above, with the offsets of the function's landing pads (from its LSDA): BOLT makes them
+     * labels, which start blocks, and, like entry points, a trace into one is not moved back to
+     * the call before it.
+     */
+    static RiscVCfg of(byte[] code, int base, int size, int[] entries, int[] landingPads) {
         if (size <= 0 || base < 0 || base + size > code.length) {
             return null;
         }
@@ -57,7 +67,7 @@ final class RiscVCfg {
         boolean[] entry = new boolean[size + 1];
         leader[0] = true;
         entry[0] = true;
-        for (int e : entries) {
+        for (int e : concat(entries, landingPads)) {
             if (e > 0 && e < size) {
                 leader[e] = true;
                 entry[e] = true;
@@ -109,14 +119,14 @@ final class RiscVCfg {
                     int rs1 = (half >>> 7) & 31;
                     boolean link = ((half >>> 12) & 1) != 0;
                     k = link ? CALL : (rs1 == 1 || rs1 == 5) ? STOP : INDIRECT;
-                } else if (half == 0x9002 || half == 0) {
-                    k = STOP; // c.ebreak, c.unimp
+                } else if (half == 0) {
+                    k = STOP; // c.unimp (LLVM marks it a trap; c.ebreak it does not, so BOLT falls through it)
                 }
             }
             if (k == INDIRECT) {
-                // An indirect jump (a jump table): it ends its block. perf2bolt also starts blocks at
-                // the table's targets, which Splice does not read: its blocks are then coarser, and a
-                // range yields a subset of perf2bolt's edges (docs/bat.md).
+                // An indirect jump (a jump table): it ends its block. Splice does not read jump
+                // tables; where BOLT starts blocks at a table's targets, Splice's blocks would be
+                // coarser (docs/bat.md; no difference measured).
                 k = STOP;
             }
             if (k == JUMP && t == size) {
@@ -245,6 +255,12 @@ final class RiscVCfg {
             }
             pc += length;
         }
+    }
+
+    private static int[] concat(int[] a, int[] b) {
+        int[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     private static int cjOffset(int h) {
