@@ -9,7 +9,8 @@ import java.util.Arrays;
  * block boundaries and fall-through is decoded: branches, jumps, returns, indirect jumps, traps;
  * the caller adds the entry points and landing pads (from the LSDA), which also start blocks.
  * A conditional branch out of the function, or a label inside an instruction, leaves it without a
- * CFG.
+ * CFG. The few control-flow encodings are decoded here rather than through {@code dev.splice.isa}:
+ * {@code bat} depends only on {@code elf} (DESIGN.md), so that it serves x86-64 BOLT outputs too.
  */
 final class RiscVCfg {
     // Per block, in address order: start offset, offset of its last instruction, and whether the
@@ -92,11 +93,11 @@ final class RiscVCfg {
                 int rd = (word >>> 7) & 31;
                 int rs1 = (word >>> 15) & 31;
                 if (opcode == 0x63) {
-                    int imm = ((word >> 31) << 12) | ((word >>> 7) & 1) << 11 | ((word >>> 25) & 0x3f) << 5 | ((word >>> 8) & 0xf) << 1;
+                    int imm = branchOffset(word);
                     k = CONDITIONAL;
                     t = pc + (long) imm;
                 } else if (opcode == 0x6f) {
-                    int imm = ((word >> 31) << 20) | ((word >>> 12) & 0xff) << 12 | ((word >>> 20) & 1) << 11 | ((word >>> 21) & 0x3ff) << 1;
+                    int imm = jalOffset(word);
                     k = rd == 0 ? JUMP : CALL;
                     t = pc + (long) imm;
                 } else if (opcode == 0x67) {
@@ -230,9 +231,9 @@ final class RiscVCfg {
                 int rd = (word >>> 7) & 31;
                 int rs1 = (word >>> 15) & 31;
                 if (opcode == 0x63) {
-                    t = pc + (long) (((word >> 31) << 12) | ((word >>> 7) & 1) << 11 | ((word >>> 25) & 0x3f) << 5 | ((word >>> 8) & 0xf) << 1);
+                    t = pc + (long) branchOffset(word);
                 } else if (opcode == 0x6f) {
-                    t = pc + (long) (((word >> 31) << 20) | ((word >>> 12) & 0xff) << 12 | ((word >>> 20) & 1) << 11 | ((word >>> 21) & 0x3ff) << 1);
+                    t = pc + (long) jalOffset(word);
                 } else if (opcode == 0x67 && rs1 == auipcReg) {
                     t = auipcValue + (word >> 20);
                 } else if (opcode == 0x17) {
@@ -261,6 +262,16 @@ final class RiscVCfg {
         int[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
+    }
+
+    /** The B-type immediate (conditional branch offset) of a 32-bit word. */
+    private static int branchOffset(int word) {
+        return ((word >> 31) << 12) | ((word >>> 7) & 1) << 11 | ((word >>> 25) & 0x3f) << 5 | ((word >>> 8) & 0xf) << 1;
+    }
+
+    /** The J-type immediate (jal offset) of a 32-bit word. */
+    private static int jalOffset(int word) {
+        return ((word >> 31) << 20) | ((word >>> 12) & 0xff) << 12 | ((word >>> 20) & 1) << 11 | ((word >>> 21) & 0x3ff) << 1;
     }
 
     private static int cjOffset(int h) {
