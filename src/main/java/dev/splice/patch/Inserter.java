@@ -3,7 +3,6 @@ package dev.splice.patch;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
-import dev.splice.elf.Relocation;
 import dev.splice.elf.RelocationSection;
 import dev.splice.elf.Section;
 import dev.splice.elf.Segment;
@@ -17,9 +16,9 @@ import dev.splice.listing.ListingException;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
+import dev.splice.patch.RelocationIndex.Reloc;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -47,14 +46,8 @@ public final class Inserter {
     /** Register t1 (x6): the psABI's tail-call scratch register. */
     private static final int T1 = 6;
     private final java.util.Set<Long> functionStarts = new java.util.HashSet<>();
-    /** Relocations by the section they apply to, with their resolved symbol values. */
-    private final List<Reloc> relocs = new ArrayList<>();
-    /** pc-relative low parts by the address of their auipc. */
-    private final Map<Long, List<Reloc>> lowParts = new HashMap<>();
-    /** Every relocation sorted (stably) by offset, and the offsets, for lookups by address without boxing. */
-    private Reloc[] byOffset = new Reloc[0];
-    private long[] offsets = new long[0];
-    private boolean relocationsRead;
+    /** Null until {@link #readRelocations}. */
+    private RelocationIndex relocations;
     /** Bulk mode: the functions {@link #movable} decoded, for the first attempt to take over ({@link #reuse}). */
     private final Map<Long, MovedFunction> predecoded = new HashMap<>();
     /** {@link #moved} as sorted arrays for {@link #findMoved}; null when it must be rebuilt. */
@@ -64,20 +57,6 @@ public final class Inserter {
     /** The PT_LOAD segments, in table order, for {@link #fileOffset}. */
     private final Segment[] loads;
     private final List<Patch> patches = new ArrayList<>();
-
-    record Reloc(Section section, Section target, Relocation relocation, long symbolValue, String symbolName) {
-        long value() {
-            return symbolValue + relocation.addend();
-        }
-
-        int type() {
-            return relocation.type();
-        }
-
-        long offset() {
-            return relocation.offset();
-        }
-    }
 
     /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
     private record SideWork(byte[] bat, java.security.MessageDigest codeHash) {}
@@ -115,11 +94,7 @@ public final class Inserter {
         this.image = prepared.image;
         this.loads = prepared.loads;
         functionStarts.addAll(prepared.functionStarts);
-        relocs.addAll(prepared.relocs);
-        lowParts.putAll(prepared.lowParts);
-        byOffset = prepared.byOffset;
-        offsets = prepared.offsets;
-        relocationsRead = prepared.relocationsRead;
+        relocations = prepared.relocations;
         assembled.putAll(prepared.assembled);
     }
 
@@ -266,78 +241,9 @@ public final class Inserter {
     // ------------------------------------------------------------------ relocations
 
     private void readRelocations() {
-        if (relocationsRead) {
-            return;
+        if (relocations == null) {
+            relocations = RelocationIndex.read(elf, file);
         }
-        relocationsRead = true;
-        boolean any = false;
-        for (RelocationSection rs : elf.relocations()) {
-            Section on = rs.target();
-            if (on.index() == 0 || !on.isAllocated()) {
-                continue; // .rela.dyn (none in static executables we accept), debug sections
-            }
-            if (on.isExecutable()) {
-                any = true;
-            }
-            Section symtab = elf.section(rs.section().link());
-            List<Symbol> symbols = elf.symbols(symtab);
-            for (Relocation r : rs.relocations()) {
-                long value = 0;
-                String name = "";
-                if (r.symbolIndex() != 0) {
-                    if (r.symbolIndex() >= symbols.size()) {
-                        throw new PatchException(file + ": " + rs.section().name() + ": relocation at 0x"
-                                + Long.toHexString(r.offset()) + " names symbol " + r.symbolIndex() + " of " + symbols.size());
-                    }
-                    Symbol s = symbols.get(r.symbolIndex());
-                    value = s.value();
-                    name = s.name();
-                }
-                if (Rel.isPositionIndependent(r.type())) {
-                    continue; // markers (R_RISCV_RELAX, NONE, ...) and tp/gp-relative values: every pass skips them
-                }
-                Reloc reloc = new Reloc(rs.section(), on, r, value, name);
-                relocs.add(reloc);
-                if (Rel.isPcrelLo(r.type())) {
-                    lowParts.computeIfAbsent(value, k -> new ArrayList<>(2)).add(reloc);
-                }
-            }
-        }
-        if (!any) {
-            throw new PatchException(file + ": has no relocations for its code; insertion moves code and must know every "
-                    + "reference to it: link with -Wl,--emit-relocs");
-        }
-        byOffset = relocs.toArray(new Reloc[0]);
-        Arrays.sort(byOffset, Comparator.comparingLong(Reloc::offset)); // stable: same-offset order kept
-        offsets = new long[byOffset.length];
-        for (int i = 0; i < byOffset.length; i++) {
-            offsets[i] = byOffset[i].offset();
-        }
-    }
-
-    /** The index of the first relocation at or after {@code offset} in {@link #byOffset}. */
-    private int firstRelocationAt(long offset) {
-        int lo = 0;
-        int hi = offsets.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (offsets[mid] < offset) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
-    }
-
-    /** The relocations at {@code offset}, in the order of their sections and entries. */
-    private List<Reloc> relocationsAt(long offset) {
-        int from = firstRelocationAt(offset);
-        int to = from;
-        while (to < offsets.length && offsets[to] == offset) {
-            to++;
-        }
-        return from == to ? List.of() : Arrays.asList(byOffset).subList(from, to);
     }
 
     // ------------------------------------------------------------------ functions and decoding
@@ -460,13 +366,13 @@ public final class Inserter {
                         + Long.toHexString(e.getKey()) + " is not an instruction boundary of function '" + f.name() + "'");
             }
         }
-        int k = firstRelocationAt(f.address());
+        int k = relocations.firstAt(f.address());
         for (Item item : m.instructions.values()) {
-            while (k < offsets.length && offsets[k] < item.oldAddress) {
+            while (k < relocations.size() && relocations.offset(k) < item.oldAddress) {
                 k++;
             }
-            for (; k < offsets.length && offsets[k] == item.oldAddress; k++) {
-                Reloc r = byOffset[k];
+            for (; k < relocations.size() && relocations.offset(k) == item.oldAddress; k++) {
+                Reloc r = relocations.get(k);
                 int type = r.type();
                 if ((type == Rel.HI20 || type == Rel.LO12_I || type == Rel.LO12_S) && findMoved(r.value()) != null) {
                     throw refuse(item, r, "takes the absolute address of moved code (lui-based); not handled");
@@ -531,14 +437,14 @@ public final class Inserter {
     /** Pairs every auipc with the instructions that complete it; refuses relocations it cannot follow. */
     private void checkRelocationsInside(MovedFunction m) {
         Function f = m.function;
-        int k = firstRelocationAt(f.address());
+        int k = relocations.firstAt(f.address());
         for (Item item : m.instructions.values()) {
-            while (k < offsets.length && offsets[k] < item.oldAddress) {
+            while (k < relocations.size() && relocations.offset(k) < item.oldAddress) {
                 k++;
             }
             boolean hi = false;
-            for (; k < offsets.length && offsets[k] == item.oldAddress; k++) {
-                Reloc r = byOffset[k];
+            for (; k < relocations.size() && relocations.offset(k) == item.oldAddress; k++) {
+                Reloc r = relocations.get(k);
                 int type = r.type();
                 if (Rel.isPositionIndependent(type) || Rel.isPcrelLo(type)) {
                     continue;
@@ -563,7 +469,7 @@ public final class Inserter {
                         if (item.kind != Kind.AUIPC) {
                             throw refuse(item, r, "is not on an auipc");
                         }
-                        for (Reloc lo : lowParts.getOrDefault(item.oldAddress, List.of())) {
+                        for (Reloc lo : relocations.lowParts(item.oldAddress)) {
                             Item p = m.instructions.get(lo.offset());
                             if (p == null || p.oldSize != 4) {
                                 throw new PatchException(file + ": the low part of the auipc at 0x"
@@ -1097,13 +1003,13 @@ public final class Inserter {
 
     private void retargetReferences() {
         Map<Long, List<Reloc>> subs = new HashMap<>();
-        for (Reloc r : relocs) {
+        for (Reloc r : relocations.all()) {
             int t = r.type();
             if (t == Rel.SUB8 || t == Rel.SUB16 || t == Rel.SUB32 || t == Rel.SUB64 || t == Rel.SUB6 || t == Rel.SUB_ULEB128) {
                 subs.computeIfAbsent(r.offset(), k -> new ArrayList<>(1)).add(r);
             }
         }
-        for (Reloc r : relocs) {
+        for (Reloc r : relocations.all()) {
             if (findMoved(r.offset()) != null && r.target().isExecutable()) {
                 continue; // re-encoded with the moved code
             }
@@ -1161,7 +1067,7 @@ public final class Inserter {
     }
 
     private boolean hasAdd(Reloc sub) {
-        for (Reloc r : relocationsAt(sub.offset())) {
+        for (Reloc r : relocations.at(sub.offset())) {
             if (r.section() == sub.section() && (r.type() == Rel.ADD32 || r.type() == Rel.ADD64)) {
                 return true;
             }
@@ -1301,7 +1207,7 @@ public final class Inserter {
         int rd = Rv.rd(auipc);
         List<long[]> partners = new ArrayList<>(); // address, store
         if (r.type() == Rel.PCREL_HI20) {
-            for (Reloc lo : lowParts.getOrDefault(p, List.of())) {
+            for (Reloc lo : relocations.lowParts(p)) {
                 partners.add(new long[] {lo.offset(), lo.type() == Rel.PCREL_LO12_S ? 1 : 0});
             }
         } else {
