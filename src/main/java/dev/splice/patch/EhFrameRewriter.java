@@ -308,8 +308,8 @@ final class EhFrameRewriter {
         int fields = f.programAt - f.pcField;
         int size = (8 + fields + program.length + 3) & -4;
         byte[] r = new byte[size];
-        Inserter.putU32(r, 0, size - 4);
-        Inserter.putU32(r, 4, at + 4 - cieCopy);
+        LeBytes.putU32(r, 0, size - 4);
+        LeBytes.putU32(r, 4, at + 4 - cieCopy);
         System.arraycopy(b, f.pcField, r, 8, fields);
         System.arraycopy(program, 0, r, 8 + fields, program.length);
         int enc = f.cie.fdeEncoding;
@@ -345,7 +345,7 @@ final class EhFrameRewriter {
                     + " is out of reach of a 32-bit record length (.eh_frame cannot grow)");
         }
         Arrays.fill(b, at, terminator, (byte) 0);
-        Inserter.putU32(b, at, (int) length);
+        LeBytes.putU32(b, at, (int) length);
         if (replaced.end() - at - 8 >= SKIP_BODY.length) { // else zeros: no unwinder reads a CIE that no FDE names
             System.arraycopy(SKIP_BODY, 0, b, at + 8, SKIP_BODY.length);
         }
@@ -451,8 +451,8 @@ final class EhFrameRewriter {
             if (!Rv.fits(rel, 32) || !Rv.fits(fdeRel, 32)) {
                 throw new PatchException(file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
             }
-            Inserter.putU32(b, p + 8 * i, (int) rel);
-            Inserter.putU32(b, p + 8 * i + 4, (int) fdeRel);
+            LeBytes.putU32(b, p + 8 * i, (int) rel);
+            LeBytes.putU32(b, p + 8 * i + 4, (int) fdeRel);
         }
         editor.setContents(hdr.index(), b);
     }

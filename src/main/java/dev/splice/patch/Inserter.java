@@ -17,6 +17,11 @@ import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
 import dev.splice.patch.RelocationIndex.Reloc;
+import static dev.splice.patch.LeBytes.le16;
+import static dev.splice.patch.LeBytes.le32;
+import static dev.splice.patch.LeBytes.le64;
+import static dev.splice.patch.LeBytes.putU32;
+
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,9 +58,7 @@ public final class Inserter {
     /** {@link #moved} as sorted arrays for {@link #findMoved}; null when it must be rebuilt. */
     private long[] movedStarts;
     private MovedFunction[] movedByStart;
-    private byte[] image;
-    /** The PT_LOAD segments, in table order, for {@link #fileOffset}. */
-    private final Segment[] loads;
+    private final InputImage image;
     private final List<Patch> patches = new ArrayList<>();
 
     /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
@@ -73,8 +76,7 @@ public final class Inserter {
         this.file = elf.name();
         this.target = BinaryTarget.of(elf);
         this.decoder = decoderNow ? Rv.ISA.decoder(decodable(target)) : null;
-        this.image = elf.toBytes();
-        this.loads = elf.segments().stream().filter(Segment::isLoad).toArray(Segment[]::new);
+        this.image = new InputImage(elf);
         for (Function f : elf.functions()) {
             functionStarts.add(f.address());
         }
@@ -92,7 +94,6 @@ public final class Inserter {
         this.target = prepared.target;
         this.decoder = prepared.decoder;
         this.image = prepared.image;
-        this.loads = prepared.loads;
         functionStarts.addAll(prepared.functionStarts);
         relocations = prepared.relocations;
         assembled.putAll(prepared.assembled);
@@ -214,7 +215,7 @@ public final class Inserter {
         writeTrampolines();
         Phases.mark("retarget references");
         for (Patch p : patches) {
-            editor.patch(fileOffset(p.address()), p.bytes());
+            editor.patch(image.fileOffset(p.address()), p.bytes());
         }
         int textIndex = editor.addSection(SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR, base,
                 8, 0, 0, 0, text);
@@ -289,16 +290,16 @@ public final class Inserter {
             return;
         }
         long at = f.address();
-        long offset = fileOffset(at);
+        long offset = image.fileOffset(at);
         Item single = m.fragments.size() == 1 ? m.fragments.values().iterator().next() : null; // the usual case, unboxed
         while (at < f.endAddress()) {
-            int parcel = u16(offset + (at - f.address()));
+            int parcel = image.u16(offset + (at - f.address()));
             int size = Decoder.length(parcel);
             if (size != 2 && size != 4 || at + size > f.endAddress()) {
                 throw new PatchException(file + ": function '" + f.name() + "' holds bytes at 0x" + Long.toHexString(at)
                         + " that are not an instruction; data in code is not moved");
             }
-            int bits = size == 2 ? parcel : (int) u32(offset + (at - f.address()));
+            int bits = size == 2 ? parcel : (int) image.u32(offset + (at - f.address()));
             Opcode op = decoder.decode(bits, size);
             if (op == null) {
                 throw new PatchException(file + ": function '" + f.name() + "': 0x" + Long.toHexString(at)
@@ -1139,10 +1140,10 @@ public final class Inserter {
 
     private void retargetBranch(Reloc r, MovedFunction m, long to) {
         long p = r.offset();
-        long off = fileOffset(p);
-        int parcel = u16(off);
+        long off = image.fileOffset(p);
+        int parcel = image.u16(off);
         int size = Decoder.length(parcel);
-        int bits = size == 2 ? parcel : (int) u32(off);
+        int bits = size == 2 ? parcel : (int) image.u32(off);
         Opcode op = decoder.decode(bits, size);
         if (op == null || !op.hasBranchTarget() || p + op.branchOffset(bits) != r.value()) {
             throw refuseReference(r, "does not match the instruction there");
@@ -1173,7 +1174,7 @@ public final class Inserter {
     /** lui %hi(sym) and its %lo(sym) users: each carries its own relocation, re-encoded for the new address. */
     private void retargetAbsolute(Reloc r, long to) {
         long p = r.offset();
-        int bits = (int) u32(fileOffset(p));
+        int bits = (int) image.u32(image.fileOffset(p));
         long old = r.value();
         long oldHi = (old + 0x800) >> 12;
         long newHi = (to + 0x800) >> 12;
@@ -1200,7 +1201,7 @@ public final class Inserter {
 
     private void retargetPair(Reloc r, long to) {
         long p = r.offset();
-        int auipc = (int) u32(fileOffset(p));
+        int auipc = (int) image.u32(image.fileOffset(p));
         if ((auipc & 0x7f) != 0x17) {
             throw refuseReference(r, "is not on an auipc");
         }
@@ -1219,7 +1220,7 @@ public final class Inserter {
         long hi = Rv.hi20(to - p);
         patches.add(new Patch(p, le32(Rv.withUImm(auipc, hi))));
         for (long[] q : partners) {
-            int bits = (int) u32(fileOffset(q[0]));
+            int bits = (int) image.u32(image.fileOffset(q[0]));
             long low = q[1] == 1 ? Rv.sImm(bits) : Rv.iImm(bits);
             if (p + Rv.uImm(auipc) + low != r.value() || Rv.rs1(bits) != rd) {
                 throw refuseReference(r, "does not match the instructions at 0x" + Long.toHexString(p) + " and 0x"
@@ -1295,13 +1296,13 @@ public final class Inserter {
             long at = p.address();
             Item last = null;
             while (at < p.endAddress()) {
-                long off = fileOffset(at);
-                int parcel = u16(off);
+                long off = image.fileOffset(at);
+                int parcel = image.u16(off);
                 int size = Decoder.length(parcel);
                 if (size != 2 && size != 4 || at + size > p.endAddress()) {
                     return true;
                 }
-                int bits = size == 2 ? parcel : (int) u32(off);
+                int bits = size == 2 ? parcel : (int) image.u32(off);
                 Opcode op = decoder.decode(bits, size);
                 if (op == null) {
                     return true;
@@ -1389,60 +1390,19 @@ public final class Inserter {
 
     // ------------------------------------------------------------------ bytes
 
-    long fileOffset(long address) {
-        // ElfFile.fileOffset without the Optional and iterator per call: hot in decoding (the first match wins there too).
-        for (Segment s : loads) {
-            if (address - s.virtualAddress() >= 0 && address - s.virtualAddress() < s.fileSize()) {
-                return s.offset() + (address - s.virtualAddress());
-            }
-        }
-        throw new PatchException(file + ": address 0x" + Long.toHexString(address) + " has no bytes in the file");
-    }
-
-    private int u16(long offset) {
-        return (image[(int) offset] & 0xff) | (image[(int) offset + 1] & 0xff) << 8;
-    }
-
-    private long u32(long offset) {
-        return u16(offset) | (long) u16(offset + 2) << 16;
-    }
-
     private long u32At(long address, Reloc r) {
-        return u32(fileOffsetOf(address, r));
+        return image.u32(fileOffsetOf(address, r));
     }
 
     private long u64At(long address, Reloc r) {
         long o = fileOffsetOf(address, r);
-        return u32(o) | u32(o + 4) << 32;
+        return image.u32(o) | image.u32(o + 4) << 32;
     }
 
     private long fileOffsetOf(long address, Reloc r) {
         if (r.target().isNobits()) {
             throw refuseReference(r, "applies to a section without file contents");
         }
-        return fileOffset(address);
-    }
-
-    static byte[] le16(int v) {
-        return new byte[] {(byte) v, (byte) (v >> 8)};
-    }
-
-    static byte[] le32(int v) {
-        return new byte[] {(byte) v, (byte) (v >> 8), (byte) (v >> 16), (byte) (v >> 24)};
-    }
-
-    static byte[] le64(long v) {
-        byte[] b = new byte[8];
-        for (int i = 0; i < 8; i++) {
-            b[i] = (byte) (v >>> (8 * i));
-        }
-        return b;
-    }
-
-    static void putU32(byte[] b, int at, int v) {
-        b[at] = (byte) v;
-        b[at + 1] = (byte) (v >> 8);
-        b[at + 2] = (byte) (v >> 16);
-        b[at + 3] = (byte) (v >> 24);
+        return image.fileOffset(address);
     }
 }
