@@ -11,8 +11,6 @@ import dev.splice.isa.Decoder;
 import dev.splice.isa.Extension;
 import dev.splice.isa.Opcode;
 import dev.splice.listing.Assembler;
-import dev.splice.listing.Assembly;
-import dev.splice.listing.ListingException;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
@@ -21,7 +19,6 @@ import static dev.splice.patch.LeBytes.le16;
 import static dev.splice.patch.LeBytes.le32;
 import static dev.splice.patch.LeBytes.putU32;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -59,6 +56,8 @@ public final class Inserter {
     private MovedFunction[] movedByStart;
     private final InputImage image;
     private final List<Patch> patches = new ArrayList<>();
+    /** Made with the decoder, when the first rewrite starts; copied for another attempt. */
+    private FragmentAssembler fragments;
 
     /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
     private record SideWork(byte[] bat, java.security.MessageDigest codeHash) {}
@@ -95,7 +94,7 @@ public final class Inserter {
         this.image = prepared.image;
         functionStarts.addAll(prepared.functionStarts);
         relocations = prepared.relocations;
-        assembled.putAll(prepared.assembled);
+        fragments = prepared.fragments == null ? null : prepared.fragments.copy();
     }
 
     /** The result of {@link #insertAtEntries}: the binary, the number of entries instrumented, the functions left alone and why. */
@@ -202,6 +201,9 @@ public final class Inserter {
         Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
         long base = newSectionAddress(editor);
+        if (fragments == null) {
+            fragments = new FragmentAssembler(target, decoder);
+        }
         layout(base);
         Phases.mark("layout");
         byte[] text = encode(base);
@@ -689,7 +691,7 @@ public final class Inserter {
     private void layout(long base) {
         for (MovedFunction m : moved.values()) {
             for (Item frag : m.fragments.values()) {
-                frag.bytes = assembleFragment(frag, 0);
+                frag.bytes = fragments.assemble(frag, 0);
             }
         }
         // Only branches, jumps and jumps back can grow: the relaxation rounds revisit just those, in the same order.
@@ -756,67 +758,6 @@ public final class Inserter {
         }
         i.form++;
         return true;
-    }
-
-    /** Assembled fragments by text: without alignment directives a fragment's bytes do not depend on its address. */
-    private final Map<String, byte[]> assembled = new HashMap<>();
-
-    private byte[] assembleFragment(Item frag, long address) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (Insertion insertion : frag.insertions) {
-            long at = address + out.size();
-            boolean aligns = insertion.fragment().contains("align");
-            byte[] known = aligns ? null : assembled.get(insertion.fragment());
-            if (known != null) {
-                out.writeBytes(known);
-                continue;
-            }
-            Assembly a;
-            try {
-                a = Assembler.assemble(insertion.fragment(), insertion.fragmentName(), at, Map.of());
-            } catch (ListingException e) {
-                throw new PatchException(e.getMessage());
-            }
-            if (a.regions().size() != 1) {
-                throw new PatchException(insertion.fragmentName() + ": a fragment holds one region, this one has "
-                        + a.regions().size());
-            }
-            target.require(a.target(), insertion.fragmentName());
-            byte[] bytes = a.bytes();
-            checkFragment(insertion, bytes, at);
-            if (!aligns) {
-                assembled.put(insertion.fragment(), bytes);
-            }
-            out.writeBytes(bytes);
-        }
-        return out.toByteArray();
-    }
-
-    /** A fragment may branch within itself or to its own end; it may not use the pc otherwise. */
-    private void checkFragment(Insertion insertion, byte[] bytes, long at) {
-        int p = 0;
-        while (p < bytes.length) {
-            int parcel = (bytes[p] & 0xff) | (bytes[p + 1] & 0xff) << 8;
-            int size = Decoder.length(parcel);
-            int bits = size == 2 ? parcel : parcel | (bytes[p + 2] & 0xff) << 16 | (bytes[p + 3] & 0xff) << 24;
-            Opcode op = decoder.decode(bits, size);
-            if (op == null) {
-                throw new PatchException(insertion.fragmentName() + ": byte " + p + " is not an instruction of "
-                        + target.source() + "; fragments hold code only");
-            }
-            if (op.hasBranchTarget()) {
-                long t = p + op.branchOffset(bits);
-                if (t < 0 || t > bytes.length) {
-                    throw new PatchException(insertion.fragmentName() + ": " + op.mnemonic() + " at fragment offset " + p
-                            + " leaves the fragment; fragments may branch only within themselves or to their end");
-                }
-            }
-            if (op.mnemonic().equals("auipc")) {
-                throw new PatchException(insertion.fragmentName() + ": auipc at fragment offset " + p
-                        + " depends on where the fragment lands; fragments may not use the pc");
-            }
-            p += size;
-        }
     }
 
     // ------------------------------------------------------------------ address mapping
@@ -943,7 +884,7 @@ public final class Inserter {
     private byte[] encodeItem(MovedFunction m, Item i) {
         switch (i.kind) {
             case FRAGMENT -> {
-                return assembleFragment(i, i.newAddress);
+                return fragments.assemble(i, i.newAddress);
             }
             case BRANCH -> {
                 long offset = mapBranchTarget(i.target) - i.newAddress;
