@@ -223,8 +223,8 @@ final class EhFrameRewriter {
             }
             q = (int) (r[1] + r[0]);
         }
-        MovedFunction m = inserter.findMoved(begin);
-        MovedFunction mEnd = range > 0 ? inserter.findMoved(begin + range - 1) : null;
+        MovedFunction m = inserter.moved().find(begin);
+        MovedFunction mEnd = range > 0 ? inserter.moved().find(begin + range - 1) : null;
         if (m == null && mEnd == null) {
             return new Fde(at, end, cie, p, lsdaField, q, begin, null, null);
         }
@@ -364,7 +364,7 @@ final class EhFrameRewriter {
                 int width = high == 0x40 ? 0 : op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
                 long delta = width == 0 ? op & 0x3f : width == 1 ? b[p + 1] & 0xff : width == 2 ? u16(b, p + 1) : u32(b, p + 1);
                 long oldNext = oldLoc + delta * codeAlign;
-                long newNext = inserter.mapFallThrough(oldNext);
+                long newNext = inserter.moved().mapFallThrough(oldNext);
                 long newDelta = newNext - newLoc;
                 if (newDelta < 0 || newDelta % codeAlign != 0) {
                     throw refuse(at, "CFA row at 0x" + Long.toHexString(oldNext) + " cannot be moved");

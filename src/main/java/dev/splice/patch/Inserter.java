@@ -41,15 +41,12 @@ public final class Inserter {
     private final BinaryTarget target;
     /** Set last in bulk mode, where it is made on the other core ({@link #insertAtEntries}). */
     private Decoder decoder;
-    private final TreeMap<Long, MovedFunction> moved = new TreeMap<>();
+    private final MovedCode moved;
     private final java.util.Set<Long> functionStarts = new java.util.HashSet<>();
     /** Null until {@link #readRelocations}. */
     private RelocationIndex relocations;
     /** Bulk mode: the functions {@link #movable} decoded, for the first attempt to take over ({@link #reuse}). */
     private final Map<Long, MovedFunction> predecoded = new HashMap<>();
-    /** {@link #moved} as sorted arrays for {@link #findMoved}; null when it must be rebuilt. */
-    private long[] movedStarts;
-    private MovedFunction[] movedByStart;
     private final InputImage image;
     private final List<Patch> patches = new ArrayList<>();
     /** Made with the decoder, when the first rewrite starts; copied for another attempt. */
@@ -68,6 +65,7 @@ public final class Inserter {
     private Inserter(ElfFile elf, boolean decoderNow) {
         this.elf = elf;
         this.file = elf.name();
+        this.moved = new MovedCode(file);
         this.target = BinaryTarget.of(elf);
         this.decoder = decoderNow ? Rv.ISA.decoder(decodable(target)) : null;
         this.image = new InputImage(elf);
@@ -85,6 +83,7 @@ public final class Inserter {
     private Inserter(Inserter prepared) {
         this.elf = prepared.elf;
         this.file = prepared.file;
+        this.moved = new MovedCode(file);
         this.target = prepared.target;
         this.decoder = prepared.decoder;
         this.image = prepared.image;
@@ -188,10 +187,10 @@ public final class Inserter {
         for (Insertion insertion : insertions) {
             claim(insertion);
         }
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             decode(m);
         }
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             checkInsertionPoints(m);
         }
         Phases.mark("decode moved functions");
@@ -202,7 +201,7 @@ public final class Inserter {
         }
         layout(base);
         Phases.mark("layout");
-        byte[] text = new NewSectionEncoder(this, file, fragments).encode(base);
+        byte[] text = new NewSectionEncoder(moved, file, fragments).encode(base);
         Phases.mark("encode");
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
         byte[] oldId = elf.buildId().orElse(null);
@@ -263,8 +262,7 @@ public final class Inserter {
         if (f.section() == null || !f.section().isExecutable() || f.section().isNobits()) {
             throw new PatchException(insertion.fragmentName() + ": function '" + f.name() + "' is not in a code section");
         }
-        MovedFunction m = moved.computeIfAbsent(f.address(), k -> new MovedFunction(f));
-        movedStarts = null;
+        MovedFunction m = moved.add(f);
         if (m.function.size() != f.size()) {
             throw new PatchException(insertion.fragmentName() + ": functions overlap at 0x" + Long.toHexString(f.address()));
         }
@@ -283,9 +281,9 @@ public final class Inserter {
 
     private void decode(MovedFunction m) {
         Function f = m.function;
-        Map.Entry<Long, MovedFunction> next = moved.higherEntry(f.address());
-        if (next != null && next.getKey() < f.endAddress()) {
-            throw new PatchException(file + ": functions '" + f.name() + "' and '" + next.getValue().function.name() + "' overlap");
+        MovedFunction next = moved.after(f.address());
+        if (next != null && next.function.address() < f.endAddress()) {
+            throw new PatchException(file + ": functions '" + f.name() + "' and '" + next.function.name() + "' overlap");
         }
         if (f.size() < 4) {
             throw new PatchException(file + ": function '" + f.name() + "' has " + f.size()
@@ -382,7 +380,7 @@ public final class Inserter {
             for (; k < relocations.size() && relocations.offset(k) == item.oldAddress; k++) {
                 Reloc r = relocations.get(k);
                 int type = r.type();
-                if ((type == Rel.HI20 || type == Rel.LO12_I || type == Rel.LO12_S) && findMoved(r.value()) != null) {
+                if ((type == Rel.HI20 || type == Rel.LO12_I || type == Rel.LO12_S) && moved.find(r.value()) != null) {
                     throw refuse(item, r, "takes the absolute address of moved code (lui-based); not handled");
                 }
             }
@@ -494,7 +492,7 @@ public final class Inserter {
                         hi = true;
                     }
                     case Rel.HI20, Rel.LO12_I, Rel.LO12_S -> {
-                        if (findMoved(r.value()) != null) {
+                        if (moved.find(r.value()) != null) {
                             throw refuse(item, r, "takes the absolute address of moved code (lui-based); not handled");
                         }
                     }
@@ -572,7 +570,7 @@ public final class Inserter {
         readRelocations();
         Phases.mark("relocations");
         List<Function> functions = elf.functions();
-        findMoved(0); // builds the (empty) index of moved functions before two threads read it
+        moved.find(0); // builds the (empty) index of moved functions before two threads read it
         // Two halves on two cores; decoding a function reads only what no longer changes. The halves'
         // findings are merged in order, as one pass would make them (a failure of the first half wins).
         int half = functions.size() / 2;
@@ -632,8 +630,7 @@ public final class Inserter {
         Inserter in = new Inserter(elf);
         in.readRelocations();
         MovedFunction m = new MovedFunction(f);
-        in.moved.put(f.address(), m);
-        in.movedStarts = null;
+        in.moved.put(m);
         in.decode(m);
         List<Long> out = new ArrayList<>();
         for (Item i : m.items) {
@@ -657,7 +654,7 @@ public final class Inserter {
     /** The first page above everything loaded that keeps the load base (see ElfEditor.addressForNewSegments). */
     private long newSectionAddress(ElfEditor editor) {
         long size = 0;
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             size += 2 * m.function.size() + 64;
             for (Item f : m.fragments.values()) {
                 for (Insertion i : f.insertions) {
@@ -685,7 +682,7 @@ public final class Inserter {
 
     /** Assigns addresses and grows branch forms until every pc-relative operand fits (sizes only grow). */
     private void layout(long base) {
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             for (Item frag : m.fragments.values()) {
                 frag.bytes = fragments.assemble(frag, 0);
             }
@@ -693,7 +690,7 @@ public final class Inserter {
         // Only branches, jumps and jumps back can grow: the relaxation rounds revisit just those, in the same order.
         List<Item> growable = new ArrayList<>();
         List<MovedFunction> owners = new ArrayList<>();
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             for (Item i : m.items) {
                 if (i.kind == Kind.BRANCH || i.kind == Kind.JUMP || i.kind == Kind.FALLTHROUGH) {
                     growable.add(i);
@@ -703,7 +700,7 @@ public final class Inserter {
         }
         for (int round = 0; ; round++) {
             long at = base;
-            for (MovedFunction m : moved.values()) {
+            for (MovedFunction m : moved.functions()) {
                 at = (at + 7) & -8;
                 m.newStart = at;
                 for (Item i : m.items) {
@@ -729,7 +726,7 @@ public final class Inserter {
         if (i.kind != Kind.BRANCH && i.kind != Kind.JUMP && i.kind != Kind.FALLTHROUGH) {
             return false;
         }
-        long t = i.kind == Kind.FALLTHROUGH ? mapFallThrough(i.target) : mapBranchTarget(i.target);
+        long t = i.kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
         long offset = t - i.newAddress;
         boolean fits = switch (i.kind) {
             case BRANCH -> i.form == 0 ? Rv.fits(offset, 9) : i.form == 1 ? Rv.fits(offset, 13)
@@ -743,7 +740,7 @@ public final class Inserter {
         // A far jump needs a register: rd itself for calls; t1 for jumps to a function entry (a tail
         // call, which the psABI's `tail` also makes through t1) and for the jump back after a final
         // call (t1 is dead after any call); nothing known free otherwise.
-        boolean scratch = i.kind == Kind.JUMP && (i.rd != 0 || functionStarts.contains(i.target) && findMoved(i.target) == null)
+        boolean scratch = i.kind == Kind.JUMP && (i.rd != 0 || functionStarts.contains(i.target) && moved.find(i.target) == null)
                 || i.kind == Kind.FALLTHROUGH && i.afterCall;
         if (i.form == last || (i.form == last - 1 && !scratch)) {
             throw new PatchException(file + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump") + " at 0x"
@@ -756,70 +753,9 @@ public final class Inserter {
         return true;
     }
 
-    // ------------------------------------------------------------------ address mapping
-
-    MovedFunction findMoved(long address) {
-        if (movedStarts == null) {
-            movedByStart = moved.values().toArray(new MovedFunction[0]);
-            movedStarts = new long[movedByStart.length];
-            for (int i = 0; i < movedByStart.length; i++) {
-                movedStarts[i] = movedByStart[i].function.address();
-            }
-        }
-        int lo = 0;
-        int hi = movedStarts.length - 1;
-        int floor = -1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (movedStarts[mid] <= address) {
-                floor = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return floor >= 0 && movedByStart[floor].contains(address) ? movedByStart[floor] : null;
-    }
-
-    java.util.Collection<MovedFunction> movedFunctions() {
-        return moved.values();
-    }
-
-    /** Where a reference to {@code address} goes now, following the insertion's branch target policy. */
-    long mapBranchTarget(long address) {
-        MovedFunction m = findMoved(address);
-        if (m == null) {
-            return address;
-        }
-        Item i = instructionAt(m, address);
-        Item frag = i.fragment;
-        return frag != null && frag.policy == BranchTarget.INSERTED ? frag.newAddress : i.newAddress;
-    }
-
-    /** Where execution reaching {@code address} by fall-through starts now (fragment first). */
-    long mapFallThrough(long address) {
-        MovedFunction m = findMoved(address);
-        if (m == null) {
-            return address;
-        }
-        Item i = instructionAt(m, address);
-        Item frag = i.fragment;
-        return frag != null ? frag.newAddress : i.newAddress;
-    }
-
-    /** The new address of the original instruction at {@code address} (skipping any fragment). */
-    long mapInstruction(long address) {
-        MovedFunction m = findMoved(address);
-        return m == null ? address : instructionAt(m, address).newAddress;
-    }
-
-    private Item instructionAt(MovedFunction m, long address) {
-        Item i = m.instructions.get(address);
-        if (i == null) {
-            throw new PatchException(file + ": a reference to 0x" + Long.toHexString(address) + " points inside function '"
-                    + m.function.name() + "' but not at an instruction boundary");
-        }
-        return i;
+    /** The functions that move and where their code went. */
+    MovedCode moved() {
+        return moved;
     }
 
     // ------------------------------------------------------------------ old entries, entry point, symbols, segment
@@ -829,7 +765,7 @@ public final class Inserter {
      * (t1 may be clobbered at a function entry: the psABI's tail calls do the same).
      */
     private void writeTrampolines() {
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             long from = m.function.address();
             long offset = trampolineTarget(m) - from;
             byte[] body = new byte[(int) m.function.size()]; // unimp after the jump: a missed reference traps
@@ -853,7 +789,7 @@ public final class Inserter {
      */
     long trampolineTarget(MovedFunction m) {
         long start = m.function.address();
-        return mayFallInto(start) ? mapFallThrough(start) : mapBranchTarget(start);
+        return mayFallInto(start) ? moved.mapFallThrough(start) : moved.mapBranchTarget(start);
     }
 
     /** False only when a function ends exactly at {@code start} with an unconditional jump or return. */
@@ -862,7 +798,7 @@ public final class Inserter {
             if (p.endAddress() != start || p.size() < 2 || !p.section().isExecutable()) {
                 return true;
             }
-            MovedFunction decoded = moved.get(p.address());
+            MovedFunction decoded = moved.startingAt(p.address());
             if (decoded != null && decoded.function.address() == p.address() && decoded.function.size() == p.size() && !decoded.instructions.values().isEmpty()) {
                 // Moved too, so decoded already (every instruction valid): its last instruction decides.
                 List<Item> code = decoded.instructions.values();
@@ -910,8 +846,8 @@ public final class Inserter {
 
     private void moveEntry(ElfEditor editor) {
         long entry = elf.header().entry();
-        if (findMoved(entry) != null) {
-            editor.setEntry(mapBranchTarget(entry));
+        if (moved.find(entry) != null) {
+            editor.setEntry(moved.mapBranchTarget(entry));
         }
     }
 
@@ -924,7 +860,7 @@ public final class Inserter {
                 if (!s.isDefinedInSection() || s.type() == Symbol.STT_SECTION || s.type() == Symbol.STT_FILE) {
                     continue;
                 }
-                MovedFunction m = findMoved(s.value());
+                MovedFunction m = moved.find(s.value());
                 if (m == null || !elf.section(s.sectionIndex()).isExecutable()) {
                     continue;
                 }
@@ -936,7 +872,7 @@ public final class Inserter {
                         size = m.newSize;
                     }
                 } else {
-                    value = mapInstruction(s.value());
+                    value = moved.mapInstruction(s.value());
                 }
                 editor.setSymbol(table.index(), new Symbol(s.index(), s.name(), value, size, s.type(), s.binding(),
                         s.visibility(), textIndex));

@@ -15,13 +15,12 @@ import dev.splice.patch.MovedFunction.Partner;
  * no longer share one auipc is refused rather than encoded wrong.
  */
 final class NewSectionEncoder {
-    /** The moved functions and where their code went ({@link Inserter#mapBranchTarget}, {@link Inserter#mapFallThrough}). */
-    private final Inserter inserter;
+    private final MovedCode moved;
     private final String file;
     private final FragmentAssembler fragments;
 
-    NewSectionEncoder(Inserter inserter, String file, FragmentAssembler fragments) {
-        this.inserter = inserter;
+    NewSectionEncoder(MovedCode moved, String file, FragmentAssembler fragments) {
+        this.moved = moved;
         this.file = file;
         this.fragments = fragments;
     }
@@ -29,12 +28,12 @@ final class NewSectionEncoder {
     /** The new section's bytes, its first byte at {@code base}. */
     byte[] encode(long base) {
         long end = base;
-        for (MovedFunction m : inserter.movedFunctions()) {
+        for (MovedFunction m : moved.functions()) {
             end = m.newStart + m.newSize;
         }
         byte[] out = new byte[(int) (end - base)];
         long previousEnd = base;
-        for (MovedFunction m : inserter.movedFunctions()) {
+        for (MovedFunction m : moved.functions()) {
             fillPadding(out, previousEnd - base, m.newStart - base);
             for (Item i : m.items) {
                 if (i.kind == Kind.PLAIN || i.kind == Kind.AUIPC) {
@@ -57,7 +56,7 @@ final class NewSectionEncoder {
             previousEnd = m.newStart + m.newSize;
         }
         // Low parts were encoded with their auipc: write them over the copies.
-        for (MovedFunction m : inserter.movedFunctions()) {
+        for (MovedFunction m : moved.functions()) {
             for (Item i : m.items) {
                 if (i.kind == Kind.AUIPC) {
                     encodePair(m, i, out, base);
@@ -86,7 +85,7 @@ final class NewSectionEncoder {
                 return fragments.assemble(i, i.newAddress);
             }
             case BRANCH -> {
-                long offset = inserter.mapBranchTarget(i.target) - i.newAddress;
+                long offset = moved.mapBranchTarget(i.target) - i.newAddress;
                 if (i.form == 0) {
                     return le16(Rv.encode(i.branch.equals("beq") ? "c.beqz" : "c.bnez", i.rs1, offset));
                 }
@@ -108,7 +107,7 @@ final class NewSectionEncoder {
                 return b;
             }
             case JUMP, FALLTHROUGH -> {
-                long t = i.kind == Kind.FALLTHROUGH ? inserter.mapFallThrough(i.target) : inserter.mapBranchTarget(i.target);
+                long t = i.kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
                 long offset = t - i.newAddress;
                 if (i.form == 0) {
                     return le16(Rv.encode("c.j", offset));
@@ -131,7 +130,7 @@ final class NewSectionEncoder {
 
     private void encodePair(MovedFunction m, Item auipc, byte[] out, long base) {
         Partner first = auipc.partners.get(0);
-        long t0 = inserter.mapBranchTarget(first.target());
+        long t0 = moved.mapBranchTarget(first.target());
         long hi = Rv.hi20(t0 - auipc.newAddress);
         if (!Rv.fits(hi, 20)) {
             throw new PatchException(file + ": auipc at 0x" + Long.toHexString(auipc.oldAddress) + " cannot reach 0x"
@@ -139,7 +138,7 @@ final class NewSectionEncoder {
         }
         putU32(out, (int) (auipc.newAddress - base), Rv.withUImm(auipc.bits, hi));
         for (Partner p : auipc.partners) {
-            long lo = inserter.mapBranchTarget(p.target()) - auipc.newAddress - (hi << 12);
+            long lo = moved.mapBranchTarget(p.target()) - auipc.newAddress - (hi << 12);
             if (!Rv.fits(lo, 12)) {
                 throw new PatchException(file + ": the pc-relative pair at 0x" + Long.toHexString(auipc.oldAddress)
                         + " in function '" + m.function.name() + "' addresses targets too far apart to share one auipc");

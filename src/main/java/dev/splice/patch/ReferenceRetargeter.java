@@ -23,8 +23,9 @@ import java.util.Map;
  * code (re-encoded with it) and in .eh_frame ({@link EhFrameRewriter}) are left to others.
  */
 final class ReferenceRetargeter {
-    /** Where moved code went ({@link Inserter#findMoved}, {@link Inserter#mapBranchTarget}). */
+    /** For where an old entry jumps and the decoding of a branch ({@link Inserter#trampolineTarget}, {@link Inserter#classify}). */
     private final Inserter inserter;
+    private final MovedCode moved;
     private final String file;
     private final RelocationIndex relocations;
     private final InputImage image;
@@ -34,6 +35,7 @@ final class ReferenceRetargeter {
     ReferenceRetargeter(Inserter inserter, String file, RelocationIndex relocations, InputImage image, Decoder decoder,
                         List<Inserter.Patch> patches) {
         this.inserter = inserter;
+        this.moved = inserter.moved();
         this.file = file;
         this.relocations = relocations;
         this.image = image;
@@ -51,7 +53,7 @@ final class ReferenceRetargeter {
             }
         }
         for (Reloc r : relocations.all()) {
-            if (inserter.findMoved(r.offset()) != null && r.target().isExecutable()) {
+            if (moved.find(r.offset()) != null && r.target().isExecutable()) {
                 continue; // re-encoded with the moved code
             }
             if (r.target().name().equals(".eh_frame")) {
@@ -64,12 +66,12 @@ final class ReferenceRetargeter {
             boolean sub = type == Rel.SUB8 || type == Rel.SUB16 || type == Rel.SUB32 || type == Rel.SUB64
                     || type == Rel.SUB6 || type == Rel.SUB_ULEB128;
             if (sub) {
-                if (inserter.findMoved(r.value()) != null && !hasAdd(r)) {
+                if (moved.find(r.value()) != null && !hasAdd(r)) {
                     throw refuseReference(r, "subtracts the address of moved code without a matching add");
                 }
                 continue;
             }
-            MovedFunction m = inserter.findMoved(r.value());
+            MovedFunction m = moved.find(r.value());
             if (m == null && (type == Rel.ADD32 || type == Rel.ADD64)) {
                 m = endOfMovedFunction(r, subs);
             }
@@ -83,7 +85,7 @@ final class ReferenceRetargeter {
     /** The moved function whose end an ADD names while its SUB names a label inside it. */
     private MovedFunction endOfMovedFunction(Reloc add, Map<Long, List<Reloc>> subs) {
         for (Reloc s : subs.getOrDefault(add.offset(), List.of())) {
-            MovedFunction m = inserter.findMoved(s.value());
+            MovedFunction m = moved.find(s.value());
             if (s.section() == add.section() && m != null && add.value() == m.function.endAddress()) {
                 return m;
             }
@@ -108,7 +110,7 @@ final class ReferenceRetargeter {
 
     private void retarget(Reloc r, MovedFunction m, Map<Long, List<Reloc>> subs) {
         long p = r.offset();
-        long to = m.contains(r.value()) ? inserter.mapBranchTarget(r.value()) : r.value();
+        long to = m.contains(r.value()) ? moved.mapBranchTarget(r.value()) : r.value();
         switch (r.type()) {
             case Rel.R64 -> {
                 requireWord(r, u64At(p, r), r.value(), 8);
@@ -134,7 +136,7 @@ final class ReferenceRetargeter {
                 }
                 long oldValue = r.value() - sub.value();
                 // A label at the end of the moved function (e.g. the end of a call-site range) maps to the copy's end.
-                MovedFunction subIn = inserter.findMoved(sub.value());
+                MovedFunction subIn = moved.find(sub.value());
                 long addTo = to;
                 if (subIn != null && r.value() == subIn.function.endAddress()) {
                     addTo = contentEnd(subIn);
@@ -142,7 +144,7 @@ final class ReferenceRetargeter {
                 // A moved function's start as the subtrahend is its new start (the FDE's pc_begin, the
                 // base of LSDA offsets), whatever the insertion policy there.
                 long subTo = subIn != null && sub.value() == subIn.function.address() ? subIn.newStart
-                        : inserter.mapBranchTarget(sub.value());
+                        : moved.mapBranchTarget(sub.value());
                 long newValue = addTo - subTo;
                 if (r.type() == Rel.ADD32) {
                     requireWord(r, u32At(p, r), oldValue & 0xffffffffL, 4);
@@ -256,7 +258,7 @@ final class ReferenceRetargeter {
                 throw refuseReference(r, "does not match the instructions at 0x" + Long.toHexString(p) + " and 0x"
                         + Long.toHexString(q[0]));
             }
-            if (inserter.findMoved(q[0]) != null) {
+            if (moved.find(q[0]) != null) {
                 throw refuseReference(r, "is completed inside moved code");
             }
             long lo = to - p - (hi << 12);
