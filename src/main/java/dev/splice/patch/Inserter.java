@@ -31,6 +31,11 @@ import java.util.TreeMap;
  * retargeted; pc-relative code in the moved functions is re-encoded (with branch relaxation); the
  * symbols, the .eh_frame FDEs (and .eh_frame_hdr) follow; a .note.bolt_bat maps the new code back.
  * Whatever Splice cannot prove correct is refused with a {@link PatchException}. See docs/patch.md.
+ *
+ * <p>This class decodes the moved functions, lays out the new section and assembles the output;
+ * the other passes have their own classes: {@link RelocationIndex}, {@link MovedCode},
+ * {@link FragmentAssembler}, {@link NewSectionEncoder}, {@link ReferenceRetargeter},
+ * {@link EhFrameRewriter} and {@link BatBuilder}.
  */
 public final class Inserter {
     public static final String SECTION = ".splice.text";
@@ -663,21 +668,6 @@ public final class Inserter {
             }
         }
         return editor.addressForNewSegments(8 * size + (1 << 16));
-    }
-
-    private long unusedNewSectionAddress() {
-        long end = 0;
-        for (Segment s : elf.segments()) {
-            if (s.isLoad()) {
-                end = Math.max(end, s.virtualAddress() + s.memorySize());
-            }
-        }
-        for (Section s : elf.sections()) {
-            if (s.isAllocated()) {
-                end = Math.max(end, s.address() + s.size());
-            }
-        }
-        return (end + ElfEditor.PAGE_SIZE - 1) & -ElfEditor.PAGE_SIZE;
     }
 
     /** Assigns addresses and grows branch forms until every pc-relative operand fits (sizes only grow). */
