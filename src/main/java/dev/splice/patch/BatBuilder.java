@@ -23,7 +23,7 @@ final class BatBuilder {
     byte[] encode() {
         BatWriter writer = new BatWriter();
         long[] starts = new long[64];
-        for (MovedFunction m : inserter.movedFunctions()) {
+        for (MovedFunction m : inserter.moved().functions()) {
             long start = m.function.address();
             // The input block starts, sorted and unique (offset 0, branch targets inside, the instructions after branches).
             int n = 0;

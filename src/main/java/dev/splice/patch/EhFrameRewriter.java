@@ -223,8 +223,8 @@ final class EhFrameRewriter {
             }
             q = (int) (r[1] + r[0]);
         }
-        MovedFunction m = inserter.findMoved(begin);
-        MovedFunction mEnd = range > 0 ? inserter.findMoved(begin + range - 1) : null;
+        MovedFunction m = inserter.moved().find(begin);
+        MovedFunction mEnd = range > 0 ? inserter.moved().find(begin + range - 1) : null;
         if (m == null && mEnd == null) {
             return new Fde(at, end, cie, p, lsdaField, q, begin, null, null);
         }
@@ -308,8 +308,8 @@ final class EhFrameRewriter {
         int fields = f.programAt - f.pcField;
         int size = (8 + fields + program.length + 3) & -4;
         byte[] r = new byte[size];
-        Inserter.putU32(r, 0, size - 4);
-        Inserter.putU32(r, 4, at + 4 - cieCopy);
+        LeBytes.putU32(r, 0, size - 4);
+        LeBytes.putU32(r, 4, at + 4 - cieCopy);
         System.arraycopy(b, f.pcField, r, 8, fields);
         System.arraycopy(program, 0, r, 8 + fields, program.length);
         int enc = f.cie.fdeEncoding;
@@ -345,7 +345,7 @@ final class EhFrameRewriter {
                     + " is out of reach of a 32-bit record length (.eh_frame cannot grow)");
         }
         Arrays.fill(b, at, terminator, (byte) 0);
-        Inserter.putU32(b, at, (int) length);
+        LeBytes.putU32(b, at, (int) length);
         if (replaced.end() - at - 8 >= SKIP_BODY.length) { // else zeros: no unwinder reads a CIE that no FDE names
             System.arraycopy(SKIP_BODY, 0, b, at + 8, SKIP_BODY.length);
         }
@@ -364,7 +364,7 @@ final class EhFrameRewriter {
                 int width = high == 0x40 ? 0 : op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
                 long delta = width == 0 ? op & 0x3f : width == 1 ? b[p + 1] & 0xff : width == 2 ? u16(b, p + 1) : u32(b, p + 1);
                 long oldNext = oldLoc + delta * codeAlign;
-                long newNext = inserter.mapFallThrough(oldNext);
+                long newNext = inserter.moved().mapFallThrough(oldNext);
                 long newDelta = newNext - newLoc;
                 if (newDelta < 0 || newDelta % codeAlign != 0) {
                     throw refuse(at, "CFA row at 0x" + Long.toHexString(oldNext) + " cannot be moved");
@@ -451,8 +451,8 @@ final class EhFrameRewriter {
             if (!Rv.fits(rel, 32) || !Rv.fits(fdeRel, 32)) {
                 throw new PatchException(file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
             }
-            Inserter.putU32(b, p + 8 * i, (int) rel);
-            Inserter.putU32(b, p + 8 * i + 4, (int) fdeRel);
+            LeBytes.putU32(b, p + 8 * i, (int) rel);
+            LeBytes.putU32(b, p + 8 * i + 4, (int) fdeRel);
         }
         editor.setContents(hdr.index(), b);
     }

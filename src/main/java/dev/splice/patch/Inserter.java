@@ -3,7 +3,6 @@ package dev.splice.patch;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
-import dev.splice.elf.Relocation;
 import dev.splice.elf.RelocationSection;
 import dev.splice.elf.Section;
 import dev.splice.elf.Segment;
@@ -12,14 +11,13 @@ import dev.splice.isa.Decoder;
 import dev.splice.isa.Extension;
 import dev.splice.isa.Opcode;
 import dev.splice.listing.Assembler;
-import dev.splice.listing.Assembly;
-import dev.splice.listing.ListingException;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
-import java.io.ByteArrayOutputStream;
+import dev.splice.patch.RelocationIndex.Reloc;
+import static dev.splice.patch.LeBytes.putU32;
+
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -33,6 +31,11 @@ import java.util.TreeMap;
  * retargeted; pc-relative code in the moved functions is re-encoded (with branch relaxation); the
  * symbols, the .eh_frame FDEs (and .eh_frame_hdr) follow; a .note.bolt_bat maps the new code back.
  * Whatever Splice cannot prove correct is refused with a {@link PatchException}. See docs/patch.md.
+ *
+ * <p>This class decodes the moved functions, lays out the new section and assembles the output;
+ * the other passes have their own classes: {@link RelocationIndex}, {@link MovedCode},
+ * {@link FragmentAssembler}, {@link NewSectionEncoder}, {@link ReferenceRetargeter},
+ * {@link EhFrameRewriter} and {@link BatBuilder}.
  */
 public final class Inserter {
     public static final String SECTION = ".splice.text";
@@ -43,41 +46,16 @@ public final class Inserter {
     private final BinaryTarget target;
     /** Set last in bulk mode, where it is made on the other core ({@link #insertAtEntries}). */
     private Decoder decoder;
-    private final TreeMap<Long, MovedFunction> moved = new TreeMap<>();
-    /** Register t1 (x6): the psABI's tail-call scratch register. */
-    private static final int T1 = 6;
+    private final MovedCode moved;
     private final java.util.Set<Long> functionStarts = new java.util.HashSet<>();
-    /** Relocations by the section they apply to, with their resolved symbol values. */
-    private final List<Reloc> relocs = new ArrayList<>();
-    /** pc-relative low parts by the address of their auipc. */
-    private final Map<Long, List<Reloc>> lowParts = new HashMap<>();
-    /** Every relocation sorted (stably) by offset, and the offsets, for lookups by address without boxing. */
-    private Reloc[] byOffset = new Reloc[0];
-    private long[] offsets = new long[0];
-    private boolean relocationsRead;
+    /** Null until {@link #readRelocations}. */
+    private RelocationIndex relocations;
     /** Bulk mode: the functions {@link #movable} decoded, for the first attempt to take over ({@link #reuse}). */
     private final Map<Long, MovedFunction> predecoded = new HashMap<>();
-    /** {@link #moved} as sorted arrays for {@link #findMoved}; null when it must be rebuilt. */
-    private long[] movedStarts;
-    private MovedFunction[] movedByStart;
-    private byte[] image;
-    /** The PT_LOAD segments, in table order, for {@link #fileOffset}. */
-    private final Segment[] loads;
+    private final InputImage image;
     private final List<Patch> patches = new ArrayList<>();
-
-    record Reloc(Section section, Section target, Relocation relocation, long symbolValue, String symbolName) {
-        long value() {
-            return symbolValue + relocation.addend();
-        }
-
-        int type() {
-            return relocation.type();
-        }
-
-        long offset() {
-            return relocation.offset();
-        }
-    }
+    /** Made with the decoder, when the first rewrite starts; copied for another attempt. */
+    private FragmentAssembler fragments;
 
     /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
     private record SideWork(byte[] bat, java.security.MessageDigest codeHash) {}
@@ -92,10 +70,10 @@ public final class Inserter {
     private Inserter(ElfFile elf, boolean decoderNow) {
         this.elf = elf;
         this.file = elf.name();
+        this.moved = new MovedCode(file);
         this.target = BinaryTarget.of(elf);
         this.decoder = decoderNow ? Rv.ISA.decoder(decodable(target)) : null;
-        this.image = elf.toBytes();
-        this.loads = elf.segments().stream().filter(Segment::isLoad).toArray(Segment[]::new);
+        this.image = new InputImage(elf);
         for (Function f : elf.functions()) {
             functionStarts.add(f.address());
         }
@@ -110,17 +88,13 @@ public final class Inserter {
     private Inserter(Inserter prepared) {
         this.elf = prepared.elf;
         this.file = prepared.file;
+        this.moved = new MovedCode(file);
         this.target = prepared.target;
         this.decoder = prepared.decoder;
         this.image = prepared.image;
-        this.loads = prepared.loads;
         functionStarts.addAll(prepared.functionStarts);
-        relocs.addAll(prepared.relocs);
-        lowParts.putAll(prepared.lowParts);
-        byOffset = prepared.byOffset;
-        offsets = prepared.offsets;
-        relocationsRead = prepared.relocationsRead;
-        assembled.putAll(prepared.assembled);
+        relocations = prepared.relocations;
+        fragments = prepared.fragments == null ? null : prepared.fragments.copy();
     }
 
     /** The result of {@link #insertAtEntries}: the binary, the number of entries instrumented, the functions left alone and why. */
@@ -218,28 +192,31 @@ public final class Inserter {
         for (Insertion insertion : insertions) {
             claim(insertion);
         }
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             decode(m);
         }
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             checkInsertionPoints(m);
         }
         Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
         long base = newSectionAddress(editor);
+        if (fragments == null) {
+            fragments = new FragmentAssembler(target, decoder);
+        }
         layout(base);
         Phases.mark("layout");
-        byte[] text = encode(base);
+        byte[] text = new NewSectionEncoder(moved, file, fragments).encode(base);
         Phases.mark("encode");
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
         byte[] oldId = elf.buildId().orElse(null);
         Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(elf, this).encode(),
                 oldId == null ? null : BuildIds.start(oldId, text)));
-        retargetReferences();
+        new ReferenceRetargeter(this, file, relocations, image, decoder, patches).run();
         writeTrampolines();
         Phases.mark("retarget references");
         for (Patch p : patches) {
-            editor.patch(fileOffset(p.address()), p.bytes());
+            editor.patch(image.fileOffset(p.address()), p.bytes());
         }
         int textIndex = editor.addSection(SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR, base,
                 8, 0, 0, 0, text);
@@ -266,78 +243,19 @@ public final class Inserter {
     // ------------------------------------------------------------------ relocations
 
     private void readRelocations() {
-        if (relocationsRead) {
-            return;
+        if (relocations == null) {
+            relocations = RelocationIndex.read(elf, file);
         }
-        relocationsRead = true;
-        boolean any = false;
+    }
+
+    /** True if a relocation section applies to the section holding {@code address}. */
+    boolean hasRelocationsFor(long address) {
         for (RelocationSection rs : elf.relocations()) {
-            Section on = rs.target();
-            if (on.index() == 0 || !on.isAllocated()) {
-                continue; // .rela.dyn (none in static executables we accept), debug sections
-            }
-            if (on.isExecutable()) {
-                any = true;
-            }
-            Section symtab = elf.section(rs.section().link());
-            List<Symbol> symbols = elf.symbols(symtab);
-            for (Relocation r : rs.relocations()) {
-                long value = 0;
-                String name = "";
-                if (r.symbolIndex() != 0) {
-                    if (r.symbolIndex() >= symbols.size()) {
-                        throw new PatchException(file + ": " + rs.section().name() + ": relocation at 0x"
-                                + Long.toHexString(r.offset()) + " names symbol " + r.symbolIndex() + " of " + symbols.size());
-                    }
-                    Symbol s = symbols.get(r.symbolIndex());
-                    value = s.value();
-                    name = s.name();
-                }
-                if (Rel.isPositionIndependent(r.type())) {
-                    continue; // markers (R_RISCV_RELAX, NONE, ...) and tp/gp-relative values: every pass skips them
-                }
-                Reloc reloc = new Reloc(rs.section(), on, r, value, name);
-                relocs.add(reloc);
-                if (Rel.isPcrelLo(r.type())) {
-                    lowParts.computeIfAbsent(value, k -> new ArrayList<>(2)).add(reloc);
-                }
+            if (rs.target().index() != 0 && rs.target().contains(address)) {
+                return true;
             }
         }
-        if (!any) {
-            throw new PatchException(file + ": has no relocations for its code; insertion moves code and must know every "
-                    + "reference to it: link with -Wl,--emit-relocs");
-        }
-        byOffset = relocs.toArray(new Reloc[0]);
-        Arrays.sort(byOffset, Comparator.comparingLong(Reloc::offset)); // stable: same-offset order kept
-        offsets = new long[byOffset.length];
-        for (int i = 0; i < byOffset.length; i++) {
-            offsets[i] = byOffset[i].offset();
-        }
-    }
-
-    /** The index of the first relocation at or after {@code offset} in {@link #byOffset}. */
-    private int firstRelocationAt(long offset) {
-        int lo = 0;
-        int hi = offsets.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (offsets[mid] < offset) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
-    }
-
-    /** The relocations at {@code offset}, in the order of their sections and entries. */
-    private List<Reloc> relocationsAt(long offset) {
-        int from = firstRelocationAt(offset);
-        int to = from;
-        while (to < offsets.length && offsets[to] == offset) {
-            to++;
-        }
-        return from == to ? List.of() : Arrays.asList(byOffset).subList(from, to);
+        return false;
     }
 
     // ------------------------------------------------------------------ functions and decoding
@@ -349,8 +267,7 @@ public final class Inserter {
         if (f.section() == null || !f.section().isExecutable() || f.section().isNobits()) {
             throw new PatchException(insertion.fragmentName() + ": function '" + f.name() + "' is not in a code section");
         }
-        MovedFunction m = moved.computeIfAbsent(f.address(), k -> new MovedFunction(f));
-        movedStarts = null;
+        MovedFunction m = moved.add(f);
         if (m.function.size() != f.size()) {
             throw new PatchException(insertion.fragmentName() + ": functions overlap at 0x" + Long.toHexString(f.address()));
         }
@@ -369,9 +286,9 @@ public final class Inserter {
 
     private void decode(MovedFunction m) {
         Function f = m.function;
-        Map.Entry<Long, MovedFunction> next = moved.higherEntry(f.address());
-        if (next != null && next.getKey() < f.endAddress()) {
-            throw new PatchException(file + ": functions '" + f.name() + "' and '" + next.getValue().function.name() + "' overlap");
+        MovedFunction next = moved.after(f.address());
+        if (next != null && next.function.address() < f.endAddress()) {
+            throw new PatchException(file + ": functions '" + f.name() + "' and '" + next.function.name() + "' overlap");
         }
         if (f.size() < 4) {
             throw new PatchException(file + ": function '" + f.name() + "' has " + f.size()
@@ -383,16 +300,16 @@ public final class Inserter {
             return;
         }
         long at = f.address();
-        long offset = fileOffset(at);
+        long offset = image.fileOffset(at);
         Item single = m.fragments.size() == 1 ? m.fragments.values().iterator().next() : null; // the usual case, unboxed
         while (at < f.endAddress()) {
-            int parcel = u16(offset + (at - f.address()));
+            int parcel = image.u16(offset + (at - f.address()));
             int size = Decoder.length(parcel);
             if (size != 2 && size != 4 || at + size > f.endAddress()) {
                 throw new PatchException(file + ": function '" + f.name() + "' holds bytes at 0x" + Long.toHexString(at)
                         + " that are not an instruction; data in code is not moved");
             }
-            int bits = size == 2 ? parcel : (int) u32(offset + (at - f.address()));
+            int bits = size == 2 ? parcel : (int) image.u32(offset + (at - f.address()));
             Opcode op = decoder.decode(bits, size);
             if (op == null) {
                 throw new PatchException(file + ": function '" + f.name() + "': 0x" + Long.toHexString(at)
@@ -460,15 +377,15 @@ public final class Inserter {
                         + Long.toHexString(e.getKey()) + " is not an instruction boundary of function '" + f.name() + "'");
             }
         }
-        int k = firstRelocationAt(f.address());
+        int k = relocations.firstAt(f.address());
         for (Item item : m.instructions.values()) {
-            while (k < offsets.length && offsets[k] < item.oldAddress) {
+            while (k < relocations.size() && relocations.offset(k) < item.oldAddress) {
                 k++;
             }
-            for (; k < offsets.length && offsets[k] == item.oldAddress; k++) {
-                Reloc r = byOffset[k];
+            for (; k < relocations.size() && relocations.offset(k) == item.oldAddress; k++) {
+                Reloc r = relocations.get(k);
                 int type = r.type();
-                if ((type == Rel.HI20 || type == Rel.LO12_I || type == Rel.LO12_S) && findMoved(r.value()) != null) {
+                if ((type == Rel.HI20 || type == Rel.LO12_I || type == Rel.LO12_S) && moved.find(r.value()) != null) {
                     throw refuse(item, r, "takes the absolute address of moved code (lui-based); not handled");
                 }
             }
@@ -486,7 +403,7 @@ public final class Inserter {
         return !(last.oldSize == 2 && (last.bits & 0xf07f) == 0x8002 && ((last.bits >> 7) & 31) != 0);
     }
 
-    private Item classify(Opcode op, int bits, int size, long at) {
+    Item classify(Opcode op, int bits, int size, long at) {
         String name = op.mnemonic();
         Item item;
         if (op.hasBranchTarget()) {
@@ -531,14 +448,14 @@ public final class Inserter {
     /** Pairs every auipc with the instructions that complete it; refuses relocations it cannot follow. */
     private void checkRelocationsInside(MovedFunction m) {
         Function f = m.function;
-        int k = firstRelocationAt(f.address());
+        int k = relocations.firstAt(f.address());
         for (Item item : m.instructions.values()) {
-            while (k < offsets.length && offsets[k] < item.oldAddress) {
+            while (k < relocations.size() && relocations.offset(k) < item.oldAddress) {
                 k++;
             }
             boolean hi = false;
-            for (; k < offsets.length && offsets[k] == item.oldAddress; k++) {
-                Reloc r = byOffset[k];
+            for (; k < relocations.size() && relocations.offset(k) == item.oldAddress; k++) {
+                Reloc r = relocations.get(k);
                 int type = r.type();
                 if (Rel.isPositionIndependent(type) || Rel.isPcrelLo(type)) {
                     continue;
@@ -563,7 +480,7 @@ public final class Inserter {
                         if (item.kind != Kind.AUIPC) {
                             throw refuse(item, r, "is not on an auipc");
                         }
-                        for (Reloc lo : lowParts.getOrDefault(item.oldAddress, List.of())) {
+                        for (Reloc lo : relocations.lowParts(item.oldAddress)) {
                             Item p = m.instructions.get(lo.offset());
                             if (p == null || p.oldSize != 4) {
                                 throw new PatchException(file + ": the low part of the auipc at 0x"
@@ -580,7 +497,7 @@ public final class Inserter {
                         hi = true;
                     }
                     case Rel.HI20, Rel.LO12_I, Rel.LO12_S -> {
-                        if (findMoved(r.value()) != null) {
+                        if (moved.find(r.value()) != null) {
                             throw refuse(item, r, "takes the absolute address of moved code (lui-based); not handled");
                         }
                     }
@@ -658,7 +575,7 @@ public final class Inserter {
         readRelocations();
         Phases.mark("relocations");
         List<Function> functions = elf.functions();
-        findMoved(0); // builds the (empty) index of moved functions before two threads read it
+        moved.find(0); // builds the (empty) index of moved functions before two threads read it
         // Two halves on two cores; decoding a function reads only what no longer changes. The halves'
         // findings are merged in order, as one pass would make them (a failure of the first half wins).
         int half = functions.size() / 2;
@@ -718,8 +635,7 @@ public final class Inserter {
         Inserter in = new Inserter(elf);
         in.readRelocations();
         MovedFunction m = new MovedFunction(f);
-        in.moved.put(f.address(), m);
-        in.movedStarts = null;
+        in.moved.put(m);
         in.decode(m);
         List<Long> out = new ArrayList<>();
         for (Item i : m.items) {
@@ -743,7 +659,7 @@ public final class Inserter {
     /** The first page above everything loaded that keeps the load base (see ElfEditor.addressForNewSegments). */
     private long newSectionAddress(ElfEditor editor) {
         long size = 0;
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             size += 2 * m.function.size() + 64;
             for (Item f : m.fragments.values()) {
                 for (Insertion i : f.insertions) {
@@ -754,32 +670,17 @@ public final class Inserter {
         return editor.addressForNewSegments(8 * size + (1 << 16));
     }
 
-    private long unusedNewSectionAddress() {
-        long end = 0;
-        for (Segment s : elf.segments()) {
-            if (s.isLoad()) {
-                end = Math.max(end, s.virtualAddress() + s.memorySize());
-            }
-        }
-        for (Section s : elf.sections()) {
-            if (s.isAllocated()) {
-                end = Math.max(end, s.address() + s.size());
-            }
-        }
-        return (end + ElfEditor.PAGE_SIZE - 1) & -ElfEditor.PAGE_SIZE;
-    }
-
     /** Assigns addresses and grows branch forms until every pc-relative operand fits (sizes only grow). */
     private void layout(long base) {
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             for (Item frag : m.fragments.values()) {
-                frag.bytes = assembleFragment(frag, 0);
+                frag.bytes = fragments.assemble(frag, 0);
             }
         }
         // Only branches, jumps and jumps back can grow: the relaxation rounds revisit just those, in the same order.
         List<Item> growable = new ArrayList<>();
         List<MovedFunction> owners = new ArrayList<>();
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             for (Item i : m.items) {
                 if (i.kind == Kind.BRANCH || i.kind == Kind.JUMP || i.kind == Kind.FALLTHROUGH) {
                     growable.add(i);
@@ -789,7 +690,7 @@ public final class Inserter {
         }
         for (int round = 0; ; round++) {
             long at = base;
-            for (MovedFunction m : moved.values()) {
+            for (MovedFunction m : moved.functions()) {
                 at = (at + 7) & -8;
                 m.newStart = at;
                 for (Item i : m.items) {
@@ -815,7 +716,7 @@ public final class Inserter {
         if (i.kind != Kind.BRANCH && i.kind != Kind.JUMP && i.kind != Kind.FALLTHROUGH) {
             return false;
         }
-        long t = i.kind == Kind.FALLTHROUGH ? mapFallThrough(i.target) : mapBranchTarget(i.target);
+        long t = i.kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
         long offset = t - i.newAddress;
         boolean fits = switch (i.kind) {
             case BRANCH -> i.form == 0 ? Rv.fits(offset, 9) : i.form == 1 ? Rv.fits(offset, 13)
@@ -829,7 +730,7 @@ public final class Inserter {
         // A far jump needs a register: rd itself for calls; t1 for jumps to a function entry (a tail
         // call, which the psABI's `tail` also makes through t1) and for the jump back after a final
         // call (t1 is dead after any call); nothing known free otherwise.
-        boolean scratch = i.kind == Kind.JUMP && (i.rd != 0 || functionStarts.contains(i.target) && findMoved(i.target) == null)
+        boolean scratch = i.kind == Kind.JUMP && (i.rd != 0 || functionStarts.contains(i.target) && moved.find(i.target) == null)
                 || i.kind == Kind.FALLTHROUGH && i.afterCall;
         if (i.form == last || (i.form == last - 1 && !scratch)) {
             throw new PatchException(file + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump") + " at 0x"
@@ -842,502 +743,9 @@ public final class Inserter {
         return true;
     }
 
-    /** Assembled fragments by text: without alignment directives a fragment's bytes do not depend on its address. */
-    private final Map<String, byte[]> assembled = new HashMap<>();
-
-    private byte[] assembleFragment(Item frag, long address) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (Insertion insertion : frag.insertions) {
-            long at = address + out.size();
-            boolean aligns = insertion.fragment().contains("align");
-            byte[] known = aligns ? null : assembled.get(insertion.fragment());
-            if (known != null) {
-                out.writeBytes(known);
-                continue;
-            }
-            Assembly a;
-            try {
-                a = Assembler.assemble(insertion.fragment(), insertion.fragmentName(), at, Map.of());
-            } catch (ListingException e) {
-                throw new PatchException(e.getMessage());
-            }
-            if (a.regions().size() != 1) {
-                throw new PatchException(insertion.fragmentName() + ": a fragment holds one region, this one has "
-                        + a.regions().size());
-            }
-            target.require(a.target(), insertion.fragmentName());
-            byte[] bytes = a.bytes();
-            checkFragment(insertion, bytes, at);
-            if (!aligns) {
-                assembled.put(insertion.fragment(), bytes);
-            }
-            out.writeBytes(bytes);
-        }
-        return out.toByteArray();
-    }
-
-    /** A fragment may branch within itself or to its own end; it may not use the pc otherwise. */
-    private void checkFragment(Insertion insertion, byte[] bytes, long at) {
-        int p = 0;
-        while (p < bytes.length) {
-            int parcel = (bytes[p] & 0xff) | (bytes[p + 1] & 0xff) << 8;
-            int size = Decoder.length(parcel);
-            int bits = size == 2 ? parcel : parcel | (bytes[p + 2] & 0xff) << 16 | (bytes[p + 3] & 0xff) << 24;
-            Opcode op = decoder.decode(bits, size);
-            if (op == null) {
-                throw new PatchException(insertion.fragmentName() + ": byte " + p + " is not an instruction of "
-                        + target.source() + "; fragments hold code only");
-            }
-            if (op.hasBranchTarget()) {
-                long t = p + op.branchOffset(bits);
-                if (t < 0 || t > bytes.length) {
-                    throw new PatchException(insertion.fragmentName() + ": " + op.mnemonic() + " at fragment offset " + p
-                            + " leaves the fragment; fragments may branch only within themselves or to their end");
-                }
-            }
-            if (op.mnemonic().equals("auipc")) {
-                throw new PatchException(insertion.fragmentName() + ": auipc at fragment offset " + p
-                        + " depends on where the fragment lands; fragments may not use the pc");
-            }
-            p += size;
-        }
-    }
-
-    // ------------------------------------------------------------------ address mapping
-
-    MovedFunction findMoved(long address) {
-        if (movedStarts == null) {
-            movedByStart = moved.values().toArray(new MovedFunction[0]);
-            movedStarts = new long[movedByStart.length];
-            for (int i = 0; i < movedByStart.length; i++) {
-                movedStarts[i] = movedByStart[i].function.address();
-            }
-        }
-        int lo = 0;
-        int hi = movedStarts.length - 1;
-        int floor = -1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (movedStarts[mid] <= address) {
-                floor = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return floor >= 0 && movedByStart[floor].contains(address) ? movedByStart[floor] : null;
-    }
-
-    java.util.Collection<MovedFunction> movedFunctions() {
-        return moved.values();
-    }
-
-    /** Where a reference to {@code address} goes now, following the insertion's branch target policy. */
-    long mapBranchTarget(long address) {
-        MovedFunction m = findMoved(address);
-        if (m == null) {
-            return address;
-        }
-        Item i = instructionAt(m, address);
-        Item frag = i.fragment;
-        return frag != null && frag.policy == BranchTarget.INSERTED ? frag.newAddress : i.newAddress;
-    }
-
-    /** Where execution reaching {@code address} by fall-through starts now (fragment first). */
-    long mapFallThrough(long address) {
-        MovedFunction m = findMoved(address);
-        if (m == null) {
-            return address;
-        }
-        Item i = instructionAt(m, address);
-        Item frag = i.fragment;
-        return frag != null ? frag.newAddress : i.newAddress;
-    }
-
-    /** The new address of the original instruction at {@code address} (skipping any fragment). */
-    long mapInstruction(long address) {
-        MovedFunction m = findMoved(address);
-        return m == null ? address : instructionAt(m, address).newAddress;
-    }
-
-    private Item instructionAt(MovedFunction m, long address) {
-        Item i = m.instructions.get(address);
-        if (i == null) {
-            throw new PatchException(file + ": a reference to 0x" + Long.toHexString(address) + " points inside function '"
-                    + m.function.name() + "' but not at an instruction boundary");
-        }
-        return i;
-    }
-
-    // ------------------------------------------------------------------ encoding the new section
-
-    private byte[] encode(long base) {
-        long end = base;
-        for (MovedFunction m : moved.values()) {
-            end = m.newStart + m.newSize;
-        }
-        byte[] out = new byte[(int) (end - base)];
-        long previousEnd = base;
-        for (MovedFunction m : moved.values()) {
-            fillPadding(out, previousEnd - base, m.newStart - base);
-            for (Item i : m.items) {
-                if (i.kind == Kind.PLAIN || i.kind == Kind.AUIPC) {
-                    // Most items keep their bits (an auipc's are rewritten below): no array per item.
-                    int at = (int) (i.newAddress - base);
-                    if (i.oldSize == 2) {
-                        out[at] = (byte) i.bits;
-                        out[at + 1] = (byte) (i.bits >> 8);
-                    } else {
-                        putU32(out, at, i.bits);
-                    }
-                    continue;
-                }
-                byte[] b = encodeItem(m, i);
-                if (b.length != i.size()) {
-                    throw new IllegalStateException("size of item at 0x" + Long.toHexString(i.oldAddress) + " changed");
-                }
-                System.arraycopy(b, 0, out, (int) (i.newAddress - base), b.length);
-            }
-            previousEnd = m.newStart + m.newSize;
-        }
-        // Low parts were encoded with their auipc: write them over the copies.
-        for (MovedFunction m : moved.values()) {
-            for (Item i : m.items) {
-                if (i.kind == Kind.AUIPC) {
-                    encodePair(m, i, out, base);
-                }
-            }
-        }
-        return out;
-    }
-
-    private void fillPadding(byte[] out, long from, long to) {
-        for (long p = from; p + 1 < to; ) {
-            if (to - p >= 4) {
-                putU32(out, (int) p, Rv.NOP);
-                p += 4;
-            } else {
-                out[(int) p] = (byte) Rv.C_NOP;
-                out[(int) p + 1] = 0;
-                p += 2;
-            }
-        }
-    }
-
-    private byte[] encodeItem(MovedFunction m, Item i) {
-        switch (i.kind) {
-            case FRAGMENT -> {
-                return assembleFragment(i, i.newAddress);
-            }
-            case BRANCH -> {
-                long offset = mapBranchTarget(i.target) - i.newAddress;
-                if (i.form == 0) {
-                    return le16(Rv.encode(i.branch.equals("beq") ? "c.beqz" : "c.bnez", i.rs1, offset));
-                }
-                if (i.form == 1) {
-                    return le32(Rv.encode(i.branch, i.rs1, i.rs2, offset));
-                }
-                if (i.form == 2) {
-                    byte[] b = new byte[8];
-                    putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 8));
-                    putU32(b, 4, Rv.encode("jal", 0, offset - 4));
-                    return b;
-                }
-                byte[] b = new byte[12];
-                long far = offset - 4;
-                long hi = Rv.hi20(far);
-                putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 12));
-                putU32(b, 4, Rv.encode("auipc", T1, hi & 0xfffff));
-                putU32(b, 8, Rv.encode("jalr", 0, far - (hi << 12), T1));
-                return b;
-            }
-            case JUMP, FALLTHROUGH -> {
-                long t = i.kind == Kind.FALLTHROUGH ? mapFallThrough(i.target) : mapBranchTarget(i.target);
-                long offset = t - i.newAddress;
-                if (i.form == 0) {
-                    return le16(Rv.encode("c.j", offset));
-                }
-                if (i.form == 1) {
-                    return le32(Rv.encode("jal", i.rd, offset));
-                }
-                byte[] b = new byte[8];
-                long hi = Rv.hi20(offset);
-                int via = i.rd != 0 ? i.rd : T1;
-                putU32(b, 0, Rv.encode("auipc", via, hi & 0xfffff));
-                putU32(b, 4, Rv.encode("jalr", i.rd, offset - (hi << 12), via));
-                return b;
-            }
-            default -> {
-                return i.oldSize == 2 ? le16(i.bits) : le32(i.bits);
-            }
-        }
-    }
-
-    private void encodePair(MovedFunction m, Item auipc, byte[] out, long base) {
-        Partner first = auipc.partners.get(0);
-        long t0 = mapBranchTarget(first.target());
-        long hi = Rv.hi20(t0 - auipc.newAddress);
-        if (!Rv.fits(hi, 20)) {
-            throw new PatchException(file + ": auipc at 0x" + Long.toHexString(auipc.oldAddress) + " cannot reach 0x"
-                    + Long.toHexString(t0) + " from 0x" + Long.toHexString(auipc.newAddress), m.function.address());
-        }
-        putU32(out, (int) (auipc.newAddress - base), Rv.withUImm(auipc.bits, hi));
-        for (Partner p : auipc.partners) {
-            long lo = mapBranchTarget(p.target()) - auipc.newAddress - (hi << 12);
-            if (!Rv.fits(lo, 12)) {
-                throw new PatchException(file + ": the pc-relative pair at 0x" + Long.toHexString(auipc.oldAddress)
-                        + " in function '" + m.function.name() + "' addresses targets too far apart to share one auipc");
-            }
-            int bits = p.store() ? Rv.withSImm(p.item().bits, lo) : Rv.withIImm(p.item().bits, lo);
-            putU32(out, (int) (p.item().newAddress - base), bits);
-        }
-    }
-
-    // ------------------------------------------------------------------ references from outside
-
-    private void retargetReferences() {
-        Map<Long, List<Reloc>> subs = new HashMap<>();
-        for (Reloc r : relocs) {
-            int t = r.type();
-            if (t == Rel.SUB8 || t == Rel.SUB16 || t == Rel.SUB32 || t == Rel.SUB64 || t == Rel.SUB6 || t == Rel.SUB_ULEB128) {
-                subs.computeIfAbsent(r.offset(), k -> new ArrayList<>(1)).add(r);
-            }
-        }
-        for (Reloc r : relocs) {
-            if (findMoved(r.offset()) != null && r.target().isExecutable()) {
-                continue; // re-encoded with the moved code
-            }
-            if (r.target().name().equals(".eh_frame")) {
-                continue; // EhFrameRewriter
-            }
-            int type = r.type();
-            if (Rel.isPcrelLo(type) || Rel.isPositionIndependent(type)) {
-                continue;
-            }
-            boolean sub = type == Rel.SUB8 || type == Rel.SUB16 || type == Rel.SUB32 || type == Rel.SUB64
-                    || type == Rel.SUB6 || type == Rel.SUB_ULEB128;
-            if (sub) {
-                if (findMoved(r.value()) != null && !hasAdd(r)) {
-                    throw refuseReference(r, "subtracts the address of moved code without a matching add");
-                }
-                continue;
-            }
-            MovedFunction m = findMoved(r.value());
-            if (m == null && (type == Rel.ADD32 || type == Rel.ADD64)) {
-                m = endOfMovedFunction(r, subs);
-            }
-            if (m == null) {
-                continue;
-            }
-            retarget(r, m, subs);
-        }
-    }
-
-    /** The moved function whose end an ADD names while its SUB names a label inside it. */
-    private MovedFunction endOfMovedFunction(Reloc add, Map<Long, List<Reloc>> subs) {
-        for (Reloc s : subs.getOrDefault(add.offset(), List.of())) {
-            MovedFunction m = findMoved(s.value());
-            if (s.section() == add.section() && m != null && add.value() == m.function.endAddress()) {
-                return m;
-            }
-        }
-        return null;
-    }
-
-    /** The new address of the end of a moved function's original code (before any jump back). */
-    private static long contentEnd(MovedFunction m) {
-        Item last = m.items.get(m.items.size() - 1);
-        return last.kind == Kind.FALLTHROUGH ? last.newAddress : m.newStart + m.newSize;
-    }
-
-    /** True if a relocation section applies to the section holding {@code address}. */
-    boolean hasRelocationsFor(long address) {
-        for (RelocationSection rs : elf.relocations()) {
-            if (rs.target().index() != 0 && rs.target().contains(address)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean hasAdd(Reloc sub) {
-        for (Reloc r : relocationsAt(sub.offset())) {
-            if (r.section() == sub.section() && (r.type() == Rel.ADD32 || r.type() == Rel.ADD64)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void retarget(Reloc r, MovedFunction m, Map<Long, List<Reloc>> subs) {
-        long p = r.offset();
-        long to = m.contains(r.value()) ? mapBranchTarget(r.value()) : r.value();
-        switch (r.type()) {
-            case Rel.R64 -> {
-                requireWord(r, u64At(p, r), r.value(), 8);
-                patches.add(new Patch(p, le64(to)));
-            }
-            case Rel.R32 -> {
-                requireWord(r, u32At(p, r), r.value() & 0xffffffffL, 4);
-                if (to >>> 32 != 0) {
-                    throw refuseReference(r, "cannot hold the new address 0x" + Long.toHexString(to));
-                }
-                patches.add(new Patch(p, le32((int) to)));
-            }
-            case Rel.ADD32, Rel.ADD64 -> {
-                List<Reloc> pair = subs.getOrDefault(p, List.of());
-                Reloc sub = null;
-                for (Reloc s : pair) {
-                    if (s.section() == r.section()) {
-                        sub = s;
-                    }
-                }
-                if (sub == null || (sub.type() == Rel.SUB32) != (r.type() == Rel.ADD32)) {
-                    throw refuseReference(r, "has no matching subtraction (a label difference is expected)");
-                }
-                long oldValue = r.value() - sub.value();
-                // A label at the end of the moved function (e.g. the end of a call-site range) maps to the copy's end.
-                MovedFunction subIn = findMoved(sub.value());
-                long addTo = to;
-                if (subIn != null && r.value() == subIn.function.endAddress()) {
-                    addTo = contentEnd(subIn);
-                }
-                // A moved function's start as the subtrahend is its new start (the FDE's pc_begin, the
-                // base of LSDA offsets), whatever the insertion policy there.
-                long subTo = subIn != null && sub.value() == subIn.function.address() ? subIn.newStart
-                        : mapBranchTarget(sub.value());
-                long newValue = addTo - subTo;
-                if (r.type() == Rel.ADD32) {
-                    requireWord(r, u32At(p, r), oldValue & 0xffffffffL, 4);
-                    if (!Rv.fits(newValue, 32)) {
-                        throw refuseReference(r, "label difference no longer fits 32 bits");
-                    }
-                    patches.add(new Patch(p, le32((int) newValue)));
-                } else {
-                    requireWord(r, u64At(p, r), oldValue, 8);
-                    patches.add(new Patch(p, le64(newValue)));
-                }
-            }
-            case Rel.JAL, Rel.BRANCH, Rel.RVC_BRANCH, Rel.RVC_JUMP -> retargetBranch(r, m, to);
-            case Rel.CALL, Rel.CALL_PLT, Rel.PCREL_HI20 -> retargetPair(r, to);
-            case Rel.HI20, Rel.LO12_I, Rel.LO12_S -> retargetAbsolute(r, to);
-            case Rel.GOT_HI20 -> {
-                // The GOT slot holds the old entry address, where the jump to the moved copy now is.
-                if (r.value() != m.function.address()) {
-                    throw refuseReference(r, "loads a GOT slot holding an address inside moved code");
-                }
-            }
-            default -> throw refuseReference(r, "refers to moved code; this relocation type is not handled");
-        }
-    }
-
-    private void retargetBranch(Reloc r, MovedFunction m, long to) {
-        long p = r.offset();
-        long off = fileOffset(p);
-        int parcel = u16(off);
-        int size = Decoder.length(parcel);
-        int bits = size == 2 ? parcel : (int) u32(off);
-        Opcode op = decoder.decode(bits, size);
-        if (op == null || !op.hasBranchTarget() || p + op.branchOffset(bits) != r.value()) {
-            throw refuseReference(r, "does not match the instruction there");
-        }
-        Item i = classify(op, bits, size, p);
-        long offset = to - p;
-        boolean fits = size == 2 ? Rv.fits(offset, i.kind == Kind.BRANCH ? 9 : 12)
-                : Rv.fits(offset, i.kind == Kind.BRANCH ? 13 : 21);
-        if (!fits) {
-            if (r.value() == m.function.address() && to == trampolineTarget(m)) {
-                return; // the jump at the old entry leads to the same place
-            }
-            throw new PatchException(refuseReference(r, "cannot reach the new address 0x" + Long.toHexString(to)
-                    + " of its target" + (r.value() == m.function.address() ? ", and the old entry cannot serve it: code before '"
-                    + m.function.name() + "' may fall through into it, so the old entry must run the fragment" : ""))
-                    .getMessage(), m.function.address());
-        }
-        byte[] b;
-        if (i.kind == Kind.BRANCH) {
-            b = size == 2 ? le16(Rv.encode(i.branch.equals("beq") ? "c.beqz" : "c.bnez", i.rs1, offset))
-                    : le32(Rv.encode(i.branch, i.rs1, i.rs2, offset));
-        } else {
-            b = size == 2 ? le16(Rv.encode("c.j", offset)) : le32(Rv.encode("jal", i.rd, offset));
-        }
-        patches.add(new Patch(p, b));
-    }
-
-    /** lui %hi(sym) and its %lo(sym) users: each carries its own relocation, re-encoded for the new address. */
-    private void retargetAbsolute(Reloc r, long to) {
-        long p = r.offset();
-        int bits = (int) u32(fileOffset(p));
-        long old = r.value();
-        long oldHi = (old + 0x800) >> 12;
-        long newHi = (to + 0x800) >> 12;
-        int patched;
-        if (r.type() == Rel.HI20) {
-            if ((bits & 0x7f) != 0x37 || Rv.uImm(bits) != (oldHi << 12 << 32 >> 32)) {
-                throw refuseReference(r, "is not on a lui of the symbol's high part");
-            }
-            if (!Rv.fits(newHi, 20)) {
-                throw refuseReference(r, "cannot hold the new address 0x" + Long.toHexString(to));
-            }
-            patched = Rv.withUImm(bits, newHi);
-        } else {
-            boolean store = r.type() == Rel.LO12_S;
-            long lo = store ? Rv.sImm(bits) : Rv.iImm(bits);
-            if (lo != old - (oldHi << 12)) {
-                throw refuseReference(r, "does not hold the symbol's low part");
-            }
-            long newLo = to - (newHi << 12);
-            patched = store ? Rv.withSImm(bits, newLo) : Rv.withIImm(bits, newLo);
-        }
-        patches.add(new Patch(p, le32(patched)));
-    }
-
-    private void retargetPair(Reloc r, long to) {
-        long p = r.offset();
-        int auipc = (int) u32(fileOffset(p));
-        if ((auipc & 0x7f) != 0x17) {
-            throw refuseReference(r, "is not on an auipc");
-        }
-        int rd = Rv.rd(auipc);
-        List<long[]> partners = new ArrayList<>(); // address, store
-        if (r.type() == Rel.PCREL_HI20) {
-            for (Reloc lo : lowParts.getOrDefault(p, List.of())) {
-                partners.add(new long[] {lo.offset(), lo.type() == Rel.PCREL_LO12_S ? 1 : 0});
-            }
-        } else {
-            partners.add(new long[] {p + 4, 0});
-        }
-        if (partners.isEmpty()) {
-            throw refuseReference(r, "has no instruction completing the pair");
-        }
-        long hi = Rv.hi20(to - p);
-        patches.add(new Patch(p, le32(Rv.withUImm(auipc, hi))));
-        for (long[] q : partners) {
-            int bits = (int) u32(fileOffset(q[0]));
-            long low = q[1] == 1 ? Rv.sImm(bits) : Rv.iImm(bits);
-            if (p + Rv.uImm(auipc) + low != r.value() || Rv.rs1(bits) != rd) {
-                throw refuseReference(r, "does not match the instructions at 0x" + Long.toHexString(p) + " and 0x"
-                        + Long.toHexString(q[0]));
-            }
-            if (findMoved(q[0]) != null) {
-                throw refuseReference(r, "is completed inside moved code");
-            }
-            long lo = to - p - (hi << 12);
-            patches.add(new Patch(q[0], le32(q[1] == 1 ? Rv.withSImm(bits, lo) : Rv.withIImm(bits, lo))));
-        }
-    }
-
-    private void requireWord(Reloc r, long actual, long expected, int size) {
-        if (actual != expected) {
-            throw refuseReference(r, "holds 0x" + Long.toHexString(actual) + " where the relocation says 0x"
-                    + Long.toHexString(expected) + " (" + size + " bytes); the data was changed after linking");
-        }
-    }
-
-    private PatchException refuseReference(Reloc r, String why) {
-        return new PatchException(file + ": " + Rel.name(r.type()) + " at 0x" + Long.toHexString(r.offset()) + " in "
-                + r.target().name() + " (symbol '" + r.symbolName() + "'" + (r.relocation().addend() != 0
-                ? " + " + r.relocation().addend() : "") + ") " + why);
+    /** The functions that move and where their code went. */
+    MovedCode moved() {
+        return moved;
     }
 
     // ------------------------------------------------------------------ old entries, entry point, symbols, segment
@@ -1347,7 +755,7 @@ public final class Inserter {
      * (t1 may be clobbered at a function entry: the psABI's tail calls do the same).
      */
     private void writeTrampolines() {
-        for (MovedFunction m : moved.values()) {
+        for (MovedFunction m : moved.functions()) {
             long from = m.function.address();
             long offset = trampolineTarget(m) - from;
             byte[] body = new byte[(int) m.function.size()]; // unimp after the jump: a missed reference traps
@@ -1355,8 +763,8 @@ public final class Inserter {
                 putU32(body, 0, Rv.encode("jal", 0, offset));
             } else if (body.length >= 8) {
                 long hi = Rv.hi20(offset);
-                putU32(body, 0, Rv.encode("auipc", T1, hi & 0xfffff));
-                putU32(body, 4, Rv.encode("jalr", 0, offset - (hi << 12), T1));
+                putU32(body, 0, Rv.encode("auipc", Rv.T1, hi & 0xfffff));
+                putU32(body, 4, Rv.encode("jalr", 0, offset - (hi << 12), Rv.T1));
             } else {
                 throw new PatchException(file + ": function '" + m.function.name() + "' has " + body.length
                         + " bytes, too few for a jump to its copy at 0x" + Long.toHexString(m.newStart), m.function.address());
@@ -1369,9 +777,9 @@ public final class Inserter {
      * Where the old entry jumps: where references to the entry go, unless code before the function
      * may fall through into it; then the fragment runs, as fall-through requires.
      */
-    private long trampolineTarget(MovedFunction m) {
+    long trampolineTarget(MovedFunction m) {
         long start = m.function.address();
-        return mayFallInto(start) ? mapFallThrough(start) : mapBranchTarget(start);
+        return mayFallInto(start) ? moved.mapFallThrough(start) : moved.mapBranchTarget(start);
     }
 
     /** False only when a function ends exactly at {@code start} with an unconditional jump or return. */
@@ -1380,7 +788,7 @@ public final class Inserter {
             if (p.endAddress() != start || p.size() < 2 || !p.section().isExecutable()) {
                 return true;
             }
-            MovedFunction decoded = moved.get(p.address());
+            MovedFunction decoded = moved.startingAt(p.address());
             if (decoded != null && decoded.function.address() == p.address() && decoded.function.size() == p.size() && !decoded.instructions.values().isEmpty()) {
                 // Moved too, so decoded already (every instruction valid): its last instruction decides.
                 List<Item> code = decoded.instructions.values();
@@ -1389,13 +797,13 @@ public final class Inserter {
             long at = p.address();
             Item last = null;
             while (at < p.endAddress()) {
-                long off = fileOffset(at);
-                int parcel = u16(off);
+                long off = image.fileOffset(at);
+                int parcel = image.u16(off);
                 int size = Decoder.length(parcel);
                 if (size != 2 && size != 4 || at + size > p.endAddress()) {
                     return true;
                 }
-                int bits = size == 2 ? parcel : (int) u32(off);
+                int bits = size == 2 ? parcel : (int) image.u32(off);
                 Opcode op = decoder.decode(bits, size);
                 if (op == null) {
                     return true;
@@ -1428,8 +836,8 @@ public final class Inserter {
 
     private void moveEntry(ElfEditor editor) {
         long entry = elf.header().entry();
-        if (findMoved(entry) != null) {
-            editor.setEntry(mapBranchTarget(entry));
+        if (moved.find(entry) != null) {
+            editor.setEntry(moved.mapBranchTarget(entry));
         }
     }
 
@@ -1442,7 +850,7 @@ public final class Inserter {
                 if (!s.isDefinedInSection() || s.type() == Symbol.STT_SECTION || s.type() == Symbol.STT_FILE) {
                     continue;
                 }
-                MovedFunction m = findMoved(s.value());
+                MovedFunction m = moved.find(s.value());
                 if (m == null || !elf.section(s.sectionIndex()).isExecutable()) {
                     continue;
                 }
@@ -1454,7 +862,7 @@ public final class Inserter {
                         size = m.newSize;
                     }
                 } else {
-                    value = mapInstruction(s.value());
+                    value = moved.mapInstruction(s.value());
                 }
                 editor.setSymbol(table.index(), new Symbol(s.index(), s.name(), value, size, s.type(), s.binding(),
                         s.visibility(), textIndex));
@@ -1479,64 +887,5 @@ public final class Inserter {
             at += 8 + p.bytes().length;
         }
         return out;
-    }
-
-    // ------------------------------------------------------------------ bytes
-
-    long fileOffset(long address) {
-        // ElfFile.fileOffset without the Optional and iterator per call: hot in decoding (the first match wins there too).
-        for (Segment s : loads) {
-            if (address - s.virtualAddress() >= 0 && address - s.virtualAddress() < s.fileSize()) {
-                return s.offset() + (address - s.virtualAddress());
-            }
-        }
-        throw new PatchException(file + ": address 0x" + Long.toHexString(address) + " has no bytes in the file");
-    }
-
-    private int u16(long offset) {
-        return (image[(int) offset] & 0xff) | (image[(int) offset + 1] & 0xff) << 8;
-    }
-
-    private long u32(long offset) {
-        return u16(offset) | (long) u16(offset + 2) << 16;
-    }
-
-    private long u32At(long address, Reloc r) {
-        return u32(fileOffsetOf(address, r));
-    }
-
-    private long u64At(long address, Reloc r) {
-        long o = fileOffsetOf(address, r);
-        return u32(o) | u32(o + 4) << 32;
-    }
-
-    private long fileOffsetOf(long address, Reloc r) {
-        if (r.target().isNobits()) {
-            throw refuseReference(r, "applies to a section without file contents");
-        }
-        return fileOffset(address);
-    }
-
-    static byte[] le16(int v) {
-        return new byte[] {(byte) v, (byte) (v >> 8)};
-    }
-
-    static byte[] le32(int v) {
-        return new byte[] {(byte) v, (byte) (v >> 8), (byte) (v >> 16), (byte) (v >> 24)};
-    }
-
-    static byte[] le64(long v) {
-        byte[] b = new byte[8];
-        for (int i = 0; i < 8; i++) {
-            b[i] = (byte) (v >>> (8 * i));
-        }
-        return b;
-    }
-
-    static void putU32(byte[] b, int at, int v) {
-        b[at] = (byte) v;
-        b[at + 1] = (byte) (v >> 8);
-        b[at + 2] = (byte) (v >> 16);
-        b[at + 3] = (byte) (v >> 24);
     }
 }

@@ -12,6 +12,8 @@ final class Rv {
     static final Isa ISA = Isa.rv64();
     static final int C_NOP = 0x0001;
     static final int NOP = 0x00000013;
+    /** Register t1 (x6): the psABI's tail-call scratch register. */
+    static final int T1 = 6;
 
     static int rd(int bits) {
         return (bits >>> 7) & 31;

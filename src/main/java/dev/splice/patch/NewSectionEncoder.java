@@ -1,0 +1,150 @@
+package dev.splice.patch;
+
+import static dev.splice.patch.LeBytes.le16;
+import static dev.splice.patch.LeBytes.le32;
+import static dev.splice.patch.LeBytes.putU32;
+
+import dev.splice.patch.MovedFunction.Item;
+import dev.splice.patch.MovedFunction.Kind;
+import dev.splice.patch.MovedFunction.Partner;
+
+/**
+ * Encodes the new code section once layout has fixed every address and branch form: the moved
+ * functions' instructions (pc-relative ones re-encoded for their new places, auipc pairs with their
+ * low parts), the fragments and the jumps back, with nops between functions. A pair whose targets
+ * no longer share one auipc is refused rather than encoded wrong.
+ */
+final class NewSectionEncoder {
+    private final MovedCode moved;
+    private final String file;
+    private final FragmentAssembler fragments;
+
+    NewSectionEncoder(MovedCode moved, String file, FragmentAssembler fragments) {
+        this.moved = moved;
+        this.file = file;
+        this.fragments = fragments;
+    }
+
+    /** The new section's bytes, its first byte at {@code base}. */
+    byte[] encode(long base) {
+        long end = base;
+        for (MovedFunction m : moved.functions()) {
+            end = m.newStart + m.newSize;
+        }
+        byte[] out = new byte[(int) (end - base)];
+        long previousEnd = base;
+        for (MovedFunction m : moved.functions()) {
+            fillPadding(out, previousEnd - base, m.newStart - base);
+            for (Item i : m.items) {
+                if (i.kind == Kind.PLAIN || i.kind == Kind.AUIPC) {
+                    // Most items keep their bits (an auipc's are rewritten below): no array per item.
+                    int at = (int) (i.newAddress - base);
+                    if (i.oldSize == 2) {
+                        out[at] = (byte) i.bits;
+                        out[at + 1] = (byte) (i.bits >> 8);
+                    } else {
+                        putU32(out, at, i.bits);
+                    }
+                    continue;
+                }
+                byte[] b = encodeItem(m, i);
+                if (b.length != i.size()) {
+                    throw new IllegalStateException("size of item at 0x" + Long.toHexString(i.oldAddress) + " changed");
+                }
+                System.arraycopy(b, 0, out, (int) (i.newAddress - base), b.length);
+            }
+            previousEnd = m.newStart + m.newSize;
+        }
+        // Low parts were encoded with their auipc: write them over the copies.
+        for (MovedFunction m : moved.functions()) {
+            for (Item i : m.items) {
+                if (i.kind == Kind.AUIPC) {
+                    encodePair(m, i, out, base);
+                }
+            }
+        }
+        return out;
+    }
+
+    private void fillPadding(byte[] out, long from, long to) {
+        for (long p = from; p + 1 < to; ) {
+            if (to - p >= 4) {
+                putU32(out, (int) p, Rv.NOP);
+                p += 4;
+            } else {
+                out[(int) p] = (byte) Rv.C_NOP;
+                out[(int) p + 1] = 0;
+                p += 2;
+            }
+        }
+    }
+
+    private byte[] encodeItem(MovedFunction m, Item i) {
+        switch (i.kind) {
+            case FRAGMENT -> {
+                return fragments.assemble(i, i.newAddress);
+            }
+            case BRANCH -> {
+                long offset = moved.mapBranchTarget(i.target) - i.newAddress;
+                if (i.form == 0) {
+                    return le16(Rv.encode(i.branch.equals("beq") ? "c.beqz" : "c.bnez", i.rs1, offset));
+                }
+                if (i.form == 1) {
+                    return le32(Rv.encode(i.branch, i.rs1, i.rs2, offset));
+                }
+                if (i.form == 2) {
+                    byte[] b = new byte[8];
+                    putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 8));
+                    putU32(b, 4, Rv.encode("jal", 0, offset - 4));
+                    return b;
+                }
+                byte[] b = new byte[12];
+                long far = offset - 4;
+                long hi = Rv.hi20(far);
+                putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 12));
+                putU32(b, 4, Rv.encode("auipc", Rv.T1, hi & 0xfffff));
+                putU32(b, 8, Rv.encode("jalr", 0, far - (hi << 12), Rv.T1));
+                return b;
+            }
+            case JUMP, FALLTHROUGH -> {
+                long t = i.kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
+                long offset = t - i.newAddress;
+                if (i.form == 0) {
+                    return le16(Rv.encode("c.j", offset));
+                }
+                if (i.form == 1) {
+                    return le32(Rv.encode("jal", i.rd, offset));
+                }
+                byte[] b = new byte[8];
+                long hi = Rv.hi20(offset);
+                int via = i.rd != 0 ? i.rd : Rv.T1;
+                putU32(b, 0, Rv.encode("auipc", via, hi & 0xfffff));
+                putU32(b, 4, Rv.encode("jalr", i.rd, offset - (hi << 12), via));
+                return b;
+            }
+            default -> {
+                return i.oldSize == 2 ? le16(i.bits) : le32(i.bits);
+            }
+        }
+    }
+
+    private void encodePair(MovedFunction m, Item auipc, byte[] out, long base) {
+        Partner first = auipc.partners.get(0);
+        long t0 = moved.mapBranchTarget(first.target());
+        long hi = Rv.hi20(t0 - auipc.newAddress);
+        if (!Rv.fits(hi, 20)) {
+            throw new PatchException(file + ": auipc at 0x" + Long.toHexString(auipc.oldAddress) + " cannot reach 0x"
+                    + Long.toHexString(t0) + " from 0x" + Long.toHexString(auipc.newAddress), m.function.address());
+        }
+        putU32(out, (int) (auipc.newAddress - base), Rv.withUImm(auipc.bits, hi));
+        for (Partner p : auipc.partners) {
+            long lo = moved.mapBranchTarget(p.target()) - auipc.newAddress - (hi << 12);
+            if (!Rv.fits(lo, 12)) {
+                throw new PatchException(file + ": the pc-relative pair at 0x" + Long.toHexString(auipc.oldAddress)
+                        + " in function '" + m.function.name() + "' addresses targets too far apart to share one auipc");
+            }
+            int bits = p.store() ? Rv.withSImm(p.item().bits, lo) : Rv.withIImm(p.item().bits, lo);
+            putU32(out, (int) (p.item().newAddress - base), bits);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.splice.patch;
+
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Relocation;
+import dev.splice.elf.RelocationSection;
+import dev.splice.elf.Section;
+import dev.splice.elf.Symbol;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The relocations that {@code --emit-relocs} kept for the allocated sections, with their symbols
+ * resolved: in file order, by offset (for lookups by address without boxing) and the pc-relative
+ * low parts by the address of their auipc. Insertion moves code and must know every reference to
+ * it, so a binary without relocations for its code is refused here. Read once, then only read:
+ * the retries of a bulk rewrite and the decoding threads share one index.
+ */
+final class RelocationIndex {
+    /** A relocation, the section it lives in and the one it applies to, and its symbol's value and name. */
+    record Reloc(Section section, Section target, Relocation relocation, long symbolValue, String symbolName) {
+        long value() {
+            return symbolValue + relocation.addend();
+        }
+
+        int type() {
+            return relocation.type();
+        }
+
+        long offset() {
+            return relocation.offset();
+        }
+    }
+
+    /** In the order of their sections and entries. */
+    private final List<Reloc> all;
+    /** pc-relative low parts by the address of their auipc. */
+    private final Map<Long, List<Reloc>> lowParts;
+    /** Every relocation sorted (stably) by offset, and the offsets. */
+    private final Reloc[] byOffset;
+    private final long[] offsets;
+
+    private RelocationIndex(List<Reloc> all, Map<Long, List<Reloc>> lowParts) {
+        this.all = all;
+        this.lowParts = lowParts;
+        byOffset = all.toArray(new Reloc[0]);
+        Arrays.sort(byOffset, Comparator.comparingLong(Reloc::offset)); // stable: same-offset order kept
+        offsets = new long[byOffset.length];
+        for (int i = 0; i < byOffset.length; i++) {
+            offsets[i] = byOffset[i].offset();
+        }
+    }
+
+    /** Reads the relocations of {@code elf} (named {@code file} in messages). */
+    static RelocationIndex read(ElfFile elf, String file) {
+        List<Reloc> all = new ArrayList<>();
+        Map<Long, List<Reloc>> lowParts = new HashMap<>();
+        boolean any = false;
+        for (RelocationSection rs : elf.relocations()) {
+            Section on = rs.target();
+            if (on.index() == 0 || !on.isAllocated()) {
+                continue; // .rela.dyn (none in static executables we accept), debug sections
+            }
+            if (on.isExecutable()) {
+                any = true;
+            }
+            Section symtab = elf.section(rs.section().link());
+            List<Symbol> symbols = elf.symbols(symtab);
+            for (Relocation r : rs.relocations()) {
+                long value = 0;
+                String name = "";
+                if (r.symbolIndex() != 0) {
+                    if (r.symbolIndex() >= symbols.size()) {
+                        throw new PatchException(file + ": " + rs.section().name() + ": relocation at 0x"
+                                + Long.toHexString(r.offset()) + " names symbol " + r.symbolIndex() + " of " + symbols.size());
+                    }
+                    Symbol s = symbols.get(r.symbolIndex());
+                    value = s.value();
+                    name = s.name();
+                }
+                if (Rel.isPositionIndependent(r.type())) {
+                    continue; // markers (R_RISCV_RELAX, NONE, ...) and tp/gp-relative values: every pass skips them
+                }
+                Reloc reloc = new Reloc(rs.section(), on, r, value, name);
+                all.add(reloc);
+                if (Rel.isPcrelLo(r.type())) {
+                    lowParts.computeIfAbsent(value, k -> new ArrayList<>(2)).add(reloc);
+                }
+            }
+        }
+        if (!any) {
+            throw new PatchException(file + ": has no relocations for its code; insertion moves code and must know every "
+                    + "reference to it: link with -Wl,--emit-relocs");
+        }
+        return new RelocationIndex(all, lowParts);
+    }
+
+    /** Every relocation, in the order of their sections and entries. */
+    List<Reloc> all() {
+        return all;
+    }
+
+    /** The pc-relative low parts completing the auipc at {@code auipc}. */
+    List<Reloc> lowParts(long auipc) {
+        return lowParts.getOrDefault(auipc, List.of());
+    }
+
+    /** The number of relocations, for walks by index from {@link #firstAt}. */
+    int size() {
+        return offsets.length;
+    }
+
+    /** The offset of the {@code k}-th relocation in offset order. */
+    long offset(int k) {
+        return offsets[k];
+    }
+
+    /** The {@code k}-th relocation in offset order. */
+    Reloc get(int k) {
+        return byOffset[k];
+    }
+
+    /** The index (in offset order) of the first relocation at or after {@code offset}. */
+    int firstAt(long offset) {
+        int lo = 0;
+        int hi = offsets.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (offsets[mid] < offset) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** The relocations at {@code offset}, in the order of their sections and entries. */
+    List<Reloc> at(long offset) {
+        int from = firstAt(offset);
+        int to = from;
+        while (to < offsets.length && offsets[to] == offset) {
+            to++;
+        }
+        return from == to ? List.of() : Arrays.asList(byOffset).subList(from, to);
+    }
+}
