@@ -1,6 +1,7 @@
 package dev.splice.patch;
 
 import dev.splice.elf.ElfFile;
+import dev.splice.elf.Le;
 import dev.splice.elf.Section;
 import dev.splice.isa.Extension;
 import java.nio.charset.StandardCharsets;
@@ -115,7 +116,7 @@ public record BinaryTarget(Set<Extension> extensions, String source) {
         }
         int at = 1;
         while (at + 4 <= b.length) {
-            long length = u32(b, at);
+            long length = Le.u32L(b, at);
             if (length < 4 || at + length > b.length) {
                 return null;
             }
@@ -130,7 +131,7 @@ public record BinaryTarget(Set<Extension> extensions, String source) {
             if (vendor.equals("riscv")) {
                 while (p + 5 <= end) {
                     int tag = b[p] & 0xff;
-                    long size = u32(b, p + 1);
+                    long size = Le.u32L(b, p + 1);
                     if (size < 5 || p + size > end) {
                         return null;
                     }
@@ -185,7 +186,4 @@ public record BinaryTarget(Set<Extension> extensions, String source) {
         return new long[] {v, p};
     }
 
-    private static long u32(byte[] b, int at) {
-        return (b[at] & 0xffL) | (b[at + 1] & 0xffL) << 8 | (b[at + 2] & 0xffL) << 16 | (b[at + 3] & 0xffL) << 24;
-    }
 }

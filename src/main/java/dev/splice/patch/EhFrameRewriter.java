@@ -2,6 +2,7 @@ package dev.splice.patch;
 
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
+import dev.splice.elf.Le;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
 import java.io.ByteArrayOutputStream;
@@ -120,7 +121,7 @@ final class EhFrameRewriter {
         Map<Integer, Cie> cies = new HashMap<>();
         int at = 0;
         while (at + 4 <= b.length) {
-            long length = u32(b, at);
+            long length = Le.u32L(b, at);
             if (length == 0) {
                 return at;
             }
@@ -132,7 +133,7 @@ final class EhFrameRewriter {
                 throw refuse(at, "record runs past the end of the section");
             }
             int end = (int) (start + length);
-            long id = u32(b, start);
+            long id = Le.u32L(b, start);
             try {
                 if (id == 0) {
                     Cie cie = parseCie(b, start + 4, end, at);
@@ -308,8 +309,8 @@ final class EhFrameRewriter {
         int fields = f.programAt - f.pcField;
         int size = (8 + fields + program.length + 3) & -4;
         byte[] r = new byte[size];
-        LeBytes.putU32(r, 0, size - 4);
-        LeBytes.putU32(r, 4, at + 4 - cieCopy);
+        Le.putU32(r, 0, size - 4);
+        Le.putU32(r, 4, at + 4 - cieCopy);
         System.arraycopy(b, f.pcField, r, 8, fields);
         System.arraycopy(program, 0, r, 8 + fields, program.length);
         int enc = f.cie.fdeEncoding;
@@ -345,7 +346,7 @@ final class EhFrameRewriter {
                     + " is out of reach of a 32-bit record length (.eh_frame cannot grow)");
         }
         Arrays.fill(b, at, terminator, (byte) 0);
-        LeBytes.putU32(b, at, (int) length);
+        Le.putU32(b, at, (int) length);
         if (replaced.end() - at - 8 >= SKIP_BODY.length) { // else zeros: no unwinder reads a CIE that no FDE names
             System.arraycopy(SKIP_BODY, 0, b, at + 8, SKIP_BODY.length);
         }
@@ -362,7 +363,7 @@ final class EhFrameRewriter {
             int high = op & 0xc0;
             if (high == 0x40 || op == 0x02 || op == 0x03 || op == 0x04) {
                 int width = high == 0x40 ? 0 : op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
-                long delta = width == 0 ? op & 0x3f : width == 1 ? b[p + 1] & 0xff : width == 2 ? u16(b, p + 1) : u32(b, p + 1);
+                long delta = width == 0 ? op & 0x3f : width == 1 ? b[p + 1] & 0xff : width == 2 ? Le.u16(b, p + 1) : Le.u32L(b, p + 1);
                 long oldNext = oldLoc + delta * codeAlign;
                 long newNext = inserter.moved().mapFallThrough(oldNext);
                 long newDelta = newNext - newLoc;
@@ -433,15 +434,15 @@ final class EhFrameRewriter {
             throw new PatchException(file + ": .eh_frame_hdr has an encoding Splice does not handle");
         }
         int p = 4 + size(b[1] & 0xff, 0);
-        long count = u32(b, p);
+        long count = Le.u32L(b, p);
         p += 4;
         if (p + count * 8 > b.length) {
             throw new PatchException(file + ": .eh_frame_hdr table runs past its section");
         }
         List<long[]> rows = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            long loc = hdr.address() + (int) u32(b, p + 8 * i);
-            long fde = hdr.address() + (int) u32(b, p + 8 * i + 4);
+            long loc = hdr.address() + (int) Le.u32L(b, p + 8 * i);
+            long fde = hdr.address() + (int) Le.u32L(b, p + 8 * i + 4);
             rows.add(new long[] {movedStarts.getOrDefault(loc, loc), movedFdes.getOrDefault(fde, fde)});
         }
         rows.sort((x, y) -> Long.compare(x[0], y[0]));
@@ -451,8 +452,8 @@ final class EhFrameRewriter {
             if (!Rv.fits(rel, 32) || !Rv.fits(fdeRel, 32)) {
                 throw new PatchException(file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
             }
-            LeBytes.putU32(b, p + 8 * i, (int) rel);
-            LeBytes.putU32(b, p + 8 * i + 4, (int) fdeRel);
+            Le.putU32(b, p + 8 * i, (int) rel);
+            Le.putU32(b, p + 8 * i + 4, (int) fdeRel);
         }
         editor.setContents(hdr.index(), b);
     }
@@ -471,7 +472,7 @@ final class EhFrameRewriter {
 
     private long read(byte[] b, int p, int enc, long fieldAddress, int at) {
         int width = size(enc, at);
-        long v = width == 8 ? u32(b, p) | u32(b, p + 4) << 32 : width == 4 ? u32(b, p) : u16(b, p);
+        long v = width == 8 ? Le.u32L(b, p) | Le.u32L(b, p + 4) << 32 : width == 4 ? Le.u32L(b, p) : Le.u16(b, p);
         if ((enc & 0x0f) == 0x0b) {
             v = (int) v;
         } else if ((enc & 0x0f) == 0x0a) {
@@ -501,13 +502,7 @@ final class EhFrameRewriter {
         return new PatchException(file + ": .eh_frame+0x" + Integer.toHexString(at) + ": " + why);
     }
 
-    private static long u32(byte[] b, int p) {
-        return (b[p] & 0xffL) | (b[p + 1] & 0xffL) << 8 | (b[p + 2] & 0xffL) << 16 | (b[p + 3] & 0xffL) << 24;
-    }
 
-    private static int u16(byte[] b, int p) {
-        return (b[p] & 0xff) | (b[p + 1] & 0xff) << 8;
-    }
 
     private static long[] uleb(byte[] b, int p) {
         long v = 0;

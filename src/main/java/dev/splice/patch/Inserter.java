@@ -1,5 +1,7 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.Le.putU32;
+
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
@@ -15,8 +17,6 @@ import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
 import dev.splice.patch.RelocationIndex.Reloc;
-import static dev.splice.patch.LeBytes.putU32;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
