@@ -41,6 +41,8 @@ public final class Decoder {
     private final char[] direct = new char[(1 << 16) + (1 << 15)];
     private static final char SLOW = 0xffff;
     private static final char NEED_KEY = 0xfffe;
+    /** A parcel whose low bits announce an instruction of 48 bits or more (only decodeAll reads it). */
+    private static final char LONG = 0xfffd;
 
     /** Packed result layout: size in bytes (bits 3..0), loose-bytes flag, opcode id + 1 above. */
     private static final int SIZE_MASK = 0xf;
@@ -172,7 +174,9 @@ public final class Decoder {
             byLow[low] = first == SLOW ? NEED_KEY : first;
         }
         for (int parcel = 0; parcel < 1 << 16; parcel++) {
-            if ((parcel & 3) == 3) {
+            if ((parcel & 0x1f) == 0x1f) {
+                direct[parcel] = LONG; // 48 bits or longer: the sweep decodes it on its own
+            } else if ((parcel & 3) == 3) {
                 direct[parcel] = byLow[key(parcel) & 0xff];
             }
         }
@@ -270,7 +274,8 @@ public final class Decoder {
      * <p>In a sweep each address waits for the previous instruction's length, so that chain is
      * kept short: one 8-byte read gives two instructions (the second word is a shift of it), the
      * lengths come from the low bits without branches, and the table lookups, which nothing
-     * waits for, run alongside. A possible 48/64-bit instruction goes one at a time.
+     * waits for, run alongside. A 48/64-bit instruction (the table marks its parcels {@code LONG},
+     * so no separate test of the low bits is needed) goes one at a time.
      */
     public int decodeAll(byte[] code, int from, int to, int[] out) {
         char[] table = direct;
@@ -284,16 +289,17 @@ public final class Decoder {
             int first = (int) eight;
             int firstSize = 2 + ((((first & 3) + 1) & 4) >> 1);
             int second = (int) (eight >>> (firstSize << 3));
-            // Low bits 11111 (48 bits or longer) in either word: one at a time. x + 1 carries into
-            // bit 5 only for x = 11111, so one test covers both words.
-            if ((((first & 0x1f) + 1) | ((second & 0x1f) + 1)) >= 0x20) {
+            int a = lookup(table, first);
+            int b = lookup(table, second);
+            // Either word 48 bits or longer (the table says so): one at a time.
+            if ((a == LONG) | (b == LONG)) {
                 int packed = decodeAt(code, pos, to);
                 out[n++] = packed;
                 pos += packed & SIZE_MASK;
                 continue;
             }
-            out[n] = lookup(table, first);
-            out[n + 1] = lookup(table, second);
+            out[n] = a;
+            out[n + 1] = b;
             n += 2;
             pos += firstSize + 2 + ((((second & 3) + 1) & 4) >> 1);
         }
