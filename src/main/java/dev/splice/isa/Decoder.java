@@ -287,7 +287,7 @@ public final class Decoder {
             // it, so the next address waits for one load instead of two.
             long eight = (long) LONG_LE.get(code, pos);
             int first = (int) eight;
-            int firstSize = 2 + ((((first & 3) + 1) & 4) >> 1);
+            int firstSize = 2 << (((first & 3) + 1) >> 2);
             int second = (int) (eight >>> (firstSize << 3));
             int a = lookup(table, first);
             int b = lookup(table, second);
@@ -301,7 +301,7 @@ public final class Decoder {
             out[n] = a;
             out[n + 1] = b;
             n += 2;
-            pos += firstSize + 2 + ((((second & 3) + 1) & 4) >> 1);
+            pos += firstSize + (2 << (((second & 3) + 1) >> 2));
         }
         while (pos < to) {
             int packed = decodeAt(code, pos, to);
