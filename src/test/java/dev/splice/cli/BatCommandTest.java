@@ -7,9 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,31 +27,17 @@ class BatCommandTest {
                 "--enable-bat", "--reorder-blocks=reverse").checked("llvm-bolt-22");
     }
 
-    record Run(int status, String out, String err) {}
-
-    static Run splice(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int status = Main.execute(args);
-            return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+    private static CliRun splice(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     void dumpPrintsFunctionsEntriesAndEntryPoints() throws Exception {
-        Run r = splice("bat", "dump", bolted.toString());
+        CliRun r = splice("bat", "dump", bolted.toString());
         assertEquals(Main.OK, r.status(), r.err());
         assertTrue(r.out().contains("function accumulate at 0x"), r.out());
         assertTrue(r.out().contains(" branch") && r.out().contains(" block ") && r.out().contains("secondary entry points (input offsets): 0x2"), r.out());
-        Run json = splice("bat", "dump", "--json", bolted.toString());
+        CliRun json = splice("bat", "dump", "--json", bolted.toString());
         assertEquals(Main.OK, json.status(), json.err());
         JsonNode tree = new ObjectMapper().readTree(json.out());
         assertEquals(tree.get("functions").size(), tree.get("hotFunctions").asInt());
@@ -71,7 +54,7 @@ class BatCommandTest {
 
     @Test
     void dumpOfAnUnboltedBinaryIsBadInput() {
-        Run r = splice("bat", "dump", TestPrograms.rv64("bat_entries.relocs").toString());
+        CliRun r = splice("bat", "dump", TestPrograms.rv64("bat_entries.relocs").toString());
         assertEquals(Main.BAD_INPUT, r.status());
         assertTrue(r.err().contains("no .note.bolt_bat section"), r.err());
     }
@@ -84,7 +67,7 @@ class BatCommandTest {
         long base = Long.parseLong(accumulate, 16);
         Files.writeString(pa, String.format("B %x %x 10 1%nF %x %x 5%nS %x 3%n", base + 0x8, base, base, base + 0x20, base + 4));
         Path out = dir.resolve("p.fdata");
-        Run r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
+        CliRun r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
         assertEquals(Main.OK, r.status(), r.err());
         Path theirs = dir.resolve("p.perf2bolt.fdata");
         Tools.run("perf2bolt-22", "-p", pa.toString(), "--pa", "-o", theirs.toString(), bolted.toString()).checked("perf2bolt-22");
@@ -96,11 +79,11 @@ class BatCommandTest {
         Path pa = dir.resolve("bad.pa");
         Files.writeString(pa, "B 400000 400008 1 0\nB 4000zz 400008 1 0\nQ 1 2\n");
         Path out = dir.resolve("bad.fdata");
-        Run r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
+        CliRun r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
         assertEquals(Main.BAD_INPUT, r.status());
         assertTrue(r.err().contains("bad.pa:2:7: bad hexadecimal digit 'z' in branch source"), r.err());
         assertTrue(Files.notExists(out), "no output after a failure");
-        Run skipped = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString(), "--skip-bad-lines");
+        CliRun skipped = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString(), "--skip-bad-lines");
         assertEquals(Main.OK, skipped.status(), skipped.err());
         assertTrue(skipped.err().contains("skipped 2 malformed lines; the first: " + pa + ":2:7:"), skipped.err());
         assertTrue(Files.readString(out).startsWith("boltedcollection\n"));
@@ -120,7 +103,7 @@ class BatCommandTest {
             }
         }
         Path out = dir.resolve("large.fdata");
-        Run r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
+        CliRun r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
         assertEquals(Main.OK, r.status(), r.err());
         assertTrue(r.err().matches("(?s).*splice: read [0-9,]+ lines \\([0-9.]+ s\\).*"), r.err());
         assertTrue(r.err().contains(String.format("splice: %,d lines", lines)), r.err());

@@ -8,9 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.splice.elf.BoltedSamples;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,24 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class InfoCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    record Run(int status, String out, String err) {}
-
-    static synchronized Run splice(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int status = Main.execute(args);
-            System.out.flush();
-            System.err.flush();
-            return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+    private static CliRun splice(String... args) {
+        return CliRun.of(args);
     }
 
     static Stream<Path> files() {
@@ -62,7 +43,7 @@ class InfoCommandTest {
     @ParameterizedTest
     @MethodSource("files")
     void jsonAgreesWithReadelf(Path file) throws Exception {
-        Run run = splice("info", "--json", file.toString());
+        CliRun run = splice("info", "--json", file.toString());
         assertEquals(Main.OK, run.status(), run.err());
         JsonNode mine = JSON.readTree(run.out());
         JsonNode r = readelf(file);
@@ -113,7 +94,7 @@ class InfoCommandTest {
     @ParameterizedTest
     @MethodSource("files")
     void textShowsTheSameFacts(Path file) throws Exception {
-        Run run = splice("info", file.toString());
+        CliRun run = splice("info", file.toString());
         assertEquals(Main.OK, run.status(), run.err());
         JsonNode r = readelf(file);
         String out = run.out();
@@ -134,11 +115,11 @@ class InfoCommandTest {
         Path garbage = tmp.resolve("garbage.elf");
         byte[] bytes = Files.readAllBytes(TestPrograms.rv64("entries"));
         Files.write(garbage, java.util.Arrays.copyOf(bytes, 100));
-        Run run = splice("info", garbage.toString());
+        CliRun run = splice("info", garbage.toString());
         assertEquals(Main.BAD_INPUT, run.status());
         assertTrue(run.err().contains(garbage.toString()) && run.err().contains("offset 0x"), run.err());
         assertTrue(!run.err().contains("Exception"), run.err());
-        Run missing = splice("info", tmp.resolve("missing").toString());
+        CliRun missing = splice("info", tmp.resolve("missing").toString());
         assertEquals(Main.BAD_INPUT, missing.status());
         assertTrue(missing.err().contains("missing"), missing.err());
     }
