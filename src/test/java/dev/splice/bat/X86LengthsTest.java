@@ -68,6 +68,23 @@ class X86LengthsTest {
                 mismatches.size() + " mismatches in " + checked + " functions");
     }
 
+    /** Arbitrary bytes: a length within the limit and 15, or null; never an exception. */
+    @Test
+    void randomBytesDecodeWithinBoundsOrNot() {
+        java.util.Random random = new java.util.Random(11);
+        byte[] b = new byte[64];
+        for (int trial = 0; trial < 200_000; trial++) {
+            random.nextBytes(b);
+            int at = random.nextInt(8);
+            int end = at + random.nextInt(20);
+            X86Lengths.Insn insn = X86Lengths.decode(b, at, end);
+            if (insn != null) {
+                assertTrue(insn.length() >= 1 && insn.length() <= 15 && at + insn.length() <= end,
+                        "length " + insn.length() + " at " + at + " end " + end);
+            }
+        }
+    }
+
     /** Compares every function of {@code program}; returns how many were checked. */
     static int compare(Path program, List<String> mismatches) {
         ElfFile elf = ElfFile.read(program);
