@@ -15,8 +15,16 @@ public final class X86Lengths {
     public enum Kind {
         /** Falls through to the next instruction. */
         OTHER,
-        /** jcc rel8/rel32, jrcxz/loop rel8: may branch to {@code target} or fall through. */
+        /**
+         * jcc rel8/rel32, xbegin rel32: may branch to {@code target} or fall through (BOLT gives
+         * xbegin both successors, as llvm-bolt-22 --print-cfg shows).
+         */
         CONDITIONAL,
+        /**
+         * jrcxz/jecxz/loop/loope/loopne rel8: conditional too, but llvm-bolt-22 "could not
+         * disassemble" a function holding one, so such a function has no CFG in perf2bolt.
+         */
+        LOOP,
         /** jmp rel8/rel32 to {@code target}. */
         JUMP,
         /** call rel32 to {@code target}. */
@@ -27,8 +35,10 @@ public final class X86Lengths {
         INDIRECT_JUMP,
         /** call through a register or memory (FF /2). */
         INDIRECT_CALL,
-        /** ud2, hlt, int3. */
-        TRAP
+        /** ud2, hlt: BOLT ends the block and does not fall through (llvm-bolt-22 --print-cfg). */
+        TRAP,
+        /** int3: not a terminator for BOLT, which falls through it (llvm-bolt-22 --print-cfg). */
+        BREAKPOINT
     }
 
     /**
@@ -186,8 +196,10 @@ public final class X86Lengths {
                 Kind kind = Kind.OTHER;
                 if (op == 0xc3) {
                     kind = Kind.RETURN;
-                } else if (op == 0xcc || op == 0xf4) {
+                } else if (op == 0xf4) {
                     kind = Kind.TRAP;
+                } else if (op == 0xcc) {
+                    kind = Kind.BREAKPOINT;
                 }
                 return insn(at, i, limit, kind, 0);
             }
@@ -206,7 +218,7 @@ public final class X86Lengths {
                 }
                 return modrm(b, at, i, limit, addrsize, immz, Kind.OTHER);
             case REL8:
-                return rel(b, at, i, limit, 1, op == 0xeb ? Kind.JUMP : Kind.CONDITIONAL);
+                return rel(b, at, i, limit, 1, op == 0xeb ? Kind.JUMP : op >= 0xe0 ? Kind.LOOP : Kind.CONDITIONAL);
             case REL32:
                 // Near branches take a 32-bit displacement in 64-bit mode, even after 66 (as Intel and LLVM do).
                 return rel(b, at, i, limit, 4, op == 0xe8 ? Kind.CALL : Kind.JUMP);

@@ -155,17 +155,22 @@ class X86LengthsTest {
             want = operand.startsWith("*") ? X86Lengths.Kind.INDIRECT_CALL : X86Lengths.Kind.CALL;
         } else if (mnemonic.equals("ret") || mnemonic.equals("retq")) {
             want = X86Lengths.Kind.RETURN;
-        } else if (mnemonic.startsWith("j") || mnemonic.startsWith("loop") || mnemonic.equals("xbegin")) {
+        } else if (mnemonic.startsWith("loop") || mnemonic.equals("jrcxz") || mnemonic.equals("jecxz")) {
+            want = X86Lengths.Kind.LOOP;
+        } else if (mnemonic.startsWith("j") || mnemonic.equals("xbegin")) {
             want = X86Lengths.Kind.CONDITIONAL;
-        } else if (mnemonic.equals("ud2") || mnemonic.equals("hlt") || mnemonic.equals("int3")) {
+        } else if (mnemonic.equals("ud2") || mnemonic.equals("hlt")) {
             want = X86Lengths.Kind.TRAP;
+        } else if (mnemonic.equals("int3")) {
+            want = X86Lengths.Kind.BREAKPOINT;
         } else {
             want = X86Lengths.Kind.OTHER;
         }
         if (insn.kind() != want) {
             return "kind " + insn.kind() + ", llvm-objdump's " + want;
         }
-        if (want == X86Lengths.Kind.JUMP || want == X86Lengths.Kind.CALL || want == X86Lengths.Kind.CONDITIONAL) {
+        if (want == X86Lengths.Kind.JUMP || want == X86Lengths.Kind.CALL || want == X86Lengths.Kind.CONDITIONAL
+                || want == X86Lengths.Kind.LOOP) {
             Matcher m = TARGET.matcher(operand);
             if (!m.find()) {
                 return "no target in llvm-objdump's text";
