@@ -32,12 +32,13 @@ final class RiscVCfg {
         this.endsWithCall = endsWithCall;
     }
 
-    private static final int PLAIN = 0;
-    private static final int CONDITIONAL = 1;
-    private static final int JUMP = 2;
-    private static final int STOP = 3; // return or tail call: no successor in the function
-    private static final int CALL = 4;
-    private static final int INDIRECT = 5;
+    static final int PLAIN = 0;
+    static final int CONDITIONAL = 1;
+    static final int JUMP = 2;
+    static final int STOP = 3; // return or tail call: no successor in the function
+    static final int CALL = 4;
+    static final int INDIRECT = 5;
+    static final int CONDITIONAL_TAIL_CALL = 6; // x86-64: ends its block, falls through, no target inside
 
     /** The CFG of the function whose bytes are {@code code[base, base + size)}, or null if it has none. */
     static RiscVCfg of(byte[] code, int base, int size) {
@@ -148,6 +149,17 @@ final class RiscVCfg {
             }
             pc += length;
         }
+        return fromDecoded(kind, target, isInstruction, leader, entry, size);
+    }
+
+    /**
+     * The blocks BOLT's buildCFG forms from a decoded function (shared by the RISC-V and x86-64
+     * decoders): per byte offset, the instruction kind (PLAIN, CONDITIONAL, JUMP, STOP, CALL) and
+     * direct target of the instruction starting there, whether one starts there, whether it is a
+     * label (block start) and an entry point. Null if a label is inside an instruction.
+     */
+    static RiscVCfg fromDecoded(int[] kind, int[] target, boolean[] isInstruction, boolean[] leader,
+                                boolean[] entry, int size) {
         for (int i = 0; i < size; i++) {
             if (leader[i] && !isInstruction[i]) {
                 return null; // a branch into the middle of an instruction
@@ -164,7 +176,8 @@ final class RiscVCfg {
             }
             if (leader[i] || previous < 0) {
                 starts[i] = true;
-            } else if (kind[previous] == CONDITIONAL || kind[previous] == JUMP || kind[previous] == STOP) {
+            } else if (kind[previous] == CONDITIONAL || kind[previous] == JUMP || kind[previous] == STOP
+                    || kind[previous] == CONDITIONAL_TAIL_CALL) {
                 starts[i] = !(kind[i] == JUMP && kind[previous] == CONDITIONAL);
             }
             previous = i;
@@ -200,7 +213,7 @@ final class RiscVCfg {
             int next = b + 1 < blocks ? blockStarts[b + 1] : -1;
             falls[b] = switch (kind[end]) {
                 case PLAIN, CALL -> true;
-                case CONDITIONAL -> true;
+                case CONDITIONAL, CONDITIONAL_TAIL_CALL -> true;
                 case JUMP -> next >= 0 && (target[end] == next || (lastBranch[b] >= 0 && target[lastBranch[b]] == next));
                 default -> false;
             };
@@ -283,6 +296,16 @@ final class RiscVCfg {
     private static int cbOffset(int h) {
         int imm = ((h >>> 12) & 1) << 8 | ((h >>> 10) & 3) << 3 | ((h >>> 5) & 3) << 6 | ((h >>> 3) & 3) << 1 | ((h >>> 2) & 1) << 5;
         return (imm << 23) >> 23;
+    }
+
+    /** The block start offsets, ascending. */
+    int[] blockStarts() {
+        return starts.clone();
+    }
+
+    /** Whether block {@code b} (by index) falls through to the next. */
+    boolean fallsThrough(int b) {
+        return fallsThrough[b];
     }
 
     private int blockContaining(long offset) {
