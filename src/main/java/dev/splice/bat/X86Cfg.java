@@ -1,20 +1,78 @@
 package dev.splice.bat;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The basic blocks of an x86-64 function without a translation table, as perf2bolt-22 builds them
  * (step 2 of docs/x86cfg-notes.md, not wired into translation yet): decoded with
  * {@link X86Lengths}, formed by the same rules as RISC-V ({@link RiscVCfg#fromDecoded}). Differences
  * from RISC-V, checked with llvm-bolt-22 --print-cfg: a conditional branch out of the function is a
  * conditional tail call (its block falls through), int3 falls through, hlt and ud2 stop, xbegin is a
- * conditional branch, and a function holding jrcxz/loop has no CFG. Jump tables are not read: an
- * indirect jump ends its block with no successor.
+ * conditional branch, and a function holding jrcxz/loop has no CFG. Jump tables: only the
+ * non-PIC form {@code jmp *table(,%reg,8)} is read (entries while they point into the function);
+ * its targets start blocks. Other indirect jumps end their block with no successor.
  */
 final class X86Cfg {
     private X86Cfg() {}
 
+    /** Reads 8 bytes (little-endian) of the binary at an address; null where nothing is mapped. */
+    interface Memory {
+        Long read64(long address);
+    }
+
+    /** As {@link #of(byte[], int, int, int[], int[])}, reading jump tables through {@code memory}. */
+    static RiscVCfg of(byte[] code, int base, int size, long address, Memory memory, int[] entries, int[] landingPads) {
+        if (size <= 0 || base < 0 || base + size > code.length) {
+            return null;
+        }
+        List<Integer> targets = new ArrayList<>();
+        for (int pc = 0; pc < size; ) {
+            X86Lengths.Insn insn = X86Lengths.decode(code, base + pc, base + size);
+            if (insn == null) {
+                return null;
+            }
+            long table = insn.kind() == X86Lengths.Kind.INDIRECT_JUMP ? absoluteTable(code, base + pc, insn.length()) : -1;
+            for (long entry = table; table >= 0; entry += 8) {
+                Long t = memory.read64(entry);
+                if (t == null || t < address || t >= address + size) {
+                    break;
+                }
+                targets.add((int) (t - address));
+            }
+            pc += insn.length();
+        }
+        int[] labels = new int[entries.length + targets.size()];
+        System.arraycopy(entries, 0, labels, 0, entries.length);
+        for (int i = 0; i < targets.size(); i++) {
+            labels[entries.length + i] = targets.get(i);
+        }
+        return of(code, base, size, labels, landingPads);
+    }
+
+    /** The table address of {@code jmp *disp32(,%reg,8)} at {@code at}, or -1 for other forms. */
+    private static long absoluteTable(byte[] b, int at, int length) {
+        int i = at;
+        int end = at + length;
+        while (i < end && ((b[i] & 0xf0) == 0x40 || (b[i] & 0xff) == 0x3e)) {
+            i++; // REX, notrack
+        }
+        if (i + 7 > end || (b[i] & 0xff) != 0xff) {
+            return -1;
+        }
+        int modrm = b[i + 1] & 0xff;
+        int sib = b[i + 2] & 0xff;
+        if ((modrm & 0xc7) != 0x04 || (sib & 0xc7) != 0xc5) {
+            return -1; // not mod 00, SIB, no base, scale 8
+        }
+        return (b[i + 3] & 0xff) | (b[i + 4] & 0xff) << 8 | (b[i + 5] & 0xff) << 16 | (long) b[i + 6] << 24;
+    }
+
     /**
      * The CFG of the function whose bytes are {@code code[base, base + size)}, with the offsets where
-     * other code enters it and its landing pads; null if it has none.
+     * other code enters it (and, here, jump-table targets) and its landing pads; null if it has none.
+     * Labels given as entries are also marked as entry points; for jump-table targets that only
+     * matters to traces entered from outside the function (see RiscVCfg.fallthroughs).
      */
     static RiscVCfg of(byte[] code, int base, int size, int[] entries, int[] landingPads) {
         if (size <= 0 || base < 0 || base + size > code.length) {
