@@ -39,6 +39,7 @@ final class RiscVCfg {
     static final int CALL = 4;
     static final int INDIRECT = 5;
     static final int CONDITIONAL_TAIL_CALL = 6; // x86-64: ends its block, falls through, no target inside
+    static final int TRAP = 7; // as STOP, but a direct jump right after it joins its block (buildCFG)
 
     /** The CFG of the function whose bytes are {@code code[base, base + size)}, or null if it has none. */
     static RiscVCfg of(byte[] code, int base, int size) {
@@ -104,7 +105,7 @@ final class RiscVCfg {
                 } else if (opcode == 0x67) {
                     k = rd != 0 ? CALL : (rs1 == 1 || rs1 == 5) ? STOP : INDIRECT;
                 } else if (word == 0x00100073 || word == 0xc0001073) {
-                    k = STOP; // ebreak, unimp: BOLT takes traps as the end of execution
+                    k = TRAP; // ebreak, unimp: BOLT takes traps as the end of execution
                 }
             } else {
                 int op = half & 3;
@@ -122,7 +123,7 @@ final class RiscVCfg {
                     boolean link = ((half >>> 12) & 1) != 0;
                     k = link ? CALL : (rs1 == 1 || rs1 == 5) ? STOP : INDIRECT;
                 } else if (half == 0) {
-                    k = STOP; // c.unimp (LLVM marks it a trap; c.ebreak it does not, so BOLT falls through it)
+                    k = TRAP; // c.unimp (LLVM marks it a trap; c.ebreak it does not, so BOLT falls through it)
                 }
             }
             if (k == INDIRECT) {
@@ -177,8 +178,10 @@ final class RiscVCfg {
             if (leader[i] || previous < 0) {
                 starts[i] = true;
             } else if (kind[previous] == CONDITIONAL || kind[previous] == JUMP || kind[previous] == STOP
-                    || kind[previous] == CONDITIONAL_TAIL_CALL) {
-                starts[i] = !(kind[i] == JUMP && kind[previous] == CONDITIONAL);
+                    || kind[previous] == CONDITIONAL_TAIL_CALL || kind[previous] == TRAP) {
+                // BOLT: an unconditional branch after a terminator that is not itself a branch, a
+                // return or a conditional tail call (a conditional branch, or a trap) joins its block.
+                starts[i] = !(kind[i] == JUMP && (kind[previous] == CONDITIONAL || kind[previous] == TRAP));
             }
             previous = i;
         }

@@ -27,18 +27,36 @@ final class X86Cfg {
             return null;
         }
         List<Integer> targets = new ArrayList<>();
+        long lastRipLea = -1; // the address a `lea disp(%rip), %reg` last loaded: a PIC table base
         for (int pc = 0; pc < size; ) {
             X86Lengths.Insn insn = X86Lengths.decode(code, base + pc, base + size);
             if (insn == null) {
                 return null;
             }
-            long table = insn.kind() == X86Lengths.Kind.INDIRECT_JUMP ? absoluteTable(code, base + pc, insn.length()) : -1;
-            for (long entry = table; table >= 0; entry += 8) {
-                Long t = memory.read64(entry);
-                if (t == null || t < address || t >= address + size) {
-                    break;
+            long lea = ripLea(code, base + pc, insn.length());
+            if (lea >= 0) {
+                lastRipLea = address + pc + insn.length() + lea - (1L << 32);
+            }
+            if (insn.kind() == X86Lengths.Kind.INDIRECT_JUMP) {
+                long table = absoluteTable(code, base + pc, insn.length());
+                for (long entry = table; table >= 0; entry += 8) {
+                    Long t = memory.read64(entry);
+                    if (t == null || t < address || t >= address + size) {
+                        break;
+                    }
+                    targets.add((int) (t - address));
                 }
-                targets.add((int) (t - address));
+                if (table < 0 && lastRipLea >= 0 && registerJump(code, base + pc, insn.length())) {
+                    // PIC: movslq (%base,%idx,4), %r; add %base, %r; jmp *%r; entries are target - table
+                    for (long entry = lastRipLea; ; entry += 4) {
+                        Long v = memory.read64(entry);
+                        long t = v == null ? -1 : lastRipLea + (int) (long) v;
+                        if (v == null || t < address || t >= address + size) {
+                            break;
+                        }
+                        targets.add((int) (t - address));
+                    }
+                }
             }
             pc += insn.length();
         }
@@ -48,6 +66,30 @@ final class X86Cfg {
             labels[entries.length + i] = targets.get(i);
         }
         return of(code, base, size, labels, landingPads);
+    }
+
+    /** For {@code lea disp32(%rip), %reg} at {@code at}: disp32 + 2^32 (never negative); else -1. */
+    private static long ripLea(byte[] b, int at, int length) {
+        int i = at;
+        int end = at + length;
+        while (i < end && (b[i] & 0xf0) == 0x40) {
+            i++;
+        }
+        if (i + 6 != end || (b[i] & 0xff) != 0x8d || (b[i + 1] & 0xc7) != 0x05) {
+            return -1;
+        }
+        int disp = (b[i + 2] & 0xff) | (b[i + 3] & 0xff) << 8 | (b[i + 4] & 0xff) << 16 | b[i + 5] << 24;
+        return disp + (1L << 32);
+    }
+
+    /** Whether the instruction is {@code jmp *%reg} (FF /4, register operand). */
+    private static boolean registerJump(byte[] b, int at, int length) {
+        int i = at;
+        int end = at + length;
+        while (i < end && ((b[i] & 0xf0) == 0x40 || (b[i] & 0xff) == 0x3e)) {
+            i++;
+        }
+        return i + 2 == end && (b[i] & 0xff) == 0xff && (b[i + 1] & 0xf8) == 0xe0;
     }
 
     /** The table address of {@code jmp *disp32(,%reg,8)} at {@code at}, or -1 for other forms. */
@@ -105,7 +147,8 @@ final class X86Cfg {
                 case CONDITIONAL -> RiscVCfg.CONDITIONAL;
                 case JUMP -> RiscVCfg.JUMP;
                 case CALL -> RiscVCfg.CALL;
-                case RETURN, INDIRECT_JUMP, TRAP -> RiscVCfg.STOP;
+                case RETURN, INDIRECT_JUMP -> RiscVCfg.STOP;
+                case TRAP -> RiscVCfg.TRAP;
                 default -> RiscVCfg.PLAIN;
             };
             if (k == RiscVCfg.JUMP && t == size) {
