@@ -56,7 +56,7 @@ class X86CfgTest {
 
     /**
      * A static glibc build (1,042 functions with a BOLT CFG). Work in progress: a ratchet on the
-     * number of functions whose blocks differ (26 at the end of the first session; see
+     * number of functions whose blocks differ (19 at the end of the first session; see
      * docs/x86cfg-notes.md), to be tightened to 0.
      */
     @Test
@@ -67,7 +67,7 @@ class X86CfgTest {
         List<String> mismatches = new ArrayList<>();
         int checked = compare(program, dir, mismatches);
         assertTrue(checked > 1000, "only " + checked + " functions");
-        assertTrue(mismatches.size() <= 26, mismatches.size() + " mismatches in " + checked + " functions: "
+        assertTrue(mismatches.size() <= 19, mismatches.size() + " mismatches in " + checked + " functions: "
                 + mismatches.subList(0, Math.min(10, mismatches.size())));
     }
 
@@ -91,7 +91,8 @@ class X86CfgTest {
             } else if (starts != null && (m = SIZE.matcher(line)).find()) {
                 size = Long.parseUnsignedLong(m.group(1), 16);
             } else if (starts != null && BLOCK.matcher(line).find()) {
-                blockOpen = true;
+                // A conditional tail call's ".LTC" block is BOLT's own, added after buildCFG.
+                blockOpen = !line.startsWith(".LTC");
             } else if (starts != null && blockOpen && (m = INSTRUCTION.matcher(line)).find()) {
                 int offset = Integer.parseInt(m.group(1), 16);
                 if (offset < size) {
