@@ -32,12 +32,14 @@ final class RiscVCfg {
         this.endsWithCall = endsWithCall;
     }
 
-    private static final int PLAIN = 0;
-    private static final int CONDITIONAL = 1;
-    private static final int JUMP = 2;
-    private static final int STOP = 3; // return or tail call: no successor in the function
-    private static final int CALL = 4;
-    private static final int INDIRECT = 5;
+    static final int PLAIN = 0;
+    static final int CONDITIONAL = 1;
+    static final int JUMP = 2;
+    static final int STOP = 3; // return or tail call: no successor in the function
+    static final int CALL = 4;
+    static final int INDIRECT = 5;
+    static final int CONDITIONAL_TAIL_CALL = 6; // x86-64: ends its block, falls through, no target inside
+    static final int TRAP = 7; // as STOP, but a direct jump right after it joins its block (buildCFG)
 
     /** The CFG of the function whose bytes are {@code code[base, base + size)}, or null if it has none. */
     static RiscVCfg of(byte[] code, int base, int size) {
@@ -103,7 +105,7 @@ final class RiscVCfg {
                 } else if (opcode == 0x67) {
                     k = rd != 0 ? CALL : (rs1 == 1 || rs1 == 5) ? STOP : INDIRECT;
                 } else if (word == 0x00100073 || word == 0xc0001073) {
-                    k = STOP; // ebreak, unimp: BOLT takes traps as the end of execution
+                    k = TRAP; // ebreak, unimp: BOLT takes traps as the end of execution
                 }
             } else {
                 int op = half & 3;
@@ -121,7 +123,7 @@ final class RiscVCfg {
                     boolean link = ((half >>> 12) & 1) != 0;
                     k = link ? CALL : (rs1 == 1 || rs1 == 5) ? STOP : INDIRECT;
                 } else if (half == 0) {
-                    k = STOP; // c.unimp (LLVM marks it a trap; c.ebreak it does not, so BOLT falls through it)
+                    k = TRAP; // c.unimp (LLVM marks it a trap; c.ebreak it does not, so BOLT falls through it)
                 }
             }
             if (k == INDIRECT) {
@@ -148,6 +150,17 @@ final class RiscVCfg {
             }
             pc += length;
         }
+        return fromDecoded(kind, target, isInstruction, leader, entry, size);
+    }
+
+    /**
+     * The blocks BOLT's buildCFG forms from a decoded function (shared by the RISC-V and x86-64
+     * decoders): per byte offset, the instruction kind (PLAIN, CONDITIONAL, JUMP, STOP, CALL) and
+     * direct target of the instruction starting there, whether one starts there, whether it is a
+     * label (block start) and an entry point. Null if a label is inside an instruction.
+     */
+    static RiscVCfg fromDecoded(int[] kind, int[] target, boolean[] isInstruction, boolean[] leader,
+                                boolean[] entry, int size) {
         for (int i = 0; i < size; i++) {
             if (leader[i] && !isInstruction[i]) {
                 return null; // a branch into the middle of an instruction
@@ -164,8 +177,11 @@ final class RiscVCfg {
             }
             if (leader[i] || previous < 0) {
                 starts[i] = true;
-            } else if (kind[previous] == CONDITIONAL || kind[previous] == JUMP || kind[previous] == STOP) {
-                starts[i] = !(kind[i] == JUMP && kind[previous] == CONDITIONAL);
+            } else if (kind[previous] == CONDITIONAL || kind[previous] == JUMP || kind[previous] == STOP
+                    || kind[previous] == CONDITIONAL_TAIL_CALL || kind[previous] == TRAP) {
+                // BOLT: an unconditional branch after a terminator that is not itself a branch, a
+                // return or a conditional tail call (a conditional branch, or a trap) joins its block.
+                starts[i] = !(kind[i] == JUMP && (kind[previous] == CONDITIONAL || kind[previous] == TRAP));
             }
             previous = i;
         }
@@ -200,7 +216,7 @@ final class RiscVCfg {
             int next = b + 1 < blocks ? blockStarts[b + 1] : -1;
             falls[b] = switch (kind[end]) {
                 case PLAIN, CALL -> true;
-                case CONDITIONAL -> true;
+                case CONDITIONAL, CONDITIONAL_TAIL_CALL -> true;
                 case JUMP -> next >= 0 && (target[end] == next || (lastBranch[b] >= 0 && target[lastBranch[b]] == next));
                 default -> false;
             };
@@ -283,6 +299,16 @@ final class RiscVCfg {
     private static int cbOffset(int h) {
         int imm = ((h >>> 12) & 1) << 8 | ((h >>> 10) & 3) << 3 | ((h >>> 5) & 3) << 6 | ((h >>> 3) & 3) << 1 | ((h >>> 2) & 1) << 5;
         return (imm << 23) >> 23;
+    }
+
+    /** The block start offsets, ascending. */
+    int[] blockStarts() {
+        return starts.clone();
+    }
+
+    /** Whether block {@code b} (by index) falls through to the next. */
+    boolean fallsThrough(int b) {
+        return fallsThrough[b];
     }
 
     private int blockContaining(long offset) {
