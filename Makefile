@@ -27,6 +27,10 @@ RV_PROGRAMS := $(foreach n,$(PROG_NAMES),$(PROG_DIR)/rv64/$(n) $(PROG_DIR)/rv64/
 # assembly for x86-64 lives in tests/programs/x86_64/.
 X86_SRC := $(wildcard tests/programs/*.c tests/programs/*.cpp tests/programs/x86_64/*.S)
 X86_PROGRAMS := $(foreach n,$(basename $(notdir $(X86_SRC))),$(PROG_DIR)/x86_64/$(n).relocs)
+# One static x86-64 build: thousands of glibc and libstdc++ functions (jump tables, landing pads,
+# hand-written assembly) for the tests that compare Splice's x86-64 CFGs with BOLT's. Without
+# --emit-relocs BOLT rewrites functions in place and leaves most of them as they are.
+X86_STATIC := $(PROG_DIR)/x86_64-static/exceptions
 
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
@@ -65,7 +69,7 @@ $(JAR): $(SOURCES)
 		-XX:SharedArchiveFile=$(CURDIR)/target/splice.jsa -cp $(CURDIR)/$(JAR); } > build/cds.log 2>&1 \
 		|| rm -f target/splice.jsa
 
-programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS)
+programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC)
 
 $(PROG_DIR)/rv64/%: tests/programs/%.c
 	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -o $@ $<
@@ -91,6 +95,8 @@ $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.cpp
 	@mkdir -p $(@D); g++ -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/x86_64/%.S
 	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/x86_64-static/%: tests/programs/%.cpp
+	@mkdir -p $(@D); g++ -O2 -g0 -static -o $@ $<
 
 plugin: deps $(PLUGIN)
 

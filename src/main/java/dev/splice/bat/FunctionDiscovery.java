@@ -57,6 +57,8 @@ final class FunctionDiscovery {
     private final TreeMap<Long, List<Sym>> fileSymRefs = new TreeMap<>();
     private final Map<String, Integer> uniquifier = new HashMap<>();
     private int anonymous;
+    // Addresses of symbols inside a function that are not valid in its scope: secondary entry points.
+    private final java.util.TreeSet<Long> secondaryEntries = new java.util.TreeSet<>();
 
     private FunctionDiscovery(ElfFile elf) {
         this.elf = elf;
@@ -73,8 +75,13 @@ final class FunctionDiscovery {
         return discover(elf, fdes).functions();
     }
 
-    /** The functions, and the addresses of those perf2bolt finds not simple (it builds no CFG for them). */
-    record Result(List<RewrittenBinary.Function> functions, java.util.Set<Long> notSimple) {}
+    /**
+     * The functions, the addresses of those perf2bolt finds not simple (it builds no CFG for them),
+     * and the symbols inside functions that BOLT makes secondary entry points: function start to the
+     * entry addresses.
+     */
+    record Result(List<RewrittenBinary.Function> functions, java.util.Set<Long> notSimple,
+                  Map<Long, java.util.TreeSet<Long>> secondaryEntries) {}
 
     static Result discover(ElfFile elf, TreeMap<Long, Long> fdes) {
         FunctionDiscovery d = new FunctionDiscovery(elf);
@@ -90,15 +97,25 @@ final class FunctionDiscovery {
                 d.shrinkToValidPadding();
             }
         }
+        // BOLT skips _init in static executables (its address may also be a GOT data reference).
+        boolean isStatic = elf.segments().stream().noneMatch(p -> p.type() == dev.splice.elf.Segment.PT_INTERP
+                || p.type() == dev.splice.elf.Segment.PT_DYNAMIC);
         List<RewrittenBinary.Function> out = new ArrayList<>();
         java.util.Set<Long> notSimple = new java.util.HashSet<>();
         for (Fn f : d.functions.values()) {
             out.add(new RewrittenBinary.Function(locationName(f.names), f.address, f.size, f.address + f.maxSize));
-            if (!f.simple || f.pseudo) {
+            if (!f.simple || f.pseudo || (isStatic && f.names.contains("_init"))) {
                 notSimple.add(f.address);
             }
         }
-        return new Result(out, notSimple);
+        Map<Long, java.util.TreeSet<Long>> entries = new HashMap<>();
+        for (long address : d.secondaryEntries) {
+            Map.Entry<Long, Fn> owner = d.functions.floorEntry(address);
+            if (owner != null && owner.getKey() != address && owner.getValue().contains(address)) {
+                entries.computeIfAbsent(owner.getKey(), k -> new java.util.TreeSet<>()).add(address);
+            }
+        }
+        return new Result(out, notSimple, entries);
     }
 
     /** perf2bolt's location name in BAT mode: the first "name/file/N" alias, else the first name. */
@@ -210,6 +227,7 @@ final class FunctionDiscovery {
                 if (!validInScope(previous, sym)) {
                     // A secondary entry point: BOLT drops it from the symbols that bound functions.
                     fileSymRefs.get(address).remove(sym);
+                    secondaryEntries.add(address);
                 }
                 continue;
             }

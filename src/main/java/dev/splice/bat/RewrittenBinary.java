@@ -29,6 +29,8 @@ public final class RewrittenBinary {
     private final Function[] functions;
     private final java.util.Set<Long> notSimple;
     private final Map<Long, long[]> landingPads;
+    private final Map<Long, java.util.TreeSet<Long>> secondaryEntries;
+    private final X86Cfg.Memory memory;
 
     /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
     public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
@@ -37,15 +39,22 @@ public final class RewrittenBinary {
 
     /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
     RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
-        this(riscv, sections, functionList, notSimple, Map.of());
+        this(riscv, sections, functionList, notSimple, Map.of(), Map.of(), address -> null);
     }
 
-    /** As above; {@code landingPads}: per function start (its FDE's), its landing pads' addresses. */
+    /**
+     * As above; {@code landingPads}: per function start (its FDE's), its landing pads' addresses;
+     * {@code secondaryEntries}: per function start, the symbols inside it BOLT makes entry points;
+     * {@code memory}: the binary's contents, where x86-64 jump tables are read.
+     */
     private RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple,
-                            Map<Long, long[]> landingPads) {
+                            Map<Long, long[]> landingPads, Map<Long, java.util.TreeSet<Long>> secondaryEntries,
+                            X86Cfg.Memory memory) {
         this.riscv = riscv;
         this.notSimple = notSimple;
         this.landingPads = landingPads;
+        this.secondaryEntries = secondaryEntries;
+        this.memory = memory;
         this.sections = List.copyOf(sections);
         List<Function> sorted = new ArrayList<>(functionList);
         sorted.sort(Comparator.comparingLong(Function::address));
@@ -103,14 +112,19 @@ public final class RewrittenBinary {
         }
         FunctionDiscovery.Result found = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf));
         List<Function> functions = found.functions();
-        if (elf.isRiscV()) {
-            functions = withoutReferencedPadding(elf.isRiscV(), sections, functions, found.notSimple(), bat);
-        }
+        functions = withoutReferencedPadding(elf.isRiscV(), sections, functions, found.notSimple(), bat);
         if (input != null) {
             functions = namedAfterInput(elf, bat, functions, input);
         }
-        Map<Long, long[]> landingPads = elf.isRiscV() ? LandingPads.of(elf) : Map.of();
-        return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), landingPads);
+        return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), LandingPads.of(elf),
+                found.secondaryEntries(), address -> read64(elf, address));
+    }
+
+    /** 8 bytes (little-endian) of a section with contents at an address, or null. */
+    private static Long read64(dev.splice.elf.ElfFile elf, long address) {
+        return elf.sectionContaining(address).filter(s -> !s.isNobits() && address - s.address() + 8 <= s.size())
+                .map(s -> elf.buffer(s).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong((int) (address - s.address())))
+                .orElse(null);
     }
 
     /**
@@ -131,7 +145,7 @@ public final class RewrittenBinary {
             if (s == null || !s.executable() || s.bytes() == null) {
                 continue;
             }
-            RiscVCfg.externalTargets(s.bytes(), (int) (f.address() - s.address()),
+            DirectTargets.leaving(riscv, s.bytes(), (int) (f.address() - s.address()),
                     (int) Math.min(f.size(), s.address() + s.size() - f.address()), f.address(), target -> {
                         int t = probe.indexContaining(target);
                         if (t >= 0 && target - functions.get(t).address() >= functions.get(t).size()
@@ -334,13 +348,12 @@ public final class RewrittenBinary {
     }
 
     /**
-     * The CFG perf2bolt builds for a RISC-V function (by index) that has no translation table, from
-     * its bytes up to its size; null where it builds none (x86-64: Splice has no x86 CFG; see
-     * docs/bat.md).
+     * The CFG perf2bolt builds for a function (by index) that has no translation table, from its
+     * bytes up to its size; null where it builds none.
      */
     RiscVCfg cfg(int index, int[] entries) {
         Function f = functions[index];
-        if (!riscv || notSimple.contains(f.address()) || f.size() <= 0) {
+        if (notSimple.contains(f.address()) || f.size() <= 0) {
             return null;
         }
         Section s = sectionOf(f.address());
@@ -351,19 +364,26 @@ public final class RewrittenBinary {
         long[] pads = landingPads.getOrDefault(f.address(), new long[0]);
         int[] padOffsets = Arrays.stream(pads).filter(a -> a > f.address() && a - f.address() < size)
                 .mapToInt(a -> (int) (a - f.address())).toArray();
-        return RiscVCfg.of(s.bytes(), (int) (f.address() - s.address()), size, entries, padOffsets);
+        int base = (int) (f.address() - s.address());
+        return riscv ? RiscVCfg.of(s.bytes(), base, size, entries, padOffsets)
+                : X86Cfg.of(s.bytes(), base, size, f.address(), memory, entries, padOffsets);
     }
 
     /**
-     * The entry points that direct branches and calls in the given functions (RISC-V) make in other
-     * functions, as BOLT registers them: per function index, the offsets (not 0) where code elsewhere
-     * enters it.
+     * The entry points BOLT registers: symbols inside a function, and the targets that direct
+     * branches and calls in the given functions make in other functions; per function index, the
+     * offsets (not 0) where code elsewhere enters it.
      */
     Map<Integer, List<Integer>> externalEntries(java.util.function.IntPredicate scanned) {
         Map<Integer, java.util.TreeSet<Integer>> found = new HashMap<>();
-        if (!riscv) {
-            return Map.of();
-        }
+        secondaryEntries.forEach((start, addresses) -> {
+            int t = indexContaining(start);
+            if (t >= 0 && functions[t].address() == start) {
+                for (long a : addresses) {
+                    found.computeIfAbsent(t, k -> new java.util.TreeSet<>()).add((int) (a - start));
+                }
+            }
+        });
         for (int i = 0; i < functions.length; i++) {
             Function f = functions[i];
             if (!scanned.test(i) || f.size() <= 0) {
@@ -374,7 +394,7 @@ public final class RewrittenBinary {
                 continue;
             }
             int self = i;
-            RiscVCfg.externalTargets(s.bytes(), (int) (f.address() - s.address()),
+            DirectTargets.leaving(riscv, s.bytes(), (int) (f.address() - s.address()),
                     (int) Math.min(f.size(), s.address() + s.size() - f.address()), f.address(), target -> {
                         int t = indexContaining(target);
                         if (t >= 0 && t != self && target != functions[t].address() && target - functions[t].address() < functions[t].size()) {

@@ -35,6 +35,11 @@ public final class TestPrograms {
         return existing(dir().resolve("x86_64").resolve(name + ".relocs"));
     }
 
+    /** The static x86-64 build (glibc, libstdc++ linked in; no --emit-relocs): {@code x86_64Static("exceptions")}. */
+    public static Path x86_64Static(String name) {
+        return existing(dir().resolve("x86_64-static").resolve(name));
+    }
+
     /** Every RISC-V64 test program, all variants. */
     public static List<Path> allRv64() {
         try (Stream<Path> files = Files.list(existing(dir().resolve("rv64")))) {
