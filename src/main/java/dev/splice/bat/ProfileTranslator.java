@@ -292,7 +292,7 @@ public final class ProfileTranslator {
         }
         BatMap map = maps[f];
         if (map == null) {
-            // No table: perf2bolt walks the function's CFG (RISC-V here; none on x86-64, docs/bat.md).
+            // No table: perf2bolt walks the CFG it builds itself (RiscVCfg, X86Cfg; docs/bat.md).
             if (!cfgDone[f]) {
                 if (externalEntries == null) {
                     externalEntries = binary.externalEntries(i -> maps[i] == null);
