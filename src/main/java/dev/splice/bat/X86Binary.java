@@ -19,10 +19,11 @@ import java.util.regex.Pattern;
 
 /**
  * What {@link X86Cfg} reads around a function, from an x86-64 ELF file as BOLT sees it: the bytes
- * of its sections, the relocations that apply to data (with --emit-relocs: BOLT then requires one
- * at each jump-table entry, and makes the code addresses that absolute data relocations refer to
- * labels), sized data symbols (a table ends at one's end), and the fragments of a function (the
- * {@code name.cold} parts GCC splits off).
+ * of its sections, the relocations that apply to data (when code has relocations, linked with
+ * --emit-relocs, BOLT works in relocation mode: it then requires one at each jump-table entry, and
+ * makes the code addresses that absolute data relocations refer to labels), sized data symbols (a
+ * table ends at one's end), and the fragments of a function (the {@code name.cold} parts GCC
+ * splits off).
  */
 final class X86Binary implements X86Cfg.Memory {
     private static final Pattern FRAGMENT = Pattern.compile("^(.*)\\.(cold|warm)(\\.\\d+)?$");
@@ -48,8 +49,8 @@ final class X86Binary implements X86Cfg.Memory {
             if (!target.isAllocated()) {
                 continue;
             }
-            any = true;
             if (target.isExecutable()) {
+                any |= !rs.relocations().isEmpty(); // BOLT's relocation mode needs relocations of code
                 continue;
             }
             for (Relocation r : rs.relocations()) {
