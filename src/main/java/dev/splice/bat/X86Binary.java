@@ -43,14 +43,12 @@ final class X86Binary implements X86Cfg.Memory {
         List<Symbol> symbols = elf.symbols();
         long[] refs = new long[16];
         int n = 0;
-        boolean any = false;
         for (RelocationSection rs : elf.relocations()) {
             Section target = rs.target();
             if (!target.isAllocated()) {
                 continue;
             }
             if (target.isExecutable()) {
-                any |= !rs.relocations().isEmpty(); // BOLT's relocation mode needs relocations of code
                 continue;
             }
             for (Relocation r : rs.relocations()) {
@@ -68,7 +66,8 @@ final class X86Binary implements X86Cfg.Memory {
                 }
             }
         }
-        this.hasRelocations = any;
+        // BOLT's relocation mode (HasRelocations): the binary has relocations of .text.
+        this.hasRelocations = elf.section(".rela.text").isPresent();
         this.references = Arrays.copyOf(refs, n);
         Arrays.sort(references);
         for (Symbol s : symbols) {
@@ -151,6 +150,9 @@ final class X86Binary implements X86Cfg.Memory {
 
     @Override
     public long[] dataReferences(long start, long end) {
+        if (!hasRelocations) {
+            return new long[0]; // BOLT reads relocations only in relocation mode
+        }
         int from = lowerBound(start);
         int to = lowerBound(end);
         long[] out = Arrays.copyOfRange(references, from, to);
