@@ -91,6 +91,61 @@ class X86CfgTest {
                 mismatches.size() + " mismatches in " + checked + " functions");
     }
 
+    /** Arbitrary bytes and memory: a CFG or null, never an exception. */
+    @Test
+    void arbitraryBytesNeverThrow() {
+        java.util.Random random = new java.util.Random(7);
+        for (int n = 0; n < 20_000; n++) {
+            byte[] code = new byte[1 + random.nextInt(300)];
+            random.nextBytes(code);
+            if (n % 2 == 0) {
+                // Make indirect jumps, PIC table loads and %rip references likely.
+                for (int i = 0; i + 3 < code.length; i += 1 + random.nextInt(12)) {
+                    switch (random.nextInt(4)) {
+                        case 0 -> { code[i] = (byte) 0xff; code[i + 1] = (byte) (0xe0 | random.nextInt(8)); }
+                        case 1 -> { code[i] = 0x48; code[i + 1] = (byte) 0x8d; code[i + 2] = (byte) (0x05 | random.nextInt(8) << 3); }
+                        case 2 -> { code[i] = 0x48; code[i + 1] = 0x63; code[i + 2] = (byte) random.nextInt(0x40); }
+                        default -> { code[i] = 0x48; code[i + 1] = 0x01; code[i + 2] = (byte) (0xc0 | random.nextInt(0x40)); }
+                    }
+                }
+            }
+            long seed = random.nextLong();
+            boolean relocations = random.nextBoolean();
+            long address = 0x1000;
+            X86Cfg.Memory memory = new X86Cfg.Memory() {
+                @Override
+                public Long read64(long a) {
+                    long h = (a * 0x9E3779B97F4A7C15L) ^ seed;
+                    return (h & 7) == 0 ? null : (h & 1) == 0 ? address + Math.floorMod(h >> 8, 400) : h >> 16;
+                }
+
+                @Override
+                public boolean hasRelocations() {
+                    return relocations;
+                }
+
+                @Override
+                public boolean hasPcRelativeRelocation(long a) {
+                    return ((a ^ seed) & 3) != 0;
+                }
+
+                @Override
+                public boolean hasRelocation(long a) {
+                    return ((a ^ seed) & 5) != 0;
+                }
+
+                @Override
+                public long[] dataReferences(long start, long end) {
+                    return new long[] {start + 3, end - 1, end + 5, start - 2};
+                }
+            };
+            int[] entries = {random.nextInt(code.length + 5) - 2};
+            int[] pads = {random.nextInt(code.length + 5) - 2};
+            int base = random.nextInt(code.length);
+            X86Cfg.of(code, base, code.length - base, address, memory, entries, pads);
+        }
+    }
+
     /** One block of BOLT's --print-cfg output: name, printed offsets of its instructions, successors. */
     record BoltBlock(String name, List<Integer> printed, List<String> text, List<String> successors) {}
 
