@@ -109,6 +109,31 @@ final class X86Cfg {
         return of(code, base, size, 0, NOTHING, entries, landingPads);
     }
 
+    /**
+     * The absolute targets of the direct jumps, conditional branches and calls in
+     * {@code code[base, base + size)} at {@code address} that leave it (a jump to its own end is
+     * BOLT's "jump past end", no reference): where they land in the middle of another function, BOLT
+     * makes them entry points of it (the {@code entries} of {@link #of}). Stops at bytes that do not
+     * decode.
+     */
+    static void externalTargets(byte[] code, int base, int size, long address, java.util.function.LongConsumer out) {
+        int end = Math.min(code.length, base + size);
+        for (int at = Math.max(0, base); at < end; ) {
+            X86Lengths.Insn insn = X86Lengths.decode(code, at, end);
+            if (insn == null) {
+                return;
+            }
+            X86Lengths.Kind k = insn.kind();
+            if (k == X86Lengths.Kind.JUMP || k == X86Lengths.Kind.CONDITIONAL || k == X86Lengths.Kind.CALL) {
+                long t = at - base + insn.length() + insn.displacement();
+                if (t < 0 || t > size) {
+                    out.accept(address + t);
+                }
+            }
+            at += insn.length();
+        }
+    }
+
     private static final class Builder {
         private final byte[] code;
         private final int base;

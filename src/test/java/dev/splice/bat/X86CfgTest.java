@@ -390,25 +390,10 @@ class X86CfgTest {
             if (f.size() <= 0 || !s.isExecutable()) {
                 continue;
             }
-            byte[] bytes = elf.contents(s);
-            int base = (int) (f.address() - s.address());
-            int end = (int) Math.min(bytes.length, base + f.size());
-            for (int at = base; at < end; ) {
-                X86Lengths.Insn insn = X86Lengths.decode(bytes, at, end);
-                if (insn == null) {
-                    break;
-                }
-                X86Lengths.Kind k = insn.kind();
-                if (k == X86Lengths.Kind.JUMP || k == X86Lengths.Kind.CONDITIONAL || k == X86Lengths.Kind.CALL) {
-                    long target = insn.target(s.address() + at);
-                    if (!f.contains(target)) {
-                        elf.functionContaining(target).filter(g -> g.address() != target)
-                                .ifPresent(g -> out.computeIfAbsent(g.address(), x -> new TreeSet<>())
-                                        .add((int) (target - g.address())));
-                    }
-                }
-                at += insn.length();
-            }
+            X86Cfg.externalTargets(elf.contents(s), (int) (f.address() - s.address()), (int) f.size(), f.address(),
+                    target -> elf.functionContaining(target).filter(g -> g.address() != target)
+                            .ifPresent(g -> out.computeIfAbsent(g.address(), x -> new TreeSet<>())
+                                    .add((int) (target - g.address()))));
         }
         return out;
     }
