@@ -1,7 +1,6 @@
 package dev.splice.bat;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -193,9 +192,6 @@ final class X86Cfg {
             boolean[] entry = new boolean[size + 1];
             leader[0] = true;
             entry[0] = true;
-            if (!memory.hasRelocations() && Arrays.stream(entries).anyMatch(e -> e > 0 && e < size)) {
-                return null; // non-relocation mode: BOLT builds no CFG for a function entered in its middle
-            }
             for (int[] list : new int[][] {entries, landingPads}) {
                 for (int e : list) {
                     if (e > 0 && e < size) {
