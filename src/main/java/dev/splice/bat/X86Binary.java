@@ -37,8 +37,9 @@ final class X86Binary implements X86Cfg.Memory {
     private final Set<Long> pcRelocated = new HashSet<>();
     private final long[] references; // sorted code addresses absolute data relocations refer to
     private final Map<Long, Long> sizedData = new HashMap<>();
+    private final boolean strict;
 
-    private X86Binary(ElfFile elf) {
+    private X86Binary(ElfFile elf, boolean strict) {
         this.elf = elf;
         List<Symbol> symbols = elf.symbols();
         long[] refs = new long[16];
@@ -68,6 +69,7 @@ final class X86Binary implements X86Cfg.Memory {
         }
         // BOLT's relocation mode (HasRelocations): the binary has relocations of .text.
         this.hasRelocations = elf.section(".rela.text").isPresent();
+        this.strict = strict && hasRelocations;
         this.references = Arrays.copyOf(refs, n);
         Arrays.sort(references);
         for (Symbol s : symbols) {
@@ -77,9 +79,19 @@ final class X86Binary implements X86Cfg.Memory {
         }
     }
 
-    /** The binary's view for X86Cfg. */
+    /** The binary as perf2bolt-22 sees it (strict mode when it has relocations). */
     static X86Binary of(ElfFile elf) {
-        return new X86Binary(elf);
+        return new X86Binary(elf, true);
+    }
+
+    /** The binary as llvm-bolt-22 without --strict sees it (whose --print-cfg the tests compare with). */
+    static X86Binary nonStrict(ElfFile elf) {
+        return new X86Binary(elf, false);
+    }
+
+    @Override
+    public boolean strictMode() {
+        return strict;
     }
 
     private Optional<Section> stored(long address, int bytes) {

@@ -56,6 +56,14 @@ final class X86Cfg {
             return false;
         }
 
+        /**
+         * BOLT's strict mode: perf2bolt-22 turns it on in relocation mode ("enabling strict
+         * relocation mode for aggregation purposes"); llvm-bolt-22 without --strict has it off.
+         */
+        default boolean strictMode() {
+            return hasRelocations();
+        }
+
         /** Whether a PC-relative relocation (R_X86_64_PC32 and the like) applies at a data address. */
         default boolean hasPcRelativeRelocation(long address) {
             return false;
@@ -146,6 +154,7 @@ final class X86Cfg {
         private final X86Operands[] operands;
         private final boolean[] isInstruction;
         private final TreeMap<Long, Table> tables = new TreeMap<>();
+        private boolean internalLabelReference; // a %rip reference into its own body
 
         Builder(byte[] code, int base, int size, long address, Memory memory) {
             this.code = code;
@@ -206,6 +215,7 @@ final class X86Cfg {
                 }
             }
             TreeMap<Integer, Table> jumpTableOf = new TreeMap<>();
+            Branch[] branchAt = new Branch[size];
             for (int i = 0; i < order.length; i++) {
                 int pc = order[i];
                 X86Lengths.Kind k = kinds[pc];
@@ -241,6 +251,7 @@ final class X86Cfg {
                     Table table = new Table(0, false);
                     Table[] found = {table};
                     Branch b = indirectJump(i, fixed, found);
+                    branchAt[pc] = b;
                     if (b == Branch.JUMP_TABLE) {
                         c = RiscVCfg.INDIRECT_TABLE;
                         jumpTableOf.put(pc, found[0]);
@@ -248,6 +259,8 @@ final class X86Cfg {
                         c = RiscVCfg.JUMP;
                         target[pc] = (int) (fixed[0] - address);
                         leader[target[pc]] = true;
+                    } else if (b == Branch.FIXED) {
+                        branchAt[pc] = Branch.TAIL_CALL; // a fixed branch out of the function
                     }
                 }
                 kind[pc] = c;
@@ -277,7 +290,103 @@ final class X86Cfg {
                 }
                 successors[e.getKey()] = inside.stream().mapToInt(Integer::intValue).toArray();
             }
-            return RiscVCfg.fromDecoded(kind, target, isInstruction, leader, entry, successors, size);
+            RiscVCfg cfg = RiscVCfg.fromDecoded(kind, target, isInstruction, leader, entry, successors, size);
+            if (cfg == null || !memory.strictMode()) {
+                return cfg;
+            }
+            // perf2bolt-22 on a binary with relocations runs in strict mode ("enabling strict
+            // relocation mode for aggregation purposes"), where postProcessIndirectBranches gives
+            // unknown indirect jumps successors.
+            TreeSet<Integer> referenced = new TreeSet<>();
+            for (long a : memory.dataReferences(address, address + size)) {
+                if (a > address && a < address + size) {
+                    referenced.add((int) (a - address));
+                }
+            }
+            boolean split = false;
+            for (long[] targets : targetsOf.values()) {
+                for (long a : targets) {
+                    if (a >= address && a < address + size) {
+                        referenced.add((int) (a - address));
+                    } else if (a != address + size) {
+                        split = true;
+                    }
+                }
+            }
+            if (strictMode(cfg.blockStarts(), kind, successors, branchAt, jumpTableOf, targetsOf, referenced, split)) {
+                cfg = RiscVCfg.fromDecoded(kind, target, isInstruction, leader, entry, successors, size);
+            }
+            return cfg;
+        }
+
+        /**
+         * BinaryFunction::postProcessIndirectBranches in strict mode, over the blocks: a tail call or
+         * jump table that does not hold up within its own block, or an unknown indirect jump outside
+         * an epilogue (a block with pop or leave), gets every block the function's data and tables
+         * refer to as successors ("unknown control flow"), unless nothing refers into the function
+         * (then all are tail calls); a normal jump table that does not hold up ends the processing;
+         * a function with one indirect jump and one table gets that table back. Returns whether
+         * anything changed.
+         */
+        private boolean strictMode(int[] blockStarts, int[] kind, int[][] successors, Branch[] branchAt,
+                                   TreeMap<Integer, Table> jumpTableOf, TreeMap<Long, long[]> targetsOf,
+                                   TreeSet<Integer> referenced, boolean split) {
+            if (blockStarts.length == 1) {
+                return false; // a single block's indirect jump is a tail call
+            }
+            int[] unknownFlow = referenced.stream().mapToInt(Integer::intValue).toArray();
+            int indirectJumps = 0;
+            int lastJump = -1;
+            boolean unknown = false;
+            boolean changed = false;
+            int i = 0;
+            blocks:
+            for (int b = 0; b < blockStarts.length; b++) {
+                int end = b + 1 < blockStarts.length ? blockStarts[b + 1] : size;
+                int first = i;
+                boolean epilogue = false;
+                for (int k = first; k < order.length && order[k] < end; k++) {
+                    epilogue |= operands(order[k]).isPopOrLeave();
+                }
+                for (; i < order.length && order[i] < end; i++) {
+                    int pc = order[i];
+                    if (kinds[pc] != X86Lengths.Kind.INDIRECT_JUMP || kind[pc] == RiscVCfg.JUMP) {
+                        continue;
+                    }
+                    indirectJumps++;
+                    if (referenced.isEmpty()) {
+                        continue; // a tail call
+                    }
+                    Branch branch = branchAt[pc];
+                    if (branch == Branch.TAIL_CALL || branch == Branch.JUMP_TABLE) {
+                        if (analyze(i, first) != null) {
+                            continue;
+                        }
+                        if (branch == Branch.JUMP_TABLE) {
+                            lastJump = pc;
+                            if (!jumpTableOf.get(pc).pic()) {
+                                break blocks; // BOLT gives up on the function's indirect jumps here
+                            }
+                        }
+                    } else if (epilogue) {
+                        continue; // a tail call
+                    }
+                    kind[pc] = RiscVCfg.INDIRECT_TABLE;
+                    successors[pc] = unknownFlow;
+                    unknown = true;
+                    changed = true;
+                }
+            }
+            if (unknown && indirectJumps == 1 && tables.size() == 1 && lastJump >= 0 && !split && !internalLabelReference) {
+                TreeSet<Integer> inside = new TreeSet<>();
+                for (long a : targetsOf.get(jumpTableOf.get(lastJump).address())) {
+                    if (a >= address && a < address + size) {
+                        inside.add((int) (a - address));
+                    }
+                }
+                successors[lastJump] = inside.stream().mapToInt(Integer::intValue).toArray();
+            }
+            return changed;
         }
 
         /**
@@ -294,6 +403,7 @@ final class X86Cfg {
             if (a > address && a < address + size) {
                 entry[(int) (a - address)] = true;
                 leader[(int) (a - address)] = true;
+                internalLabelReference = true;
                 return;
             }
             if (memory.hasRelocations() && !tables.containsKey(a) && containingTable(a) == null
@@ -357,12 +467,15 @@ final class X86Cfg {
             return out.stream().mapToLong(Long::longValue).toArray();
         }
 
+        /** What analyzeIndirectBranch found: the instruction holding the table address, and its form. */
+        private record Pattern(int memLoc, boolean picTable, int fixedEntryLoad, boolean fixedBranch) {}
+
         /**
-         * BOLT's analysis of the indirect jump at {@code order[i]} (analyzeIndirectBranch, then
-         * processIndirectBranch): a jump table (registered in {@code tables}, put in found[0]), a
-         * fixed branch (target in fixed[0]), a tail call, or unknown.
+         * BOLT's X86MCPlusBuilder::analyzeIndirectBranch for the jump at {@code order[i]}, looking
+         * back no further than {@code order[first]}; null where it finds nothing (UNKNOWN without a
+         * memory location).
          */
-        private Branch indirectJump(int i, long[] fixed, Table[] found) {
+        private Pattern analyze(int i, int first) {
             int pc = order[i];
             X86Operands jump = operands(pc);
             int memLoc; // offset of the instruction whose memory operand holds the table
@@ -371,7 +484,7 @@ final class X86Cfg {
             int r1 = jump.jumpRegister();
             if (r1 != X86Operands.NO_REGISTER) {
                 memLoc = -1;
-                for (int k = i - 1; k >= 0; k--) {
+                for (int k = i - 1; k >= first; k--) {
                     X86Operands prev = operands(order[k]);
                     if (!prev.writes(r1)) {
                         continue;
@@ -381,11 +494,11 @@ final class X86Cfg {
                     } else if (prev.isAdd64RegisterRegister()) {
                         int r2 = prev.reg;
                         if (r1 == r2) {
-                            return Branch.UNKNOWN;
+                            return null;
                         }
-                        int[] pic = picJumpTable(k, r1, r2);
+                        int[] pic = picJumpTable(k, first, r1, r2);
                         if (pic == null) {
-                            return Branch.UNKNOWN;
+                            return null;
                         }
                         memLoc = pic[0];
                         picTable = pic[1] < 0;
@@ -394,24 +507,43 @@ final class X86Cfg {
                     break;
                 }
                 if (memLoc < 0) {
-                    return Branch.UNKNOWN; // defined by something else, or not in the function
+                    return null; // defined by something else, or not in the range
                 }
             } else {
                 memLoc = pc;
             }
             X86Operands mo = operands(memLoc);
             if ((mo.base != X86Operands.NO_REGISTER && mo.base != X86Operands.RIP) || mo.fsOrGs) {
-                return Branch.UNKNOWN;
+                return null;
             }
             boolean fixedBranch = memLoc == pc && mo.index == X86Operands.NO_REGISTER;
             if (!fixedBranch) {
                 if (picTable && (mo.scale != 1 || mo.base != X86Operands.RIP)) {
-                    return Branch.UNKNOWN;
+                    return null;
                 }
                 if (!picTable && fixedEntryLoad < 0 && mo.scale != 8) {
-                    return Branch.UNKNOWN;
+                    return null;
                 }
             }
+            return new Pattern(memLoc, picTable, fixedEntryLoad, fixedBranch);
+        }
+
+        /**
+         * BOLT's analysis of the indirect jump at {@code order[i]} (analyzeIndirectBranch, then
+         * processIndirectBranch): a jump table (registered in {@code tables}, put in found[0]), a
+         * fixed branch (target in fixed[0]), a tail call, or unknown.
+         */
+        private Branch indirectJump(int i, long[] fixed, Table[] found) {
+            Pattern p = analyze(i, 0);
+            if (p == null) {
+                return Branch.UNKNOWN;
+            }
+            int pc = order[i];
+            int memLoc = p.memLoc();
+            boolean picTable = p.picTable();
+            int fixedEntryLoad = p.fixedEntryLoad();
+            boolean fixedBranch = p.fixedBranch();
+            X86Operands mo = operands(memLoc);
             long arrayStart = mo.base == X86Operands.RIP ? address + memLoc + length[memLoc] + mo.displacement : mo.displacement;
             if (fixedEntryLoad >= 0) {
                 X86Operands load = operands(fixedEntryLoad);
@@ -471,10 +603,10 @@ final class X86Cfg {
          * {lea table(%rip), %r1; movslq (%r1,%idx,4), %r2} gives {lea offset, -1}; {movslq e(%rip), %r2;
          * lea table(%rip), %r1} (a fixed branch) gives {lea offset, movslq offset}; else null.
          */
-        private int[] picJumpTable(int addIndex, int r1, int r2) {
+        private int[] picJumpTable(int addIndex, int first, int r1, int r2) {
             int state = 0; // 0: nothing matched, 1: jump table (movslq seen), 2: fixed branch (lea seen)
-            int first = -1;
-            for (int k = addIndex - 1; k >= 0; k--) {
+            int firstMatch = -1;
+            for (int k = addIndex - 1; k >= first; k--) {
                 int pc = order[k];
                 X86Operands p = operands(pc);
                 if (!p.writes(r1) && !p.writes(r2)) {
@@ -502,7 +634,7 @@ final class X86Cfg {
                     if (!ok) {
                         return null;
                     }
-                    first = pc;
+                    firstMatch = pc;
                 } else {
                     int expect = state == 1 ? r1 : r2;
                     if (!p.writes(expect)) {
@@ -514,7 +646,7 @@ final class X86Cfg {
                     if (p.reg != expect || !ripRelative(p)) {
                         return null;
                     }
-                    return state == 1 ? new int[] {pc, -1} : new int[] {first, pc};
+                    return state == 1 ? new int[] {pc, -1} : new int[] {firstMatch, pc};
                 }
             }
             return null;
