@@ -16,8 +16,11 @@ import java.util.TreeSet;
  * {@code lea table(%rip); movslq (%base,%idx,4); add}); the tables are read with BOLT's
  * BinaryContext::analyzeJumpTable rules (relocated entries, targets in the function or its
  * fragments, at instruction starts, up to the table's limit). A table's targets in the function are
- * labels and the jump's successors; other indirect jumps are tail calls or unknown control flow,
- * without successors.
+ * labels (not entry points) and the jump's successors, as are code addresses data relocations refer
+ * to; other indirect jumps are tail calls or unknown control flow, without successors, except in
+ * perf2bolt's strict mode (binaries with relocations), where unknown control flow may go to any
+ * referenced block. Checked block by block against llvm-bolt-22 --print-cfg and edge by edge against
+ * perf2bolt-22 (X86CfgTest).
  */
 final class X86Cfg {
     private X86Cfg() {}
