@@ -216,6 +216,31 @@ class X86CfgTest {
         assertEquals(List.of(), onlyTheirs.stream().limit(20).map(named).toList(), "edges only perf2bolt-22 writes (from to count)");
     }
 
+    /**
+     * Jump-table targets are labels, not entry points (BOLT): a trace from outside that starts at
+     * one right after a call is taken as the call's return, so it covers the call block's
+     * fall-through edge; landing pads and entries are not moved back.
+     */
+    @Test
+    void jumpTableTargetsAreLabelsNotEntries() {
+        long address = 0x401000;
+        long table = 0x402000;
+        byte[] code = {
+            (byte) 0xff, 0x24, (byte) 0xc5, 0x00, 0x20, 0x40, 0x00, // 0: jmp *0x402000(,%rax,8)
+            (byte) 0xe8, 0x00, 0x10, 0x00, 0x00,                    // 7: call 0x40200c (outside)
+            (byte) 0x90,                                           // 12: nop (a table target)
+            (byte) 0xc3,                                           // 13: ret
+        };
+        X86Cfg.Memory memory = a -> a == table ? address + 7 : a == table + 8 ? address + 12 : a == table + 16 ? 0L : null;
+        RiscVCfg cfg = X86Cfg.of(code, 0, code.length, address, memory, new int[0], new int[0]);
+        assertEquals(List.of(0, 7, 12), Arrays.stream(cfg.blockStarts()).boxed().toList());
+        LongList out = new LongList();
+        assertEquals(1, cfg.fallthroughs(12, 13, true, false, out));
+        assertEquals(List.of(7L, 12L), List.of(out.get(0), out.get(1)));
+        RiscVCfg entered = X86Cfg.of(code, 0, code.length, address, memory, new int[] {12}, new int[0]);
+        assertEquals(0, entered.fallthroughs(12, 13, true, false, new LongList()));
+    }
+
     /** Arbitrary bytes and memory: a CFG or null, never an exception. */
     @Test
     void arbitraryBytesNeverThrow() {
