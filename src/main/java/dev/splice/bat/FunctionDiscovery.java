@@ -90,12 +90,14 @@ final class FunctionDiscovery {
         d.fromFdes(fdes);
         d.adjustBoundaries();
         // Without relocations against code, BOLT works in non-relocation mode: split functions and
-        // their parents are not simple, and functions with bad padding only reach to their size.
-        if (elf.section(".rela.text").isEmpty()) {
+        // their parents are not simple, and functions with bad padding only reach to their size;
+        // with relocations, functions with bad padding are ignored.
+        boolean relocations = elf.section(".rela.text").isPresent();
+        if (!relocations) {
             d.markFragmentsNotSimple();
-            if (elf.isX86_64()) {
-                d.shrinkToValidPadding();
-            }
+        }
+        if (elf.isX86_64()) {
+            d.checkPadding(relocations);
         }
         // BOLT skips _init in static executables (its address may also be a GOT data reference).
         boolean isStatic = elf.segments().stream().noneMatch(p -> p.type() == dev.splice.elf.Segment.PT_INTERP
@@ -346,6 +348,12 @@ final class FunctionDiscovery {
                 if (parent == null && uniquifier.getOrDefault(parentName, 0) == 1) {
                     parent = byName.get(parentName + "/1");
                 }
+                // Several local parents of that name: the one from the fragment's file (BOLT
+                // disambiguates with FILE symbols), named "parent/file/N" like "name.cold/file/N".
+                String rest = UNIQUIFIED.matcher(n).replaceFirst("").substring(m.end());
+                if (parent == null && rest.startsWith("/") && uniquifier.getOrDefault(parentName + rest, 0) == 1) {
+                    parent = byName.get(parentName + rest + "/1");
+                }
                 if (parent != null) {
                     f.simple = false;
                     parent.simple = false;
@@ -408,10 +416,11 @@ final class FunctionDiscovery {
     }
 
     /**
-     * x86-64 without relocations: a function whose padding (between its size and max size) is not
-     * nops, int3, zeros or jumps forward within it only reaches to its size (BOLT's hasValidCodePadding).
+     * x86-64: a function whose padding (between its size and max size) is not nops, int3, zeros or
+     * jumps forward within it (BOLT's hasValidCodePadding) only reaches to its size without
+     * relocations; with them, BOLT ignores the function ("invalid padding"): it is not simple.
      */
-    private void shrinkToValidPadding() {
+    private void checkPadding(boolean relocations) {
         for (Fn f : functions.values()) {
             if (f.pseudo || !f.simple || f.size == f.maxSize || !f.section.isExecutable() || f.section.isNobits()) {
                 continue;
@@ -419,7 +428,11 @@ final class FunctionDiscovery {
             byte[] bytes = elf.contents(f.section);
             int base = (int) (f.address - f.section.address());
             if (!X86Padding.isValid(bytes, base, f.address, (int) f.size, (int) f.maxSize)) {
-                f.maxSize = f.size;
+                if (relocations) {
+                    f.simple = false;
+                } else {
+                    f.maxSize = f.size;
+                }
             }
         }
     }

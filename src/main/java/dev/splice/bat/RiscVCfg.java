@@ -40,6 +40,7 @@ final class RiscVCfg {
     static final int INDIRECT = 5;
     static final int CONDITIONAL_TAIL_CALL = 6; // x86-64: ends its block, falls through, no target inside
     static final int TRAP = 7; // as STOP, but a direct jump right after it joins its block (buildCFG)
+    static final int INDIRECT_TABLE = 8; // x86-64: a jump through a table; its successors are the table's targets
 
     /** The CFG of the function whose bytes are {@code code[base, base + size)}, or null if it has none. */
     static RiscVCfg of(byte[] code, int base, int size) {
@@ -153,14 +154,23 @@ final class RiscVCfg {
         return fromDecoded(kind, target, isInstruction, leader, entry, size);
     }
 
-    /**
-     * The blocks BOLT's buildCFG forms from a decoded function (shared by the RISC-V and x86-64
-     * decoders): per byte offset, the instruction kind (PLAIN, CONDITIONAL, JUMP, STOP, CALL) and
-     * direct target of the instruction starting there, whether one starts there, whether it is a
-     * label (block start) and an entry point. Null if a label is inside an instruction.
-     */
+    /** As below, for code without jump tables. */
     static RiscVCfg fromDecoded(int[] kind, int[] target, boolean[] isInstruction, boolean[] leader,
                                 boolean[] entry, int size) {
+        return fromDecoded(kind, target, isInstruction, leader, entry, new int[size][], size);
+    }
+
+    /**
+     * The blocks BOLT's buildCFG forms from a decoded function (shared by the RISC-V and x86-64
+     * decoders): per byte offset, the instruction kind (PLAIN, CONDITIONAL, JUMP, STOP, CALL, ...)
+     * and direct target of the instruction starting there, whether one starts there, whether it is
+     * a label (block start: branch targets, jump-table targets, entry points, landing pads), and
+     * whether it is an entry point (entries and landing pads only; see {@link #fallthroughs}); for
+     * an INDIRECT_TABLE jump, the offsets of its table's targets. Null if a label is inside an
+     * instruction.
+     */
+    static RiscVCfg fromDecoded(int[] kind, int[] target, boolean[] isInstruction, boolean[] leader,
+                                boolean[] entry, int[][] tableTargets, int size) {
         for (int i = 0; i < size; i++) {
             if (leader[i] && !isInstruction[i]) {
                 return null; // a branch into the middle of an instruction
@@ -178,7 +188,7 @@ final class RiscVCfg {
             if (leader[i] || previous < 0) {
                 starts[i] = true;
             } else if (kind[previous] == CONDITIONAL || kind[previous] == JUMP || kind[previous] == STOP
-                    || kind[previous] == CONDITIONAL_TAIL_CALL || kind[previous] == TRAP) {
+                    || kind[previous] == CONDITIONAL_TAIL_CALL || kind[previous] == TRAP || kind[previous] == INDIRECT_TABLE) {
                 // BOLT: an unconditional branch after a terminator that is not itself a branch, a
                 // return or a conditional tail call (a conditional branch, or a trap) joins its block.
                 starts[i] = !(kind[i] == JUMP && (kind[previous] == CONDITIONAL || kind[previous] == TRAP));
@@ -218,6 +228,8 @@ final class RiscVCfg {
                 case PLAIN, CALL -> true;
                 case CONDITIONAL, CONDITIONAL_TAIL_CALL -> true;
                 case JUMP -> next >= 0 && (target[end] == next || (lastBranch[b] >= 0 && target[lastBranch[b]] == next));
+                // perf2bolt takes a trace across when the next block is one of the jump's successors.
+                case INDIRECT_TABLE -> next >= 0 && tableTargets[end] != null && Arrays.stream(tableTargets[end]).anyMatch(t -> t == next);
                 default -> false;
             };
             call[b] = kind[end] == CALL;
