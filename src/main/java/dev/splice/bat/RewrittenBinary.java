@@ -117,14 +117,17 @@ public final class RewrittenBinary {
             functions = namedAfterInput(elf, bat, functions, input);
         }
         return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), LandingPads.of(elf),
-                found.secondaryEntries(), address -> read64(elf, address));
+                found.secondaryEntries(), elf.isRiscV() ? address -> null : X86Binary.of(elf));
     }
 
-    /** 8 bytes (little-endian) of a section with contents at an address, or null. */
-    private static Long read64(dev.splice.elf.ElfFile elf, long address) {
-        return elf.sectionContaining(address).filter(s -> !s.isNobits() && address - s.address() + 8 <= s.size())
-                .map(s -> elf.buffer(s).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong((int) (address - s.address())))
-                .orElse(null);
+    /** The direct targets that leave {@code code[base, base + size)} at {@code address}, either ISA. */
+    private static void externalTargets(boolean riscv, byte[] code, int base, int size, long address,
+                                        java.util.function.LongConsumer out) {
+        if (riscv) {
+            RiscVCfg.externalTargets(code, base, size, address, out);
+        } else {
+            X86Cfg.externalTargets(code, base, size, address, out);
+        }
     }
 
     /**
@@ -145,7 +148,7 @@ public final class RewrittenBinary {
             if (s == null || !s.executable() || s.bytes() == null) {
                 continue;
             }
-            DirectTargets.leaving(riscv, s.bytes(), (int) (f.address() - s.address()),
+            externalTargets(riscv, s.bytes(), (int) (f.address() - s.address()),
                     (int) Math.min(f.size(), s.address() + s.size() - f.address()), f.address(), target -> {
                         int t = probe.indexContaining(target);
                         if (t >= 0 && target - functions.get(t).address() >= functions.get(t).size()
@@ -394,7 +397,7 @@ public final class RewrittenBinary {
                 continue;
             }
             int self = i;
-            DirectTargets.leaving(riscv, s.bytes(), (int) (f.address() - s.address()),
+            externalTargets(riscv, s.bytes(), (int) (f.address() - s.address()),
                     (int) Math.min(f.size(), s.address() + s.size() - f.address()), f.address(), target -> {
                         int t = indexContaining(target);
                         if (t >= 0 && t != self && target != functions[t].address() && target - functions[t].address() < functions[t].size()) {

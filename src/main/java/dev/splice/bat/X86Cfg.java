@@ -229,7 +229,7 @@ final class X86Cfg {
                 int c = switch (k) {
                     case CONDITIONAL -> RiscVCfg.CONDITIONAL;
                     case JUMP -> RiscVCfg.JUMP;
-                    case CALL -> RiscVCfg.CALL;
+                    case CALL, INDIRECT_CALL -> RiscVCfg.CALL; // a trace into the block after either moves back
                     case RETURN, INDIRECT_JUMP -> RiscVCfg.STOP;
                     case TRAP -> RiscVCfg.TRAP;
                     default -> RiscVCfg.PLAIN;
@@ -243,7 +243,7 @@ final class X86Cfg {
                 if (c == RiscVCfg.JUMP || c == RiscVCfg.CONDITIONAL) {
                     target[pc] = (int) t;
                     leader[(int) t] = true;
-                } else if (c == RiscVCfg.CALL && t > 0 && t < size) {
+                } else if (k == X86Lengths.Kind.CALL && t > 0 && t < size) {
                     leader[(int) t] = true; // a call into its own body: an entry point
                     entry[(int) t] = true;
                 }
