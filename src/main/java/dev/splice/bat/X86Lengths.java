@@ -133,6 +133,22 @@ public final class X86Lengths {
     }
 
     /**
+     * Whether a legacy-encoded opcode of the one-byte map (0) or the 0F map (1) has a ModRM byte;
+     * the 0F38 and 0F3A maps always do. (For {@link X86Operands}, from the same tables.)
+     */
+    static boolean hasModrm(int map, int op) {
+        if (map == 0) {
+            byte shape = ONE[op & 0xff];
+            return shape == MODRM || shape == MODRM_IMM8 || shape == MODRM_IMMZ || op == 0xf6 || op == 0xf7;
+        }
+        if (map == 1) {
+            byte shape = TWO[op & 0xff];
+            return shape == MODRM || shape == MODRM_IMM8;
+        }
+        return true;
+    }
+
+    /**
      * Decodes the instruction at {@code at}, which must end by {@code end}; null if the bytes there
      * are not a valid (or not a complete) instruction.
      */

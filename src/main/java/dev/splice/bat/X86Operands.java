@@ -196,19 +196,7 @@ final class X86Operands {
         if (encoding != 0) {
             return !(map == 1 && op == 0x77); // vzeroupper/vzeroall
         }
-        if (map == 0) {
-            return (op < 0x40 && (op & 7) < 4) || op == 0x62 || op == 0x63 || op == 0x69 || op == 0x6b
-                    || (op >= 0x80 && op <= 0x8f) || op == 0xc0 || op == 0xc1 || op == 0xc6 || op == 0xc7
-                    || (op >= 0xd0 && op <= 0xd3) || (op >= 0xd8 && op <= 0xdf) || op == 0xf6 || op == 0xf7
-                    || op == 0xfe || op == 0xff;
-        }
-        if (map == 1) {
-            return !(op == 0x05 || op == 0x06 || op == 0x07 || op == 0x08 || op == 0x09 || op == 0x0b || op == 0x0e
-                    || (op >= 0x30 && op <= 0x37) || op == 0x77 || (op >= 0x80 && op <= 0x8f)
-                    || op == 0xa0 || op == 0xa1 || op == 0xa2 || op == 0xa8 || op == 0xa9 || op == 0xaa
-                    || (op >= 0xc8 && op <= 0xcf));
-        }
-        return true;
+        return X86Lengths.hasModrm(map, op);
     }
 
     /** Whether there is a memory operand. */
