@@ -8,8 +8,10 @@ import java.util.List;
  * A profile in BOLT's fdata format, in input-binary coordinates: branch lines (from location, to
  * location, mispredictions, count) or, in no-LBR mode, sample lines (location, count). A location
  * is a function name and an offset; an unknown location is written "0 [unknown] 0".
+ * {@code boltedCollection}: collected on a BOLTed binary (the header line perf2bolt then writes).
  */
-public record Fdata(boolean noLbr, List<String> eventNames, List<Branch> branches, List<Sample> samples) {
+public record Fdata(boolean noLbr, List<String> eventNames, List<Branch> branches, List<Sample> samples,
+                    boolean boltedCollection) {
     public Fdata {
         eventNames = List.copyOf(eventNames);
         branches = List.copyOf(branches);
@@ -33,13 +35,19 @@ public record Fdata(boolean noLbr, List<String> eventNames, List<Branch> branche
 
     public record Sample(Location at, long count) {}
 
+    /** The same profile, collected on a binary BOLT has not rewritten (no "boltedcollection" header). */
+    public Fdata collectedOnInput() {
+        return new Fdata(noLbr, eventNames, branches, samples, false);
+    }
+
     static String escape(String name) {
         return name.replace(" ", "\\ ");
     }
 
     /**
-     * Writes the profile. The header says the profile was collected on a BOLTed binary; in no-LBR mode
-     * `no_lbr` comes first, the only order llvm-bolt's reader accepts (perf2bolt writes it second).
+     * Writes the profile. The header says whether the profile was collected on a BOLTed binary; in
+     * no-LBR mode `no_lbr` comes first, the only order llvm-bolt's reader accepts (perf2bolt writes it
+     * second).
      */
     public void write(Writer out) throws IOException {
         StringBuilder line = new StringBuilder(128);
@@ -51,7 +59,9 @@ public record Fdata(boolean noLbr, List<String> eventNames, List<Branch> branche
             }
             out.write('\n');
         }
-        out.write("boltedcollection\n");
+        if (boltedCollection) {
+            out.write("boltedcollection\n");
+        }
         for (Branch b : branches) {
             line.setLength(0);
             b.from().write(line);

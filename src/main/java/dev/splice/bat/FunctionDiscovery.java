@@ -100,12 +100,14 @@ final class FunctionDiscovery {
             d.checkPadding(relocations);
         }
         // BOLT skips _init in static executables (its address may also be a GOT data reference).
+        boolean batMode = BatTables.enabledFor(elf);
         boolean isStatic = elf.segments().stream().noneMatch(p -> p.type() == dev.splice.elf.Segment.PT_INTERP
                 || p.type() == dev.splice.elf.Segment.PT_DYNAMIC);
         List<RewrittenBinary.Function> out = new ArrayList<>();
         java.util.Set<Long> notSimple = new java.util.HashSet<>();
         for (Fn f : d.functions.values()) {
-            out.add(new RewrittenBinary.Function(locationName(f.names), f.address, f.size, f.address + f.maxSize));
+            out.add(new RewrittenBinary.Function(batMode ? locationName(f.names) : f.names.get(0), f.address, f.size,
+                    f.address + f.maxSize));
             if (!f.simple || f.pseudo || (isStatic && f.names.contains("_init"))) {
                 notSimple.add(f.address);
             }

@@ -13,7 +13,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.function.LongConsumer;
 
-/** Translates a profile file for a BOLTed binary and writes fdata or YAML atomically. */
+/**
+ * Translates a profile file for a BOLTed binary (or, as perf2bolt does without tables, for a binary
+ * BOLT has not rewritten) and writes fdata or YAML atomically.
+ */
 public final class ProfileTranslation {
     private ProfileTranslation() {}
 
@@ -41,7 +44,8 @@ public final class ProfileTranslation {
 
     public static Result run(Request request, LongConsumer progress) {
         ElfFile elf = ElfFile.read(request.binary());
-        BatTables bat = BatTables.read(elf);
+        boolean bolted = BatTables.enabledFor(elf);
+        BatTables bat = bolted ? BatTables.read(elf) : withoutTables(elf, request);
         RewrittenBinary binary = RewrittenBinary.of(elf, bat,
                 request.inputBinary() == null ? null : ElfFile.read(request.inputBinary()));
         long size;
@@ -111,7 +115,7 @@ public final class ProfileTranslation {
             }
         }
         ProfileTranslator translator = translators[0];
-        Fdata fdata = translator.translate();
+        Fdata fdata = bolted ? translator.translate() : translator.translate().collectedOnInput();
         AtomicFiles.write(request.output(), stream -> {
             Writer out = new OutputStreamWriter(stream, StandardCharsets.UTF_8);
             if (request.outputFormat() == OutputFormat.YAML) {
@@ -122,6 +126,28 @@ public final class ProfileTranslation {
             out.flush();
         });
         return new Result(lines, badLines, firstBad, translator.distinctRecords(), fdata.branches().size(), fdata.samples().size());
+    }
+
+    /**
+     * A binary BOLT has not rewritten: perf2bolt's profile in its own coordinates, every function
+     * through its CFG. Refused where Splice would not be perf2bolt exactly.
+     */
+    private static BatTables withoutTables(ElfFile elf, Request request) {
+        String why = null;
+        if (request.outputFormat() == OutputFormat.YAML) {
+            why = "YAML profiles need BOLT's function and block hashes, which only a BOLTed binary's tables give;"
+                    + " write fdata (the default)";
+        } else if (request.inputBinary() != null) {
+            why = "--input names code BOLT left in place in a BOLTed binary; this binary is the input itself";
+        } else if (elf.isRiscV() && elf.section(".rela.text").isPresent()) {
+            why = "a RISC-V binary linked with --emit-relocs: perf2bolt-22 then reads its jump tables from the"
+                    + " relocations (strict relocation mode), which Splice does not model for RISC-V; translate the"
+                    + " profile of a BOLTed binary, or of one linked without --emit-relocs";
+        }
+        if (why != null) {
+            throw new BadInputException(elf.name() + ": no " + BatTables.SECTION_NAME + " section (not BOLTed): " + why);
+        }
+        return new BatTables(java.util.List.of(), java.util.List.of());
     }
 
     /** Part boundaries: about equal byte ranges, each starting just after a newline. */

@@ -358,7 +358,7 @@ public final class ProfileTranslator {
                 sampleLines.remove(i);
             }
         }
-        return new Fdata(basicSamples, new ArrayList<>(eventNames), branchLines, sampleLines);
+        return new Fdata(basicSamples, new ArrayList<>(eventNames), branchLines, sampleLines, true);
     }
 
     /**

@@ -58,7 +58,8 @@ public final class BatCommand implements Runnable {
 
     @Command(name = "translate", mixinStandardHelpOptions = true,
             description = "Translate a profile collected on a BOLTed binary to the input binary's coordinates and write"
-                    + " it as fdata (as perf2bolt writes it) or as BOLT's YAML profile.")
+                    + " it as fdata (as perf2bolt writes it) or as BOLT's YAML profile. On a binary BOLT has not"
+                    + " rewritten (no tables), write its fdata profile as perf2bolt does.")
     static final class Translate implements Callable<Integer> {
         static final class Input {
             @Option(names = "--pa", paramLabel = "PROFILE", required = true,
@@ -73,7 +74,7 @@ public final class BatCommand implements Runnable {
         @ArgGroup(exclusive = true, multiplicity = "1")
         Input input;
 
-        @Parameters(index = "0", paramLabel = "BINARY", description = "The BOLTed binary the profile was collected on.")
+        @Parameters(index = "0", paramLabel = "BINARY", description = "The binary the profile was collected on: BOLTed (with tables), or one BOLT has not rewritten.")
         Path binary;
 
         @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output profile.")

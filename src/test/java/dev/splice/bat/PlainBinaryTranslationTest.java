@@ -1,0 +1,137 @@
+package dev.splice.bat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.BadInputException;
+import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Binaries BOLT has not rewritten (no .note.bolt_bat): perf2bolt-22 then writes the profile in the
+ * binary's own coordinates, every function through its CFG, without the "boltedcollection" header.
+ * Splice writes the same file (line order aside), or refuses where it would not.
+ */
+class PlainBinaryTranslationTest {
+    static Stream<Arguments> binaries() {
+        return Stream.of(
+                // x86-64 static glibc and libstdc++ without relocations (BOLT's non-relocation mode)
+                Arguments.of("x86_64-static-exceptions", TestPrograms.x86_64Static("exceptions")),
+                // x86-64 dynamic, linked with --emit-relocs (relocation mode, strict in perf2bolt)
+                Arguments.of("x86_64-exceptions-relocs", TestPrograms.x86_64("exceptions")),
+                // RISC-V static glibc without relocations
+                Arguments.of("rv64-loops", TestPrograms.rv64("loops")));
+    }
+
+    /** B, T, F and f records over the binary's real direct branch sites (llvm-objdump-22's). */
+    private static String randomProfile(Path binary, long seed, int records) {
+        List<BranchSites.Site> sites = BranchSites.of(binary).sites();
+        Random random = new Random(seed);
+        StringBuilder pa = new StringBuilder();
+        for (int i = 0; i < records; i++) {
+            BranchSites.Site s = sites.get(random.nextInt(sites.size()));
+            BranchSites.Site next = sites.get(random.nextInt(sites.size()));
+            int count = 1 + random.nextInt(100);
+            switch (random.nextInt(4)) {
+                case 0 -> pa.append(String.format("B %x %x %d %d%n", s.address(), s.target(), count, random.nextInt(3)));
+                case 1 -> pa.append(String.format("T %x %x %x %d%n", s.address(), s.target(), next.address(), count));
+                case 2 -> pa.append(String.format("F %x %x %d%n", s.target(), s.address(), count));
+                default -> pa.append(String.format("f %x %x %d%n", s.target(), s.address(), count));
+            }
+        }
+        return pa.toString();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("binaries")
+    void sameProfileAsPerf2bolt(String id, Path binary, @TempDir Path dir) throws IOException {
+        String pa = randomProfile(binary, id.hashCode(), 6000);
+        List<String> theirs = perf2bolt(binary, pa, dir);
+        List<String> ours = splice(binary, pa, dir, false);
+        assertTrue(theirs.size() > 100, id + ": perf2bolt wrote only " + theirs.size() + " lines");
+        assertTrue(theirs.stream().noneMatch(l -> l.equals("boltedcollection")), "perf2bolt wrote boltedcollection");
+        Perf2boltAgreementTest.assertSame(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
+        assertEquals(theirs.size(), ours.size(), "the header lines too");
+    }
+
+    /** Samples without branch stacks (perf2bolt --ba): the no_lbr profile, header included. */
+    @Test
+    void samplesWithoutBranchStacks(@TempDir Path dir) throws IOException {
+        Path binary = TestPrograms.x86_64Static("exceptions");
+        StringBuilder pa = new StringBuilder();
+        Random random = new Random(5);
+        for (BranchSites.Site s : BranchSites.of(binary).sites()) {
+            if (random.nextInt(8) == 0) {
+                pa.append(String.format("S %x %d%n", random.nextBoolean() ? s.address() : s.target(), 1 + random.nextInt(9)));
+            }
+        }
+        List<String> theirs = perf2bolt(binary, pa.toString(), dir, "--ba");
+        List<String> ours = splice(binary, pa.toString(), dir, true);
+        assertEquals("no_lbr", theirs.stream().filter(l -> l.startsWith("no_lbr")).findFirst().orElse(""));
+        assertTrue(theirs.size() > 500, "perf2bolt wrote only " + theirs.size() + " lines");
+        assertEquals(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
+        assertEquals(theirs.size(), ours.size());
+    }
+
+    @Test
+    void refusedWhereSpliceWouldDiffer(@TempDir Path dir) throws IOException {
+        Path pa = dir.resolve("p.pa");
+        Files.writeString(pa, "B 10000 10004 1 0\n");
+        Path out = dir.resolve("out.fdata");
+        BadInputException riscvRelocs = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
+                new ProfileTranslation.Request(TestPrograms.rv64("loops.relocs"), pa, ProfileReader.Format.PRE_AGGREGATED, out,
+                        ProfileTranslation.OutputFormat.FDATA, false, false), null));
+        assertTrue(riscvRelocs.getMessage().contains("--emit-relocs"), riscvRelocs.getMessage());
+        BadInputException yaml = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
+                new ProfileTranslation.Request(TestPrograms.rv64("loops"), pa, ProfileReader.Format.PRE_AGGREGATED, out,
+                        ProfileTranslation.OutputFormat.YAML, false, false), null));
+        assertTrue(yaml.getMessage().contains("YAML"), yaml.getMessage());
+        BadInputException input = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
+                new ProfileTranslation.Request(TestPrograms.rv64("loops"), pa, ProfileReader.Format.PRE_AGGREGATED, out,
+                        ProfileTranslation.OutputFormat.FDATA, false, false, TestPrograms.rv64("loops")), null));
+        assertTrue(input.getMessage().contains("--input"), input.getMessage());
+        assertTrue(Files.notExists(out), "nothing written when refused");
+    }
+
+    private static List<String> perf2bolt(Path binary, String pa, Path dir, String... extra) {
+        try {
+            Path in = dir.resolve("perf2bolt.pa");
+            Path out = dir.resolve("perf2bolt.fdata");
+            Files.writeString(in, pa);
+            List<String> command = new ArrayList<>(List.of("perf2bolt-22", "-p", in.toString(), "--pa", "-o", out.toString()));
+            command.addAll(List.of(extra));
+            command.add(binary.toString());
+            Tools.run(command, null, 300).checked("perf2bolt-22");
+            return nonEmpty(Files.readAllLines(out));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> splice(Path binary, String pa, Path dir, boolean basicSamples) throws IOException {
+        Path in = dir.resolve("splice.pa");
+        Path out = dir.resolve("splice.fdata");
+        Files.writeString(in, pa);
+        ProfileTranslation.run(new ProfileTranslation.Request(binary, in, ProfileReader.Format.PRE_AGGREGATED, out,
+                ProfileTranslation.OutputFormat.FDATA, basicSamples, false), null);
+        return nonEmpty(Files.readAllLines(out));
+    }
+
+    private static List<String> nonEmpty(List<String> lines) {
+        return lines.stream().filter(l -> !l.isBlank()).toList();
+    }
+}
