@@ -139,10 +139,6 @@ public final class ProfileTranslation {
                     + " write fdata (the default)";
         } else if (request.inputBinary() != null) {
             why = "--input names code BOLT left in place in a BOLTed binary; this binary is the input itself";
-        } else if (elf.isRiscV() && elf.section(".rela.text").isPresent()) {
-            why = "a RISC-V binary linked with --emit-relocs: perf2bolt-22 then reads its jump tables from the"
-                    + " relocations (strict relocation mode), which Splice does not model for RISC-V; translate the"
-                    + " profile of a BOLTed binary, or of one linked without --emit-relocs";
         }
         if (why != null) {
             throw new BadInputException(elf.name() + ": no " + BatTables.SECTION_NAME + " section (not BOLTed): " + why);

@@ -31,6 +31,7 @@ public final class RewrittenBinary {
     private final Map<Long, long[]> landingPads;
     private final Map<Long, java.util.TreeSet<Long>> secondaryEntries;
     private final X86Cfg.Memory memory;
+    private final long[] riscVDataReferences;
 
     /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
     public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
@@ -39,17 +40,19 @@ public final class RewrittenBinary {
 
     /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
     RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
-        this(riscv, sections, functionList, notSimple, Map.of(), Map.of(), address -> null);
+        this(riscv, sections, functionList, notSimple, Map.of(), Map.of(), address -> null, new long[0]);
     }
 
     /**
      * As above; {@code landingPads}: per function start (its FDE's), its landing pads' addresses;
      * {@code secondaryEntries}: per function start, the symbols inside it BOLT makes entry points;
-     * {@code memory}: the binary's contents, where x86-64 jump tables are read.
+     * {@code memory}: the binary's contents, where x86-64 jump tables are read; {@code riscVDataReferences}:
+     * sorted, the code addresses data relocations name in a RISC-V binary with relocations.
      */
     private RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple,
                             Map<Long, long[]> landingPads, Map<Long, java.util.TreeSet<Long>> secondaryEntries,
-                            X86Cfg.Memory memory) {
+                            X86Cfg.Memory memory, long[] riscVDataReferences) {
+        this.riscVDataReferences = riscVDataReferences;
         this.riscv = riscv;
         this.notSimple = notSimple;
         this.landingPads = landingPads;
@@ -117,7 +120,8 @@ public final class RewrittenBinary {
             functions = namedAfterInput(elf, bat, functions, input);
         }
         return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), LandingPads.of(elf),
-                found.secondaryEntries(), elf.isRiscV() ? address -> null : X86Binary.of(elf));
+                found.secondaryEntries(), elf.isRiscV() ? address -> null : X86Binary.of(elf),
+                elf.isRiscV() ? RiscVDataReferences.of(elf) : new long[0]);
     }
 
     /** The direct targets that leave {@code code[base, base + size)} at {@code address}, either ISA. */
@@ -368,8 +372,25 @@ public final class RewrittenBinary {
         int[] padOffsets = Arrays.stream(pads).filter(a -> a > f.address() && a - f.address() < size)
                 .mapToInt(a -> (int) (a - f.address())).toArray();
         int base = (int) (f.address() - s.address());
-        return riscv ? RiscVCfg.of(s.bytes(), base, size, entries, padOffsets)
+        // A RISC-V binary with data references has relocations: perf2bolt reads it in strict mode.
+        return riscv ? RiscVCfg.of(s.bytes(), base, size, entries, padOffsets, within(riscVDataReferences, f.address(), size),
+                        riscVDataReferences.length > 0)
                 : X86Cfg.of(s.bytes(), base, size, f.address(), memory, entries, padOffsets);
+    }
+
+    /** The offsets from {@code start} of the sorted addresses in [start, start + size). */
+    private static int[] within(long[] sorted, long start, int size) {
+        int from = Arrays.binarySearch(sorted, start);
+        from = from < 0 ? -from - 1 : from;
+        int to = from;
+        while (to < sorted.length && sorted[to] < start + size) {
+            to++;
+        }
+        int[] out = new int[to - from];
+        for (int i = from; i < to; i++) {
+            out[i - from] = (int) (sorted[i] - start);
+        }
+        return out;
     }
 
     /**

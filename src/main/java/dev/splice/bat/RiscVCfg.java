@@ -1,6 +1,8 @@
 package dev.splice.bat;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The basic blocks of a RISC-V function without a translation table, as perf2bolt-22 builds them
@@ -61,6 +63,18 @@ final class RiscVCfg {
      * the call before it.
      */
     static RiscVCfg of(byte[] code, int base, int size, int[] entries, int[] landingPads) {
+        return of(code, base, size, entries, landingPads, new int[0], false);
+    }
+
+    /**
+     * As above, in a binary with relocations: {@code dataReferences}, the offsets that data
+     * relocations name (jump-table targets among them), are labels; and with {@code strict} (BOLT's
+     * strict relocation mode, as perf2bolt-22 runs on such a binary) an indirect jump in a function
+     * of several blocks that data refers into may go to any of those labels
+     * (postProcessIndirectBranches' "unknown control flow").
+     */
+    static RiscVCfg of(byte[] code, int base, int size, int[] entries, int[] landingPads, int[] dataReferences,
+                       boolean strict) {
         if (size <= 0 || base < 0 || base + size > code.length) {
             return null;
         }
@@ -77,6 +91,11 @@ final class RiscVCfg {
                 entry[e] = true;
             }
         }
+        int[] referenced = Arrays.stream(dataReferences).filter(r -> r > 0 && r < size).sorted().distinct().toArray();
+        for (int r : referenced) {
+            leader[r] = true;
+        }
+        List<Integer> indirect = new ArrayList<>();
         int pc = 0;
         while (pc < size) {
             if (pc + 2 > size) {
@@ -128,10 +147,10 @@ final class RiscVCfg {
                 }
             }
             if (k == INDIRECT) {
-                // An indirect jump (a jump table): it ends its block. Splice does not read jump
-                // tables; where BOLT starts blocks at a table's targets, Splice's blocks would be
-                // coarser (docs/bat.md; no difference measured).
+                // An indirect jump (a jump table): it ends its block. BOLT does not analyse RISC-V
+                // jump tables; their targets are labels only where data relocations name them.
                 k = STOP;
+                indirect.add(pc);
             }
             if (k == JUMP && t == size) {
                 k = PLAIN; // BOLT: "jump past end", replaced with a nop
@@ -151,7 +170,16 @@ final class RiscVCfg {
             }
             pc += length;
         }
-        return fromDecoded(kind, target, isInstruction, leader, entry, size);
+        RiscVCfg cfg = fromDecoded(kind, target, isInstruction, leader, entry, size);
+        if (cfg == null || !strict || referenced.length == 0 || indirect.isEmpty() || cfg.blockStarts().length == 1) {
+            return cfg; // in a single block an indirect jump is a tail call
+        }
+        int[][] successors = new int[size][];
+        for (int at : indirect) {
+            kind[at] = INDIRECT_TABLE;
+            successors[at] = referenced;
+        }
+        return fromDecoded(kind, target, isInstruction, leader, entry, successors, size);
     }
 
     /** As below, for code without jump tables. */
