@@ -6,9 +6,11 @@
 #     nearly all code has translation tables.
 #   x86_64: the static x86-64 C++ build without relocations, BOLTed in place: about a third of its
 #     functions keep no tables and perf2bolt (and Splice) build their CFGs from the machine code.
-#   x86_64-plain: the same build not BOLTed at all: the profile stays in its coordinates, every
-#     function goes through its CFG.
-# Usage: bench/bat-translate.sh [LINES] [RUNS] [rv64|x86_64|x86_64-plain]   (make bench runs the default)
+#   x86_64-plain, rv64-plain: the x86-64 build, or the RISC-V one (with --emit-relocs: perf2bolt's
+#     strict mode), not BOLTed at all: the profile stays in its coordinates, every function goes
+#     through its CFG.
+# Usage: bench/bat-translate.sh [LINES] [RUNS] [rv64|x86_64|x86_64-plain|rv64-plain]
+#        (make bench runs the default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LINES=${1:-10000000}
@@ -22,11 +24,12 @@ case "$ISA" in
   rv64) INPUT=build/programs/rv64/exceptions.relocs; BOLT_OPTIONS="--reorder-blocks=reverse --reorder-functions=hfsort" ;;
   x86_64) INPUT=build/programs/x86_64-static/exceptions; BOLT_OPTIONS="--reorder-blocks=reverse" ;;
   x86_64-plain) INPUT=build/programs/x86_64-static/exceptions; BOLT_OPTIONS="" ;;
-  *) echo "usage: $0 [LINES] [RUNS] [rv64|x86_64|x86_64-plain]" >&2; exit 1 ;;
+  rv64-plain) INPUT=build/programs/rv64/exceptions.relocs; BOLT_OPTIONS="" ;;
+  *) echo "usage: $0 [LINES] [RUNS] [rv64|x86_64|x86_64-plain|rv64-plain]" >&2; exit 1 ;;
 esac
 BOLTED=$WORK/exceptions-$ISA.bolt
 PROFILE=$WORK/profile-$ISA-$LINES.pa
-if [ "$ISA" = x86_64-plain ]; then
+if [ "${ISA%-plain}" != "$ISA" ]; then
   BOLTED=$INPUT
 elif [ ! -f "$BOLTED" ] || [ "$INPUT" -nt "$BOLTED" ]; then
   # shellcheck disable=SC2086
