@@ -108,6 +108,15 @@ class Perf2boltAgreementTest {
 
     static Set<String> perf2bolt(Path binary, String pa, String tag, String... extra) {
         try {
+            return lines(Files.readString(perf2boltFile(binary, pa, tag, extra)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Runs perf2bolt-22 --pa on the profile text; its fdata file (under BoltOutputs.dir(), named by the tag). */
+    static Path perf2boltFile(Path binary, String pa, String tag, String... extra) {
+        try {
             Path dir = BoltOutputs.dir();
             Path in = dir.resolve(tag + ".pa");
             Path out = dir.resolve(tag + ".perf2bolt.fdata");
@@ -116,7 +125,7 @@ class Perf2boltAgreementTest {
             command.addAll(List.of(extra));
             command.add(binary.toString());
             Tools.run(command, null, 300).checked("perf2bolt-22");
-            return lines(Files.readString(out));
+            return out;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -6,12 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.BadInputException;
 import dev.splice.testing.TestPrograms;
-import dev.splice.testing.Tools;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -63,7 +60,7 @@ class PlainBinaryTranslationTest {
     @MethodSource("binaries")
     void sameProfileAsPerf2bolt(String id, Path binary, @TempDir Path dir) throws IOException {
         String pa = randomProfile(binary, id.hashCode(), 6000);
-        List<String> theirs = perf2bolt(binary, pa, dir);
+        List<String> theirs = perf2bolt(binary, pa, id);
         List<String> ours = splice(binary, pa, dir, false);
         assertTrue(theirs.size() > 100, id + ": perf2bolt wrote only " + theirs.size() + " lines");
         assertTrue(theirs.stream().noneMatch(l -> l.equals("boltedcollection")), "perf2bolt wrote boltedcollection");
@@ -82,7 +79,7 @@ class PlainBinaryTranslationTest {
                 pa.append(String.format("S %x %d%n", random.nextBoolean() ? s.address() : s.target(), 1 + random.nextInt(9)));
             }
         }
-        List<String> theirs = perf2bolt(binary, pa.toString(), dir, "--ba");
+        List<String> theirs = perf2bolt(binary, pa.toString(), "ba", "--ba");
         List<String> ours = splice(binary, pa.toString(), dir, true);
         assertEquals("no_lbr", theirs.stream().filter(l -> l.startsWith("no_lbr")).findFirst().orElse(""));
         assertTrue(theirs.size() > 500, "perf2bolt wrote only " + theirs.size() + " lines");
@@ -106,19 +103,8 @@ class PlainBinaryTranslationTest {
         assertTrue(Files.notExists(out), "nothing written when refused");
     }
 
-    private static List<String> perf2bolt(Path binary, String pa, Path dir, String... extra) {
-        try {
-            Path in = dir.resolve("perf2bolt.pa");
-            Path out = dir.resolve("perf2bolt.fdata");
-            Files.writeString(in, pa);
-            List<String> command = new ArrayList<>(List.of("perf2bolt-22", "-p", in.toString(), "--pa", "-o", out.toString()));
-            command.addAll(List.of(extra));
-            command.add(binary.toString());
-            Tools.run(command, null, 300).checked("perf2bolt-22");
-            return nonEmpty(Files.readAllLines(out));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    private static List<String> perf2bolt(Path binary, String pa, String tag, String... extra) throws IOException {
+        return nonEmpty(Files.readAllLines(Perf2boltAgreementTest.perf2boltFile(binary, pa, "plain-" + tag, extra)));
     }
 
     private static List<String> splice(Path binary, String pa, Path dir, boolean basicSamples) throws IOException {
