@@ -105,6 +105,11 @@ public final class RewrittenBinary {
      * bytes (code BOLT left in place): same location, a name llvm-bolt finds in the input.
      */
     public static RewrittenBinary of(dev.splice.elf.ElfFile elf, BatTables bat, dev.splice.elf.ElfFile input) {
+        if (!elf.isRiscV() && !elf.isX86_64()) {
+            // The CFGs, returns and entry points below decode machine code of these two only.
+            throw new dev.splice.BadInputException(elf.name() + ": ELF machine " + elf.header().machine()
+                    + " is neither RISC-V (243) nor x86-64 (62); Splice translates profiles of those two");
+        }
         List<Section> sections = new ArrayList<>();
         for (dev.splice.elf.Section s : elf.sections()) {
             if (!s.isAllocated() || s.size() == 0) {

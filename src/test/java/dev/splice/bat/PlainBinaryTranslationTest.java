@@ -100,6 +100,16 @@ class PlainBinaryTranslationTest {
                 new ProfileTranslation.Request(TestPrograms.rv64("loops"), pa, ProfileReader.Format.PRE_AGGREGATED, out,
                         ProfileTranslation.OutputFormat.FDATA, false, false, TestPrograms.rv64("loops")), null));
         assertTrue(input.getMessage().contains("--input"), input.getMessage());
+        // Another machine (an x86-64 build relabelled AArch64): its code is not decoded as x86-64.
+        byte[] bytes = Files.readAllBytes(TestPrograms.x86_64("exceptions"));
+        bytes[18] = (byte) 183; // e_machine = EM_AARCH64
+        bytes[19] = 0;
+        Path aarch64 = dir.resolve("aarch64.elf");
+        Files.write(aarch64, bytes);
+        BadInputException machine = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
+                new ProfileTranslation.Request(aarch64, pa, ProfileReader.Format.PRE_AGGREGATED, out,
+                        ProfileTranslation.OutputFormat.FDATA, false, false), null));
+        assertTrue(machine.getMessage().contains("machine 183"), machine.getMessage());
         assertTrue(Files.notExists(out), "nothing written when refused");
     }
 
