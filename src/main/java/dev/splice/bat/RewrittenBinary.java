@@ -241,7 +241,7 @@ public final class RewrittenBinary {
     private static final int R_X86_64_JUMP_SLOT = 7;
 
     /**
-     * x86-64 PLT entries as functions "name@PLT": each 16-byte entry of .plt, .plt.sec and .plt.got
+     * x86-64 PLT entries as functions "name@PLT": each 16-byte entry of .plt, .plt.sec and .plt.got (8-byte in PIE binaries)
      * that jumps through a GOT slot (jmp *disp(%rip)) relocated against a dynamic symbol.
      */
     static List<Function> pltEntries(dev.splice.elf.ElfFile elf) {
@@ -262,14 +262,16 @@ public final class RewrittenBinary {
                 continue;
             }
             byte[] b = elf.contents(plt);
-            for (int entry = 0; entry + 16 <= b.length; entry += 16) {
-                for (int i = entry; i + 6 <= entry + 16; i++) {
+            // 16-byte entries, except where the linker says 8 (.plt.got of PIE binaries: jmp *slot; xchg %ax,%ax).
+            int size = name.equals(".plt.got") && plt.entrySize() == 8 ? 8 : 16;
+            for (int entry = 0; entry + size <= b.length; entry += size) {
+                for (int i = entry; i + 6 <= entry + size; i++) {
                     if ((b[i] & 0xff) == 0xff && (b[i + 1] & 0xff) == 0x25) {
                         int disp = (b[i + 2] & 0xff) | (b[i + 3] & 0xff) << 8 | (b[i + 4] & 0xff) << 16 | b[i + 5] << 24;
                         long slot = plt.address() + i + 6 + disp;
                         String callee = slots.get(slot);
                         if (callee != null && !callee.isEmpty()) {
-                            entries.add(new Function(callee + "@PLT", plt.address() + entry, 16, plt.address() + entry + 16));
+                            entries.add(new Function(callee + "@PLT", plt.address() + entry, size, plt.address() + entry + size));
                         }
                         break;
                     }

@@ -33,7 +33,10 @@ final class BoltOutputs {
             if (riscv) {
                 return TestPrograms.rv64(program);
             }
-            return program.endsWith(".static") ? TestPrograms.x86_64Static(program.substring(0, program.length() - 7))
+            if (program.endsWith(".static")) {
+                return TestPrograms.x86_64Static(program.substring(0, program.length() - ".static".length()));
+            }
+            return program.endsWith(".pie") ? TestPrograms.x86_64Pie(program.substring(0, program.length() - ".pie".length()))
                     : TestPrograms.x86_64(program);
         }
     }
@@ -58,7 +61,9 @@ final class BoltOutputs {
             // Static glibc and libstdc++ without relocations: BOLT rewrites the profiled functions in
             // place and leaves over 1,500 functions without tables (jump tables, landing pads).
             new Config("x86_64-static-exceptions-inplace-reverse", false, "exceptions.static", true,
-                    List.of("--reorder-blocks=reverse")));
+                    List.of("--reorder-blocks=reverse")),
+            // Position independent: 8-byte .plt.got entries, addresses from 0.
+            new Config("x86_64-pie-loops-reverse", false, "loops.pie", false, List.of("--reorder-blocks=reverse")));
 
     private static List<Output> built;
 

@@ -40,6 +40,11 @@ public final class TestPrograms {
         return existing(dir().resolve("x86_64-static").resolve(name));
     }
 
+    /** The position-independent x86-64 build (with --emit-relocs) of a C program: {@code x86_64Pie("loops")}. */
+    public static Path x86_64Pie(String name) {
+        return existing(dir().resolve("x86_64-pie").resolve(name));
+    }
+
     /** Every RISC-V64 test program, all variants. */
     public static List<Path> allRv64() {
         try (Stream<Path> files = Files.list(existing(dir().resolve("rv64")))) {
