@@ -31,8 +31,9 @@ X86_PROGRAMS := $(foreach n,$(basename $(notdir $(X86_SRC))),$(PROG_DIR)/x86_64/
 # hand-written assembly) for the tests that compare Splice's x86-64 CFGs with BOLT's. Without
 # --emit-relocs BOLT rewrites functions in place and leaves most of them as they are.
 X86_STATIC := $(PROG_DIR)/x86_64-static/exceptions
-# One position-independent x86-64 build (gcc's default), with --emit-relocs: PIE PLT layout.
+# Position-independent, dynamically linked builds (gcc's default) with --emit-relocs: PLT layouts.
 X86_PIE := $(PROG_DIR)/x86_64-pie/loops
+RV_PIE := $(PROG_DIR)/rv64-pie/loops
 
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
@@ -71,7 +72,7 @@ $(JAR): $(SOURCES)
 		-XX:SharedArchiveFile=$(CURDIR)/target/splice.jsa -cp $(CURDIR)/$(JAR); } > build/cds.log 2>&1 \
 		|| rm -f target/splice.jsa
 
-programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE)
+programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE)
 
 $(PROG_DIR)/rv64/%: tests/programs/%.c
 	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -o $@ $<
@@ -97,6 +98,8 @@ $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.cpp
 	@mkdir -p $(@D); g++ -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/x86_64/%.S
 	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64-pie/%: tests/programs/%.c
+	@mkdir -p $(@D); $(RV_CC) -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64-pie/%: tests/programs/%.c
 	@mkdir -p $(@D); gcc -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64-static/%: tests/programs/%.cpp

@@ -296,11 +296,8 @@ final class FunctionDiscovery {
         return s.type() == Symbol.STT_NOTYPE && s.isLocal();
     }
 
-    /** x86-64 PLT entries ("callee@PLT") and a pseudo function at each PLT section start. */
+    /** PLT entries ("callee@PLT") and a pseudo function at each PLT section start. */
     private void pltEntries() {
-        if (!elf.isX86_64()) {
-            return;
-        }
         for (RewrittenBinary.Function entry : RewrittenBinary.pltEntries(elf)) {
             Fn f = functions.get(entry.address());
             if (f != null) {

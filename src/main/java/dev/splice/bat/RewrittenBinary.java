@@ -238,6 +238,34 @@ public final class RewrittenBinary {
     }
 
     private static final int R_X86_64_GLOB_DAT = 6;
+    private static final int R_RISCV_JUMP_SLOT = 5;
+
+    /**
+     * RISC-V PLT entries as functions "name@PLT": after the 32-byte header, 16-byte entries
+     * {@code auipc t3, hi; ld t3, lo(t3); jalr t1, t3; nop} loading a slot relocated against a
+     * dynamic symbol.
+     */
+    private static List<Function> riscVPltEntries(dev.splice.elf.ElfFile elf, Map<Long, String> slots) {
+        List<Function> entries = new ArrayList<>();
+        dev.splice.elf.Section plt = elf.section(".plt").orElse(null);
+        if (plt == null || plt.isNobits()) {
+            return entries;
+        }
+        byte[] b = elf.contents(plt);
+        for (int entry = 32; entry + 16 <= b.length; entry += 16) {
+            int auipc = dev.splice.elf.Le.u32(b, entry);
+            int ld = dev.splice.elf.Le.u32(b, entry + 4);
+            if ((auipc & 0x7f) != 0x17 || (ld & 0x707f) != 0x3003 || ((ld >>> 15) & 31) != ((auipc >>> 7) & 31)) {
+                continue;
+            }
+            long slot = plt.address() + entry + (auipc & 0xfffff000) + (ld >> 20);
+            String callee = slots.get(slot);
+            if (callee != null && !callee.isEmpty()) {
+                entries.add(new Function(callee + "@PLT", plt.address() + entry, 16, plt.address() + entry + 16));
+            }
+        }
+        return entries;
+    }
     private static final int R_X86_64_JUMP_SLOT = 7;
 
     /**
@@ -247,13 +275,17 @@ public final class RewrittenBinary {
     static List<Function> pltEntries(dev.splice.elf.ElfFile elf) {
         Map<Long, String> slots = new HashMap<>();
         List<dev.splice.elf.Symbol> dynsym = elf.dynamicSymbols();
+        boolean riscv = elf.isRiscV();
         for (dev.splice.elf.RelocationSection rs : elf.relocations()) {
             for (dev.splice.elf.Relocation r : rs.relocations()) {
-                if ((r.type() == R_X86_64_JUMP_SLOT || r.type() == R_X86_64_GLOB_DAT)
-                        && r.symbolIndex() > 0 && r.symbolIndex() < dynsym.size()) {
+                boolean slot = riscv ? r.type() == R_RISCV_JUMP_SLOT : r.type() == R_X86_64_JUMP_SLOT || r.type() == R_X86_64_GLOB_DAT;
+                if (slot && r.symbolIndex() > 0 && r.symbolIndex() < dynsym.size()) {
                     slots.put(r.offset(), dynsym.get(r.symbolIndex()).name());
                 }
             }
+        }
+        if (riscv) {
+            return riscVPltEntries(elf, slots);
         }
         List<Function> entries = new ArrayList<>();
         for (String name : List.of(".plt", ".plt.sec", ".plt.got")) {

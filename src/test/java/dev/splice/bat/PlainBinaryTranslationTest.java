@@ -34,6 +34,8 @@ class PlainBinaryTranslationTest {
                 Arguments.of("x86_64-pie-loops", TestPrograms.x86_64Pie("loops"), 40),
                 // RISC-V static glibc without relocations
                 Arguments.of("rv64-loops", TestPrograms.rv64("loops"), 3000),
+                // RISC-V position independent, dynamic: PLT entries (callee@PLT)
+                Arguments.of("rv64-pie-loops", TestPrograms.rv64Pie("loops"), 30),
                 // RISC-V static glibc and libstdc++ with --emit-relocs: labels from data relocations
                 // (jump tables), and perf2bolt's strict mode for indirect jumps
                 Arguments.of("rv64-exceptions-relocs", TestPrograms.rv64("exceptions.relocs"), 3000));

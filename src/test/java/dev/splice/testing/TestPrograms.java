@@ -45,6 +45,11 @@ public final class TestPrograms {
         return existing(dir().resolve("x86_64-pie").resolve(name));
     }
 
+    /** The position-independent, dynamically linked RISC-V64 build (with --emit-relocs): {@code rv64Pie("loops")}. */
+    public static Path rv64Pie(String name) {
+        return existing(dir().resolve("rv64-pie").resolve(name));
+    }
+
     /** Every RISC-V64 test program, all variants. */
     public static List<Path> allRv64() {
         try (Stream<Path> files = Files.list(existing(dir().resolve("rv64")))) {
