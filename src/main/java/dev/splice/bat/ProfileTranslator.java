@@ -143,7 +143,7 @@ public final class ProfileTranslator {
     }
 
     private void translateBranch(long from, long to, long count, long mispreds) {
-        if (!isReturn(from)) {
+        if (!isReturn(from) && !binary.isJumpPastEnd(from)) {
             doBranch(from, to, count, mispreds);
         }
     }

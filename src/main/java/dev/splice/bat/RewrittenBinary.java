@@ -32,6 +32,7 @@ public final class RewrittenBinary {
     private final Map<Long, java.util.TreeSet<Long>> secondaryEntries;
     private final X86Cfg.Memory memory;
     private final long[] riscVDataReferences;
+    private final long[] jumpsPastEnd;
 
     /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
     public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
@@ -40,19 +41,21 @@ public final class RewrittenBinary {
 
     /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
     RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
-        this(riscv, sections, functionList, notSimple, Map.of(), Map.of(), address -> null, new long[0]);
+        this(riscv, sections, functionList, notSimple, Map.of(), Map.of(), address -> null, new long[0], new long[0]);
     }
 
     /**
      * As above; {@code landingPads}: per function start (its FDE's), its landing pads' addresses;
      * {@code secondaryEntries}: per function start, the symbols inside it BOLT makes entry points;
      * {@code memory}: the binary's contents, where x86-64 jump tables are read; {@code riscVDataReferences}:
-     * sorted, the code addresses data relocations name in a RISC-V binary with relocations.
+     * sorted, the code addresses data relocations name in a RISC-V binary with relocations;
+     * {@code jumpsPastEnd}: sorted, see {@link #isJumpPastEnd}.
      */
     private RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple,
                             Map<Long, long[]> landingPads, Map<Long, java.util.TreeSet<Long>> secondaryEntries,
-                            X86Cfg.Memory memory, long[] riscVDataReferences) {
+                            X86Cfg.Memory memory, long[] riscVDataReferences, long[] jumpsPastEnd) {
         this.riscVDataReferences = riscVDataReferences;
+        this.jumpsPastEnd = jumpsPastEnd;
         this.riscv = riscv;
         this.notSimple = notSimple;
         this.landingPads = landingPads;
@@ -120,13 +123,41 @@ public final class RewrittenBinary {
         }
         FunctionDiscovery.Result found = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf));
         List<Function> functions = found.functions();
+        long[] jumpsPastEnd = elf.isRiscV() ? riscVJumpsPastEnd(sections, functions, bat) : new long[0];
         functions = withoutReferencedPadding(elf.isRiscV(), sections, functions, found.notSimple(), bat);
         if (input != null) {
             functions = namedAfterInput(elf, bat, functions, input);
         }
         return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), LandingPads.of(elf),
                 found.secondaryEntries(), elf.isRiscV() ? address -> null : X86Binary.of(elf),
-                elf.isRiscV() ? RiscVDataReferences.of(elf) : new long[0]);
+                elf.isRiscV() ? RiscVDataReferences.of(elf) : new long[0], jumpsPastEnd);
+    }
+
+    /**
+     * RISC-V: the addresses of the direct branches, jumps and calls in functions without tables whose
+     * target is their function's end while padding follows it (before any padding is found to hold
+     * an object): BOLT's "jump past end", which it replaces with a nop; perf2bolt-22 then ignores
+     * branch records from there (x86-64 keeps them; checked with tiny programs, docs/bat.md).
+     */
+    private static long[] riscVJumpsPastEnd(List<Section> sections, List<Function> functions, BatTables bat) {
+        RewrittenBinary probe = new RewrittenBinary(true, sections, functions, java.util.Set.of());
+        java.util.List<Long> out = new ArrayList<>();
+        for (Function f : functions) {
+            if ((bat != null && bat.isBatFunction(f.address())) || f.size() <= 0 || f.end() <= f.address() + f.size()) {
+                continue;
+            }
+            Section s = probe.sectionOf(f.address());
+            if (s == null || !s.executable() || s.bytes() == null || f.address() + f.size() > s.address() + s.size()) {
+                continue;
+            }
+            RiscVCfg.jumpsPastEnd(s.bytes(), (int) (f.address() - s.address()), (int) f.size(), pc -> out.add(f.address() + pc));
+        }
+        return out.stream().mapToLong(Long::longValue).sorted().toArray();
+    }
+
+    /** Whether the instruction at this address is one BOLT replaced as a "jump past end" (RISC-V). */
+    public boolean isJumpPastEnd(long address) {
+        return Arrays.binarySearch(jumpsPastEnd, address) >= 0;
     }
 
     /** The direct targets that leave {@code code[base, base + size)} at {@code address}, either ISA. */

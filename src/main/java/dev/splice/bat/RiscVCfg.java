@@ -267,9 +267,36 @@ final class RiscVCfg {
 
     /**
      * The absolute targets of the direct branches, jumps and calls (jal, c.j, conditional branches,
-     * auipc+jalr pairs) in {@code code[base, base + size)} at {@code address} that leave it.
+     * auipc+jalr pairs) in {@code code[base, base + size)} at {@code address} that leave it. A jump
+     * to the function's own end is BOLT's "jump past end", no reference.
      */
     static void externalTargets(byte[] code, int base, int size, long address, java.util.function.LongConsumer out) {
+        directTransfers(code, base, size, (pc, t, pair) -> {
+            if (t < 0 || t > size) {
+                out.accept(address + t);
+            }
+        });
+    }
+
+    /**
+     * The offsets of the direct branches, jumps and calls (not auipc+jalr pairs) whose target is the
+     * function's end: BOLT's "jump past end", which it replaces with a nop when padding follows the
+     * function (its end is before its max end).
+     */
+    static void jumpsPastEnd(byte[] code, int base, int size, java.util.function.IntConsumer out) {
+        directTransfers(code, base, size, (pc, t, pair) -> {
+            if (t == size && !pair) {
+                out.accept(pc);
+            }
+        });
+    }
+
+    /** One direct control transfer: at offset {@code pc}, to offset {@code target}; {@code pair}: auipc+jalr. */
+    private interface Transfer {
+        void accept(int pc, long target, boolean pair);
+    }
+
+    private static void directTransfers(byte[] code, int base, int size, Transfer out) {
         int pc = 0;
         int auipcReg = -1;
         long auipcValue = 0;
@@ -280,6 +307,7 @@ final class RiscVCfg {
                 return;
             }
             long t = Long.MIN_VALUE;
+            boolean pair = false;
             int nextAuipc = -1;
             if (length == 4) {
                 int word = half | (code[base + pc + 2] & 0xff) << 16 | (code[base + pc + 3] & 0xff) << 24;
@@ -292,6 +320,7 @@ final class RiscVCfg {
                     t = pc + (long) jalOffset(word);
                 } else if (opcode == 0x67 && rs1 == auipcReg) {
                     t = auipcValue + (word >> 20);
+                    pair = true;
                 } else if (opcode == 0x17) {
                     nextAuipc = rd;
                     auipcValue = pc + (long) (word & 0xfffff000);
@@ -306,9 +335,8 @@ final class RiscVCfg {
                 }
             }
             auipcReg = nextAuipc;
-            // A jump to the function's own end is BOLT's "jump past end" (a no-op), no reference.
-            if (t != Long.MIN_VALUE && (t < 0 || t > size)) {
-                out.accept(address + t);
+            if (t != Long.MIN_VALUE) {
+                out.accept(pc, t, pair);
             }
             pc += length;
         }

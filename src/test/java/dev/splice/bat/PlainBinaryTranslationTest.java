@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.BadInputException;
 import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,6 +90,35 @@ class PlainBinaryTranslationTest {
         assertTrue(theirs.size() > 500, "perf2bolt wrote only " + theirs.size() + " lines");
         assertEquals(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
         assertEquals(theirs.size(), ours.size());
+    }
+
+    /**
+     * RISC-V "jump past end" (tests/bat/jump_past_end.S): BOLT replaces a direct branch or call to
+     * its function's end, padding following, with a nop, and perf2bolt-22 then drops branch records
+     * from it (x86-64 keeps them), the fall-through part of a T record staying. Splice does the same.
+     */
+    @Test
+    void branchesFromARiscVJumpPastEndAreDropped(@TempDir Path dir) throws IOException {
+        Path binary = dir.resolve("jump_past_end");
+        Tools.run("riscv64-linux-gnu-gcc", "-nostdlib", "-static", "-Wl,--emit-relocs", "-o", binary.toString(),
+                TestPrograms.root().resolve("tests/bat/jump_past_end.S").toString()).checked("riscv64-linux-gnu-gcc");
+        dev.splice.elf.ElfFile elf = dev.splice.elf.ElfFile.read(binary);
+        long f = elf.symbol("f").orElseThrow().value();
+        long g = elf.symbol("g").orElseThrow().value();
+        String pa = String.format("B %x %x 10 0%nB %x %x 11 0%nB %x %x 12 0%nT %x %x %x 13%nB %x %x 14 0%nB %x %x 15 0%n",
+                f, f + 8, f, g, g + 4, g + 14, g + 4, g + 8, g + 12, f + 4, g, g + 8, f);
+        Path in = dir.resolve("jpe.pa");
+        Files.writeString(in, pa);
+        Tools.Result r = Tools.run(List.of("perf2bolt-22", "-v=1", "-p", in.toString(), "--pa", "-o",
+                dir.resolve("perf2bolt.fdata").toString(), binary.toString()), null, 300).checked("perf2bolt-22");
+        assertTrue(r.stdout().contains("jump past end detected") || r.stderr().contains("jump past end detected"),
+                "no jump past end in the test program");
+        List<String> theirs = nonEmpty(Files.readAllLines(dir.resolve("perf2bolt.fdata")));
+        List<String> ours = splice(binary, pa, dir, false);
+        assertEquals(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
+        assertTrue(theirs.stream().noneMatch(l -> l.startsWith("1 f 0 ") || l.startsWith("1 g 4 ")), "perf2bolt kept one: " + theirs);
+        assertTrue(theirs.stream().anyMatch(l -> l.startsWith("1 f 4 ")) && theirs.stream().anyMatch(l -> l.startsWith("1 g 8 ")),
+                "the other records are kept: " + theirs);
     }
 
     @Test
