@@ -298,7 +298,12 @@ final class FunctionDiscovery {
 
     /** PLT entries ("callee@PLT") and a pseudo function at each PLT section start. */
     private void pltEntries() {
-        for (RewrittenBinary.Function entry : RewrittenBinary.pltEntries(elf)) {
+        // A PLT entry for a symbol the binary defines itself (a shared library's exported function)
+        // takes the name BOLT registered first at that address (e.g. "fib.localalias/1@PLT").
+        for (RewrittenBinary.Function entry : RewrittenBinary.pltEntries(elf, sym -> {
+            Fn defined = sym.isDefinedInSection() ? functions.get(sym.value()) : null;
+            return defined != null ? defined.names.get(0) : sym.name();
+        })) {
             Fn f = functions.get(entry.address());
             if (f != null) {
                 f.names.add(entry.name());

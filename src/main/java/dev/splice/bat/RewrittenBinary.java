@@ -303,7 +303,8 @@ public final class RewrittenBinary {
      * x86-64 PLT entries as functions "name@PLT": each 16-byte entry of .plt, .plt.sec and .plt.got (8-byte in PIE binaries)
      * that jumps through a GOT slot (jmp *disp(%rip)) relocated against a dynamic symbol.
      */
-    static List<Function> pltEntries(dev.splice.elf.ElfFile elf) {
+    static List<Function> pltEntries(dev.splice.elf.ElfFile elf,
+                                     java.util.function.Function<dev.splice.elf.Symbol, String> calleeName) {
         Map<Long, String> slots = new HashMap<>();
         List<dev.splice.elf.Symbol> dynsym = elf.dynamicSymbols();
         boolean riscv = elf.isRiscV();
@@ -311,7 +312,7 @@ public final class RewrittenBinary {
             for (dev.splice.elf.Relocation r : rs.relocations()) {
                 boolean slot = riscv ? r.type() == R_RISCV_JUMP_SLOT : r.type() == R_X86_64_JUMP_SLOT || r.type() == R_X86_64_GLOB_DAT;
                 if (slot && r.symbolIndex() > 0 && r.symbolIndex() < dynsym.size()) {
-                    slots.put(r.offset(), dynsym.get(r.symbolIndex()).name());
+                    slots.put(r.offset(), calleeName.apply(dynsym.get(r.symbolIndex())));
                 }
             }
         }

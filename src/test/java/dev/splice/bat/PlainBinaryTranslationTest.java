@@ -134,6 +134,16 @@ class PlainBinaryTranslationTest {
                 new ProfileTranslation.Request(TestPrograms.rv64("loops"), pa, ProfileReader.Format.PRE_AGGREGATED, out,
                         ProfileTranslation.OutputFormat.FDATA, false, false, TestPrograms.rv64("loops")), null));
         assertTrue(input.getMessage().contains("--input"), input.getMessage());
+        // A stripped binary, which perf2bolt-22 refuses too.
+        Path stripped = dir.resolve("stripped");
+        Tools.run("strip", "-o", stripped.toString(), TestPrograms.x86_64("exceptions").toString()).checked("strip");
+        BadInputException strip = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
+                new ProfileTranslation.Request(stripped, pa, ProfileReader.Format.PRE_AGGREGATED, out,
+                        ProfileTranslation.OutputFormat.FDATA, false, false), null));
+        assertTrue(strip.getMessage().contains("stripped"), strip.getMessage());
+        assertTrue(Tools.run(List.of("perf2bolt-22", "-p", pa.toString(), "--pa", "-o", out.toString(), stripped.toString()),
+                null, 60).exitCode() != 0, "perf2bolt-22 translated a stripped binary");
+        Files.deleteIfExists(out);
         // Another machine (an x86-64 build relabelled AArch64): its code is not decoded as x86-64.
         byte[] bytes = Files.readAllBytes(TestPrograms.x86_64("exceptions"));
         bytes[18] = (byte) 183; // e_machine = EM_AARCH64
