@@ -33,6 +33,7 @@ public final class RewrittenBinary {
     private final X86Cfg.Memory memory;
     private final long[] riscVDataReferences;
     private final long[] jumpsPastEnd;
+    private final long[] padded;
 
     /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
     public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
@@ -41,7 +42,7 @@ public final class RewrittenBinary {
 
     /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
     RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
-        this(riscv, sections, functionList, notSimple, Map.of(), Map.of(), address -> null, new long[0], new long[0]);
+        this(riscv, sections, functionList, notSimple, Map.of(), Map.of(), address -> null, new long[0], new long[0], new long[0]);
     }
 
     /**
@@ -49,11 +50,13 @@ public final class RewrittenBinary {
      * {@code secondaryEntries}: per function start, the symbols inside it BOLT makes entry points;
      * {@code memory}: the binary's contents, where x86-64 jump tables are read; {@code riscVDataReferences}:
      * sorted, the code addresses data relocations name in a RISC-V binary with relocations;
-     * {@code jumpsPastEnd}: sorted, see {@link #isJumpPastEnd}.
+     * {@code jumpsPastEnd}: sorted, see {@link #isJumpPastEnd}; {@code padded}: sorted, the functions
+     * padding followed when BOLT disassembled them.
      */
     private RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple,
                             Map<Long, long[]> landingPads, Map<Long, java.util.TreeSet<Long>> secondaryEntries,
-                            X86Cfg.Memory memory, long[] riscVDataReferences, long[] jumpsPastEnd) {
+                            X86Cfg.Memory memory, long[] riscVDataReferences, long[] jumpsPastEnd, long[] padded) {
+        this.padded = padded;
         this.riscVDataReferences = riscVDataReferences;
         this.jumpsPastEnd = jumpsPastEnd;
         this.riscv = riscv;
@@ -123,6 +126,7 @@ public final class RewrittenBinary {
         }
         FunctionDiscovery.Result found = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf));
         List<Function> functions = found.functions();
+        long[] padded = padded(functions);
         long[] jumpsPastEnd = elf.isRiscV() ? riscVJumpsPastEnd(sections, functions, bat) : new long[0];
         functions = withoutReferencedPadding(elf.isRiscV(), sections, functions, found.notSimple(), bat);
         if (input != null) {
@@ -130,7 +134,16 @@ public final class RewrittenBinary {
         }
         return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), LandingPads.of(elf),
                 found.secondaryEntries(), elf.isRiscV() ? address -> null : X86Binary.of(elf),
-                elf.isRiscV() ? RiscVDataReferences.of(elf) : new long[0], jumpsPastEnd);
+                elf.isRiscV() ? RiscVDataReferences.of(elf) : new long[0], jumpsPastEnd, padded);
+    }
+
+    /**
+     * The addresses (sorted) of the functions padding follows (end before max end) as BOLT
+     * disassembles them, before any padding is found to hold an object.
+     */
+    private static long[] padded(List<Function> functions) {
+        return functions.stream().filter(f -> f.size() > 0 && f.end() > f.address() + f.size())
+                .mapToLong(Function::address).sorted().toArray();
     }
 
     /**
@@ -444,9 +457,10 @@ public final class RewrittenBinary {
                 .mapToInt(a -> (int) (a - f.address())).toArray();
         int base = (int) (f.address() - s.address());
         // A RISC-V binary with data references has relocations: perf2bolt reads it in strict mode.
+        boolean pastEndIsNop = Arrays.binarySearch(padded, f.address()) >= 0;
         return riscv ? RiscVCfg.of(s.bytes(), base, size, entries, padOffsets, within(riscVDataReferences, f.address(), size),
-                        riscVDataReferences.length > 0)
-                : X86Cfg.of(s.bytes(), base, size, f.address(), memory, entries, padOffsets);
+                        riscVDataReferences.length > 0, pastEndIsNop)
+                : X86Cfg.of(s.bytes(), base, size, f.address(), memory, entries, padOffsets, pastEndIsNop);
     }
 
     /** The offsets from {@code start} of the sorted addresses in [start, start + size). */

@@ -63,7 +63,7 @@ final class RiscVCfg {
      * the call before it.
      */
     static RiscVCfg of(byte[] code, int base, int size, int[] entries, int[] landingPads) {
-        return of(code, base, size, entries, landingPads, new int[0], false);
+        return of(code, base, size, entries, landingPads, new int[0], false, true);
     }
 
     /**
@@ -71,10 +71,12 @@ final class RiscVCfg {
      * relocations name (jump-table targets among them), are labels; and with {@code strict} (BOLT's
      * strict relocation mode, as perf2bolt-22 runs on such a binary) an indirect jump in a function
      * of several blocks that data refers into may go to any of those labels
-     * (postProcessIndirectBranches' "unknown control flow").
+     * (postProcessIndirectBranches' "unknown control flow"). {@code pastEndIsNop}: padding follows
+     * the function, so a direct branch, jump or call to its end is BOLT's "jump past end", a nop;
+     * without padding it goes to the next function.
      */
     static RiscVCfg of(byte[] code, int base, int size, int[] entries, int[] landingPads, int[] dataReferences,
-                       boolean strict) {
+                       boolean strict, boolean pastEndIsNop) {
         if (size <= 0 || base < 0 || base + size > code.length) {
             return null;
         }
@@ -152,7 +154,7 @@ final class RiscVCfg {
                 k = STOP;
                 indirect.add(pc);
             }
-            if (k == JUMP && t == size) {
+            if (t == size && pastEndIsNop && (k == JUMP || k == CONDITIONAL || k == CALL)) {
                 k = PLAIN; // BOLT: "jump past end", replaced with a nop
             } else if ((k == JUMP || k == CONDITIONAL) && (t < 0 || t >= size)) {
                 if (k == CONDITIONAL) {

@@ -111,7 +111,20 @@ final class X86Cfg {
         if (size <= 0 || base < 0 || base + size > code.length) {
             return null;
         }
-        return new Builder(code, base, size, address, memory).build(entries, landingPads);
+        return of(code, base, size, address, memory, entries, landingPads, true);
+    }
+
+    /**
+     * As above; {@code pastEndIsNop}: padding follows the function (its end is before its max end),
+     * so a direct jump, branch or call to its end is BOLT's "jump past end", a nop; without padding
+     * it goes to the next function (a tail call, a conditional tail call, a call).
+     */
+    static RiscVCfg of(byte[] code, int base, int size, long address, Memory memory, int[] entries, int[] landingPads,
+                       boolean pastEndIsNop) {
+        if (size <= 0 || base < 0 || base + size > code.length) {
+            return null;
+        }
+        return new Builder(code, base, size, address, memory, pastEndIsNop).build(entries, landingPads);
     }
 
     /** As above for a function whose jump tables are not read (its indirect jumps have no successors). */
@@ -145,6 +158,7 @@ final class X86Cfg {
     }
 
     private static final class Builder {
+        private final boolean pastEndIsNop;
         private final byte[] code;
         private final int base;
         private final int size;
@@ -159,7 +173,8 @@ final class X86Cfg {
         private final TreeMap<Long, Table> tables = new TreeMap<>();
         private boolean internalLabelReference; // a %rip reference into its own body
 
-        Builder(byte[] code, int base, int size, long address, Memory memory) {
+        Builder(byte[] code, int base, int size, long address, Memory memory, boolean pastEndIsNop) {
+            this.pastEndIsNop = pastEndIsNop;
             this.code = code;
             this.base = base;
             this.size = size;
@@ -234,8 +249,8 @@ final class X86Cfg {
                     case TRAP -> RiscVCfg.TRAP;
                     default -> RiscVCfg.PLAIN;
                 };
-                if (c == RiscVCfg.JUMP && t == size) {
-                    c = RiscVCfg.PLAIN; // BOLT: "jump past end"
+                if (t == size && pastEndIsNop && (c == RiscVCfg.JUMP || c == RiscVCfg.CONDITIONAL || k == X86Lengths.Kind.CALL)) {
+                    c = RiscVCfg.PLAIN; // BOLT: "jump past end", replaced with a nop where padding follows
                 } else if ((c == RiscVCfg.JUMP || c == RiscVCfg.CONDITIONAL) && (t < 0 || t >= size)) {
                     c = c == RiscVCfg.CONDITIONAL ? RiscVCfg.CONDITIONAL_TAIL_CALL : RiscVCfg.STOP;
                 }

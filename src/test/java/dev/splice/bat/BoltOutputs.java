@@ -62,6 +62,8 @@ final class BoltOutputs {
             // place and leaves over 1,500 functions without tables (jump tables, landing pads).
             new Config("x86_64-static-exceptions-inplace-reverse", false, "exceptions.static", true,
                     List.of("--reorder-blocks=reverse")),
+            // RISC-V static glibc and libstdc++ without relocations, rewritten in place as on x86-64.
+            new Config("rv64-exceptions-inplace-reverse", true, "exceptions", true, List.of("--reorder-blocks=reverse")),
             // Position independent: 8-byte .plt.got entries, addresses from 0.
             new Config("x86_64-pie-loops-reverse", false, "loops.pie", false, List.of("--reorder-blocks=reverse")));
 

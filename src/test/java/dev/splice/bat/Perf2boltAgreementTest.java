@@ -204,7 +204,8 @@ class Perf2boltAgreementTest {
      * LLVM does not mark traps, fall through).
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"rv64-loops-reverse-hfsort", "x86_64-static-exceptions-inplace-reverse"})
+    @ValueSource(strings = {"rv64-loops-reverse-hfsort", "rv64-exceptions-inplace-reverse",
+            "x86_64-static-exceptions-inplace-reverse"})
     void fallthroughsInCodeWithoutTablesAreThoseOfPerf2boltsCfg(String id) {
         BoltOutputs.Output o = BoltOutputs.get(id);
         ElfFile elf = ElfFile.read(o.output());
