@@ -28,12 +28,21 @@ public final class RewrittenBinary {
     private final long[] starts;
     private final Function[] functions;
     private final java.util.Set<Long> notSimple;
-    private final Map<Long, long[]> landingPads;
-    private final Map<Long, java.util.TreeSet<Long>> secondaryEntries;
-    private final X86Cfg.Memory memory;
-    private final long[] riscVDataReferences;
-    private final long[] jumpsPastEnd;
-    private final long[] padded;
+    private final CodeFacts facts;
+
+    /**
+     * What BOLT's disassembly of functions without tables depends on besides their bytes.
+     * {@code landingPads}: per function start (its FDE's), its landing pads' addresses;
+     * {@code secondaryEntries}: per function start, the symbols inside it BOLT makes entry points;
+     * {@code memory}: the binary's contents, where x86-64 jump tables are read;
+     * {@code riscVDataReferences}: sorted, the code addresses data relocations name in a RISC-V
+     * binary with relocations; {@code jumpsPastEnd}: sorted, see {@link #isJumpPastEnd};
+     * {@code padded}: sorted, the functions padding followed when BOLT disassembled them.
+     */
+    private record CodeFacts(Map<Long, long[]> landingPads, Map<Long, java.util.TreeSet<Long>> secondaryEntries,
+                             X86Cfg.Memory memory, long[] riscVDataReferences, long[] jumpsPastEnd, long[] padded) {
+        static final CodeFacts NONE = new CodeFacts(Map.of(), Map.of(), address -> null, new long[0], new long[0], new long[0]);
+    }
 
     /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
     public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
@@ -42,28 +51,15 @@ public final class RewrittenBinary {
 
     /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
     RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
-        this(riscv, sections, functionList, notSimple, Map.of(), Map.of(), address -> null, new long[0], new long[0], new long[0]);
+        this(riscv, sections, functionList, notSimple, CodeFacts.NONE);
     }
 
-    /**
-     * As above; {@code landingPads}: per function start (its FDE's), its landing pads' addresses;
-     * {@code secondaryEntries}: per function start, the symbols inside it BOLT makes entry points;
-     * {@code memory}: the binary's contents, where x86-64 jump tables are read; {@code riscVDataReferences}:
-     * sorted, the code addresses data relocations name in a RISC-V binary with relocations;
-     * {@code jumpsPastEnd}: sorted, see {@link #isJumpPastEnd}; {@code padded}: sorted, the functions
-     * padding followed when BOLT disassembled them.
-     */
+    /** As above, with what the disassembly of functions without tables depends on. */
     private RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple,
-                            Map<Long, long[]> landingPads, Map<Long, java.util.TreeSet<Long>> secondaryEntries,
-                            X86Cfg.Memory memory, long[] riscVDataReferences, long[] jumpsPastEnd, long[] padded) {
-        this.padded = padded;
-        this.riscVDataReferences = riscVDataReferences;
-        this.jumpsPastEnd = jumpsPastEnd;
+                            CodeFacts facts) {
+        this.facts = facts;
         this.riscv = riscv;
         this.notSimple = notSimple;
-        this.landingPads = landingPads;
-        this.secondaryEntries = secondaryEntries;
-        this.memory = memory;
         this.sections = List.copyOf(sections);
         List<Function> sorted = new ArrayList<>(functionList);
         sorted.sort(Comparator.comparingLong(Function::address));
@@ -127,14 +123,14 @@ public final class RewrittenBinary {
         FunctionDiscovery.Result found = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf));
         List<Function> functions = found.functions();
         long[] padded = padded(functions);
-        long[] jumpsPastEnd = elf.isRiscV() ? riscVJumpsPastEnd(sections, functions, bat) : new long[0];
+        long[] jumpsPastEnd = elf.isRiscV() ? riscVJumpsPastEnd(sections, functions, padded, bat) : new long[0];
         functions = withoutReferencedPadding(elf.isRiscV(), sections, functions, found.notSimple(), bat);
         if (input != null) {
             functions = namedAfterInput(elf, bat, functions, input);
         }
-        return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), LandingPads.of(elf),
+        return new RewrittenBinary(elf.isRiscV(), sections, functions, found.notSimple(), new CodeFacts(LandingPads.of(elf),
                 found.secondaryEntries(), elf.isRiscV() ? address -> null : X86Binary.of(elf),
-                elf.isRiscV() ? RiscVDataReferences.of(elf) : new long[0], jumpsPastEnd, padded);
+                elf.isRiscV() ? RiscVDataReferences.of(elf) : new long[0], jumpsPastEnd, padded));
     }
 
     /**
@@ -152,11 +148,11 @@ public final class RewrittenBinary {
      * an object): BOLT's "jump past end", which it replaces with a nop; perf2bolt-22 then ignores
      * branch records from there (x86-64 keeps them; checked with tiny programs, docs/bat.md).
      */
-    private static long[] riscVJumpsPastEnd(List<Section> sections, List<Function> functions, BatTables bat) {
+    private static long[] riscVJumpsPastEnd(List<Section> sections, List<Function> functions, long[] padded, BatTables bat) {
         RewrittenBinary probe = new RewrittenBinary(true, sections, functions, java.util.Set.of());
         java.util.List<Long> out = new ArrayList<>();
         for (Function f : functions) {
-            if ((bat != null && bat.isBatFunction(f.address())) || f.size() <= 0 || f.end() <= f.address() + f.size()) {
+            if ((bat != null && bat.isBatFunction(f.address())) || Arrays.binarySearch(padded, f.address()) < 0) {
                 continue;
             }
             Section s = probe.sectionOf(f.address());
@@ -170,7 +166,7 @@ public final class RewrittenBinary {
 
     /** Whether the instruction at this address is one BOLT replaced as a "jump past end" (RISC-V). */
     public boolean isJumpPastEnd(long address) {
-        return Arrays.binarySearch(jumpsPastEnd, address) >= 0;
+        return Arrays.binarySearch(facts.jumpsPastEnd(), address) >= 0;
     }
 
     /** The direct targets that leave {@code code[base, base + size)} at {@code address}, either ISA. */
@@ -452,15 +448,16 @@ public final class RewrittenBinary {
             return null;
         }
         int size = (int) Math.min(f.size(), s.address() + s.size() - f.address());
-        long[] pads = landingPads.getOrDefault(f.address(), new long[0]);
+        long[] pads = facts.landingPads().getOrDefault(f.address(), new long[0]);
         int[] padOffsets = Arrays.stream(pads).filter(a -> a > f.address() && a - f.address() < size)
                 .mapToInt(a -> (int) (a - f.address())).toArray();
         int base = (int) (f.address() - s.address());
+        boolean pastEndIsNop = Arrays.binarySearch(facts.padded(), f.address()) >= 0;
+        long[] references = facts.riscVDataReferences();
         // A RISC-V binary with data references has relocations: perf2bolt reads it in strict mode.
-        boolean pastEndIsNop = Arrays.binarySearch(padded, f.address()) >= 0;
-        return riscv ? RiscVCfg.of(s.bytes(), base, size, entries, padOffsets, within(riscVDataReferences, f.address(), size),
-                        riscVDataReferences.length > 0, pastEndIsNop)
-                : X86Cfg.of(s.bytes(), base, size, f.address(), memory, entries, padOffsets, pastEndIsNop);
+        return riscv ? RiscVCfg.of(s.bytes(), base, size, entries, padOffsets, within(references, f.address(), size),
+                        references.length > 0, pastEndIsNop)
+                : X86Cfg.of(s.bytes(), base, size, f.address(), facts.memory(), entries, padOffsets, pastEndIsNop);
     }
 
     /** The offsets from {@code start} of the sorted addresses in [start, start + size). */
@@ -485,7 +482,7 @@ public final class RewrittenBinary {
      */
     Map<Integer, List<Integer>> externalEntries(java.util.function.IntPredicate scanned) {
         Map<Integer, java.util.TreeSet<Integer>> found = new HashMap<>();
-        secondaryEntries.forEach((start, addresses) -> {
+        facts.secondaryEntries().forEach((start, addresses) -> {
             int t = indexContaining(start);
             if (t >= 0 && functions[t].address() == start) {
                 for (long a : addresses) {
