@@ -399,7 +399,8 @@ final class RiscVCfg {
         }
         int fromBlock = blockContaining(from);
         int toBlock = blockContaining(to);
-        if (fromBlock < 0 || toBlock < 0 || to > size) {
+        // BOLT's getBasicBlockContainingOffset: no block holds the function's end offset.
+        if (fromBlock < 0 || toBlock < 0 || to >= size) {
             return -1;
         }
         if (fromOutside && from == starts[fromBlock] && fromBlock > 0 && (isReturn || !entryPoint[fromBlock])
