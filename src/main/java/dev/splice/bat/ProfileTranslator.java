@@ -109,7 +109,11 @@ public final class ProfileTranslator {
         if (cache[slot] != address) {
             int f = binary.indexContaining(address);
             cache[slot] = address;
-            cache[slot + 1] = (long) f << 1 | (binary.isReturn(address) ? 1 : 0);
+            // perf2bolt decodes a function with a table, or one it does not disassemble, at any address;
+            // one it disassembled itself (no table, a CFG) only at its instruction starts.
+            boolean isReturn = binary.isReturn(address)
+                    && (f < 0 || maps[f] != null || cfg(f) == null || binary.isInstructionStart(f, address));
+            cache[slot + 1] = (long) f << 1 | (isReturn ? 1 : 0);
             cache[slot + 2] = f < 0 ? 0 : offset(f, address, true);
             cache[slot + 3] = f < 0 ? 0 : offset(f, address, false);
         }
@@ -285,6 +289,19 @@ public final class ProfileTranslator {
         return (long) from << 32 | (to & 0xffffffffL);
     }
 
+    /** The CFG perf2bolt builds for a function without a table (by index), built once; null if none. */
+    private RiscVCfg cfg(int f) {
+        if (!cfgDone[f]) {
+            if (externalEntries == null) {
+                externalEntries = binary.externalEntries(i -> maps[i] == null);
+            }
+            List<Integer> entries = externalEntries.getOrDefault(f, List.of());
+            cfgs[f] = binary.cfg(f, entries.stream().mapToInt(Integer::intValue).toArray());
+            cfgDone[f] = true;
+        }
+        return cfgs[f];
+    }
+
     private void doTrace(long from, long to, long count, boolean isReturn, boolean fromOutside) {
         int f = functionIndex(from);
         if (f < 0 || functionIndex(to) != f) {
@@ -293,20 +310,13 @@ public final class ProfileTranslator {
         BatMap map = maps[f];
         if (map == null) {
             // No table: perf2bolt walks the CFG it builds itself (RiscVCfg, X86Cfg; docs/bat.md).
-            if (!cfgDone[f]) {
-                if (externalEntries == null) {
-                    externalEntries = binary.externalEntries(i -> maps[i] == null);
-                }
-                List<Integer> entries = externalEntries.getOrDefault(f, List.of());
-                cfgs[f] = binary.cfg(f, entries.stream().mapToInt(Integer::intValue).toArray());
-                cfgDone[f] = true;
-            }
-            if (cfgs[f] == null) {
+            RiscVCfg cfg = cfg(f);
+            if (cfg == null) {
                 return;
             }
             long base = functions.get(f).address();
             pairs.clear();
-            int n = cfgs[f].fallthroughs(from - base, to - base, fromOutside, isReturn, pairs);
+            int n = cfg.fallthroughs(from - base, to - base, fromOutside, isReturn, pairs);
             long k = key(owner[f], owner[f]);
             for (int i = 0; i < n; i++) {
                 branches.add(k, pairs.get(2 * i) << 32 | pairs.get(2 * i + 1), count, 0);
