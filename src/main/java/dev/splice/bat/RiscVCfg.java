@@ -262,7 +262,8 @@ final class RiscVCfg {
                 case INDIRECT_TABLE -> next >= 0 && tableTargets[end] != null && Arrays.stream(tableTargets[end]).anyMatch(t -> t == next);
                 default -> false;
             };
-            call[b] = kind[end] == CALL;
+            // BOLT's isCall includes tail calls: a conditional one (x86-64) ends a call block too.
+            call[b] = kind[end] == CALL || kind[end] == CONDITIONAL_TAIL_CALL;
         }
         return new RiscVCfg(blockStarts, last, falls, call, entryBlock, size);
     }

@@ -140,6 +140,42 @@ class PlainBinaryTranslationTest {
         Perf2boltAgreementTest.assertSame(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
     }
 
+    /**
+     * x86-64 conditional tail calls (a jcc to another function): BOLT's isCall includes tail calls,
+     * so a trace entered from outside at the block after one starts at its block, as after a call
+     * (found by fuzzing: `__memcpy_avx_unaligned_rtm` 0x15 -> 0x1b).
+     */
+    @Test
+    void tracesAfterConditionalTailCallsAsPerf2bolt(@TempDir Path dir) throws IOException {
+        Path binary = TestPrograms.x86_64Static("exceptions");
+        BranchSites sites = BranchSites.of(binary);
+        java.util.Map<Long, String> functionAt = new java.util.HashMap<>();
+        List<BranchSites.Instruction> all = sites.instructions();
+        java.util.Map<Long, Long> next = new java.util.HashMap<>();
+        for (int i = 0; i < all.size(); i++) {
+            functionAt.put(all.get(i).address(), all.get(i).function());
+            if (i + 1 < all.size()) {
+                next.put(all.get(i).address(), all.get(i + 1).address());
+            }
+        }
+        StringBuilder pa = new StringBuilder();
+        int n = 0;
+        for (BranchSites.Site s : sites.sites()) {
+            String here = functionAt.get(s.address());
+            if (s.mnemonic().startsWith("j") && !s.mnemonic().startsWith("jmp") && here != null
+                    && !here.equals(functionAt.get(s.target())) && next.containsKey(s.address())) {
+                long after = next.get(s.address());
+                pa.append(String.format("f %x %x %d%n", after, next.getOrDefault(after, after), 1 + n % 7));
+                n++;
+            }
+        }
+        assertTrue(n > 20, "only " + n + " conditional tail calls");
+        List<String> theirs = perf2bolt(binary, pa.toString(), "ctc");
+        List<String> ours = splice(binary, pa.toString(), dir, false);
+        assertTrue(theirs.size() > 10, "perf2bolt wrote only " + theirs.size() + " lines");
+        Perf2boltAgreementTest.assertSame(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
+    }
+
     /** Samples without branch stacks (perf2bolt --ba): the no_lbr profile, header included. */
     @Test
     void samplesWithoutBranchStacks(@TempDir Path dir) throws IOException {
