@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The LSDA reader on damaged call-site tables. (That it finds BOLT's landing pads is checked
- * against perf2bolt-22 in {@code Perf2boltAgreementTest.riscVFallthroughsInCodeWithoutTablesAreThoseOfPerf2boltsCfg}.)
+ * against perf2bolt-22 in {@code Perf2boltAgreementTest.fallthroughsInCodeWithoutTablesAreThoseOfPerf2boltsCfg}.)
  */
 class LandingPadsTest {
     @Test
