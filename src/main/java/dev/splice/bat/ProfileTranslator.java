@@ -112,7 +112,7 @@ public final class ProfileTranslator {
             // perf2bolt decodes a function with a table, or one it does not disassemble, at any address;
             // one it disassembled itself (no table, a CFG) only at its instruction starts.
             boolean isReturn = binary.isReturn(address)
-                    && (f < 0 || maps[f] != null || cfg(f) == null || binary.isInstructionStart(f, address));
+                    && (f < 0 || maps[f] != null || cfg(f) == null || cfg(f).isInstructionStart(address - functions.get(f).address()));
             cache[slot + 1] = (long) f << 1 | (isReturn ? 1 : 0);
             cache[slot + 2] = f < 0 ? 0 : offset(f, address, true);
             cache[slot + 3] = f < 0 ? 0 : offset(f, address, false);

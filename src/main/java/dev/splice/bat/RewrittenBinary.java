@@ -390,31 +390,6 @@ public final class RewrittenBinary {
         return i < 0 ? null : functions[i];
     }
 
-    /**
-     * Whether an instruction starts at this address when the function (by index) is decoded from its
-     * start, as BOLT disassembles it.
-     */
-    boolean isInstructionStart(int index, long address) {
-        Function f = functions[index];
-        Section s = sectionOf(f.address());
-        if (s == null || s.bytes() == null || address < f.address() || address - f.address() >= f.size()) {
-            return false;
-        }
-        byte[] b = s.bytes();
-        int base = (int) (f.address() - s.address());
-        int end = (int) Math.min(b.length, base + f.size());
-        int target = (int) (address - s.address());
-        int at = base;
-        while (at < target) {
-            int length = riscv ? ((b[at] & 3) == 3 ? 4 : 2) : X86Lengths.length(b, at, end);
-            if (length <= 0) {
-                return false;
-            }
-            at += length;
-        }
-        return at == target;
-    }
-
     /** True if the instruction at this address is a return (as BOLT's MCPlusBuilder::isReturn says). */
     public boolean isReturn(long address) {
         Function f = functionContaining(address);

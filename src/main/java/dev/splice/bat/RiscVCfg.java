@@ -22,11 +22,13 @@ final class RiscVCfg {
     private final boolean[] fallsThrough;
     private final boolean[] endsWithCall;
     private final boolean[] entryPoint;
+    private final java.util.BitSet instructionStarts;
     private final int size;
 
     private RiscVCfg(int[] starts, int[] lastInstruction, boolean[] fallsThrough, boolean[] endsWithCall,
-                     boolean[] entryPoint, int size) {
+                     boolean[] entryPoint, java.util.BitSet instructionStarts, int size) {
         this.size = size;
+        this.instructionStarts = instructionStarts;
         this.entryPoint = entryPoint;
         this.starts = starts;
         this.lastInstruction = lastInstruction;
@@ -265,7 +267,13 @@ final class RiscVCfg {
             // BOLT's isCall includes tail calls: a conditional one (x86-64) ends a call block too.
             call[b] = kind[end] == CALL || kind[end] == CONDITIONAL_TAIL_CALL;
         }
-        return new RiscVCfg(blockStarts, last, falls, call, entryBlock, size);
+        java.util.BitSet instructionStarts = new java.util.BitSet(size);
+        for (int i = 0; i < size; i++) {
+            if (isInstruction[i]) {
+                instructionStarts.set(i);
+            }
+        }
+        return new RiscVCfg(blockStarts, last, falls, call, entryBlock, instructionStarts, size);
     }
 
     /**
@@ -373,6 +381,11 @@ final class RiscVCfg {
     }
 
     /** The block start offsets, ascending. */
+    /** Whether an instruction of the function starts at this offset, as it was decoded from its start. */
+    boolean isInstructionStart(long offset) {
+        return offset >= 0 && offset < size && instructionStarts.get((int) offset);
+    }
+
     int[] blockStarts() {
         return starts.clone();
     }

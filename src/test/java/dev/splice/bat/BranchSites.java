@@ -20,7 +20,14 @@ record BranchSites(List<Site> sites, List<Instruction> instructions) {
     private static final Pattern LINE = Pattern.compile("^\\s+([0-9a-f]+):\\s+(\\S+)(?:\\s+(.*))?$");
     private static final Pattern TARGET = Pattern.compile("(?:^|[\\s,])(?:0x)?([0-9a-f]+) <");
 
+    // One llvm-objdump run per binary and test JVM: the binaries do not change during the tests.
+    private static final java.util.Map<Path, BranchSites> DISASSEMBLED = new java.util.concurrent.ConcurrentHashMap<>();
+
     static BranchSites of(Path binary) {
+        return DISASSEMBLED.computeIfAbsent(binary.toAbsolutePath().normalize(), BranchSites::disassemble);
+    }
+
+    private static BranchSites disassemble(Path binary) {
         String text = Tools.run("llvm-objdump-22", "-d", "--no-show-raw-insn", binary.toString()).checked("llvm-objdump-22").stdout();
         List<Site> sites = new ArrayList<>();
         List<Instruction> instructions = new ArrayList<>();

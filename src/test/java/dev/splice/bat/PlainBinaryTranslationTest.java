@@ -100,10 +100,7 @@ class PlainBinaryTranslationTest {
             pa.append(String.format("T %x %x %x %d%n", returns.get(random.nextInt(returns.size())), from,
                     from + 2L * (1 + random.nextInt(20)), 1 + random.nextInt(50)));
         }
-        List<String> theirs = perf2bolt(binary, pa.toString(), id + "-returns");
-        List<String> ours = splice(binary, pa.toString(), dir, false);
-        assertTrue(theirs.size() >= minLines / 100, id + ": perf2bolt wrote only " + theirs.size() + " lines");
-        Perf2boltAgreementTest.assertSame(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
+        assertSameAsPerf2bolt(binary, pa.toString(), id + "-returns", dir, minLines / 100);
     }
 
     /**
@@ -117,8 +114,9 @@ class PlainBinaryTranslationTest {
         dev.splice.elf.ElfFile elf = dev.splice.elf.ElfFile.read(binary);
         dev.splice.elf.Section text = elf.section(".text").orElseThrow();
         byte[] code = elf.contents(text);
-        List<BranchSites.Instruction> all = BranchSites.of(binary).instructions();
-        List<Long> targets = BranchSites.of(binary).sites().stream().map(BranchSites.Site::target).toList();
+        BranchSites sites = BranchSites.of(binary);
+        List<BranchSites.Instruction> all = sites.instructions();
+        List<Long> targets = sites.sites().stream().map(BranchSites.Site::target).toList();
         Random random = new Random(9);
         StringBuilder pa = new StringBuilder();
         int inside = 0;
@@ -134,10 +132,7 @@ class PlainBinaryTranslationTest {
             }
         }
         assertTrue(inside > 100, "only " + inside + " return bytes inside instructions");
-        List<String> theirs = perf2bolt(binary, pa.toString(), "inside-returns");
-        List<String> ours = splice(binary, pa.toString(), dir, false);
-        assertTrue(theirs.size() > 100, "perf2bolt wrote only " + theirs.size() + " lines");
-        Perf2boltAgreementTest.assertSame(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
+        assertSameAsPerf2bolt(binary, pa.toString(), "inside-returns", dir, 101);
     }
 
     /**
@@ -170,10 +165,7 @@ class PlainBinaryTranslationTest {
             }
         }
         assertTrue(n > 20, "only " + n + " conditional tail calls");
-        List<String> theirs = perf2bolt(binary, pa.toString(), "ctc");
-        List<String> ours = splice(binary, pa.toString(), dir, false);
-        assertTrue(theirs.size() > 10, "perf2bolt wrote only " + theirs.size() + " lines");
-        Perf2boltAgreementTest.assertSame(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
+        assertSameAsPerf2bolt(binary, pa.toString(), "ctc", dir, 11);
     }
 
     /** Samples without branch stacks (perf2bolt --ba): the no_lbr profile, header included. */
@@ -271,6 +263,14 @@ class PlainBinaryTranslationTest {
         ProfileTranslation.run(new ProfileTranslation.Request(binary, in, ProfileReader.Format.PRE_AGGREGATED, out,
                 ProfileTranslation.OutputFormat.FDATA, basicSamples, false), null);
         return nonEmpty(Files.readAllLines(out));
+    }
+
+    /** Splice's file equals perf2bolt-22's for the profile (as sets of lines), which has at least {@code minLines}. */
+    private static void assertSameAsPerf2bolt(Path binary, String pa, String tag, Path dir, int minLines) throws IOException {
+        List<String> theirs = perf2bolt(binary, pa, tag);
+        List<String> ours = splice(binary, pa, dir, false);
+        assertTrue(theirs.size() >= minLines, tag + ": perf2bolt wrote only " + theirs.size() + " lines");
+        Perf2boltAgreementTest.assertSame(new java.util.TreeSet<>(theirs), new java.util.TreeSet<>(ours));
     }
 
     private static List<String> nonEmpty(List<String> lines) {
