@@ -1,6 +1,8 @@
 package dev.splice.bat;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
+import dev.splice.base.ByteReader;
+import dev.splice.base.ByteWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

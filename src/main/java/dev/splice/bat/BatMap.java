@@ -1,5 +1,6 @@
 package dev.splice.bat;
 
+import dev.splice.base.LongList;
 import java.util.Arrays;
 
 /**

@@ -1,5 +1,6 @@
 package dev.splice.bat;
 
+import dev.splice.base.LongList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -30,7 +31,7 @@ public final class BatTables {
     private final BatFunction[] fragmentHot;
     private final TreeMap<Long, BlockTable> blockTables = new TreeMap<>();
 
-    BatTables(List<BatFunction> functions, List<BatColdFragment> coldFragments) {
+    public BatTables(List<BatFunction> functions, List<BatColdFragment> coldFragments) {
         this.functions = List.copyOf(functions);
         this.coldFragments = List.copyOf(coldFragments);
         int n = functions.size() + coldFragments.size();
@@ -106,7 +107,7 @@ public final class BatTables {
 
     /** The tables of a BOLTed binary; BadInputException if it has none or they are malformed. */
     public static BatTables read(dev.splice.elf.ElfFile elf) {
-        dev.splice.elf.Section section = elf.section(SECTION_NAME).orElseThrow(() -> new dev.splice.BadInputException(
+        dev.splice.elf.Section section = elf.section(SECTION_NAME).orElseThrow(() -> new dev.splice.base.BadInputException(
                 elf.name() + ": no " + SECTION_NAME + " section (not written by llvm-bolt --enable-bat)"));
         return decodeNote(elf.contents(section), elf.name() + ": section " + SECTION_NAME);
     }

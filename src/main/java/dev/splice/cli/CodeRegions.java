@@ -1,6 +1,6 @@
 package dev.splice.cli;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.elf.Section;

@@ -1,6 +1,6 @@
 package dev.splice.cli;
 
-import dev.splice.AtomicFiles;
+import dev.splice.base.AtomicFiles;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.listing.ListingWriter;

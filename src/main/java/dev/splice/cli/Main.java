@@ -1,15 +1,15 @@
 package dev.splice.cli;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine;
 
 /** The `splice` command: parses arguments, dispatches to a subcommand, maps failures to exit codes. */
 @Command(

@@ -1,7 +1,7 @@
 package dev.splice.cli;
 
-import dev.splice.AtomicFiles;
-import dev.splice.BadInputException;
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.patch.BranchTarget;
 import dev.splice.patch.Inserter;

@@ -1,8 +1,8 @@
 package dev.splice.cli;
 
+import dev.splice.base.AtomicFiles;
 import dev.splice.weigh.map.Catalog;
 import dev.splice.weigh.map.CatalogMapper;
-import dev.splice.AtomicFiles;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

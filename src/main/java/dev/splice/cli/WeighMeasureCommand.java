@@ -51,7 +51,7 @@ public final class WeighMeasureCommand implements Callable<Integer> {
         int r = runs != null ? runs : p.runs();
         int rr = rounds != null ? rounds : p.rounds();
         if (r < 1 || r > 999 || rr < 1 || rr > 10_000 || jobs < 1) {
-            throw new dev.splice.BadInputException("--runs must be 1..999, --rounds 1..10000, --jobs at least 1");
+            throw new dev.splice.base.BadInputException("--runs must be 1..999, --rounds 1..10000, --jobs at least 1");
         }
         MeasureOptions options = new MeasureOptions(contexts != null ? contexts : p.contexts(), p.name(), r, rr, seed,
                 resume, jobs, out);

@@ -1,6 +1,6 @@
 package dev.splice.cli;
 
-import dev.splice.AtomicFiles;
+import dev.splice.base.AtomicFiles;
 import dev.splice.weigh.model.Campaign;
 import dev.splice.weigh.model.ModelOptions;
 import dev.splice.weigh.model.ModelResult;

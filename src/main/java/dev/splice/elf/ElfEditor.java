@@ -1,6 +1,7 @@
 package dev.splice.elf;
 
-import dev.splice.AtomicFiles;
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.Le;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,7 +1,8 @@
 package dev.splice.elf;
 
-import dev.splice.AtomicFiles;
-import dev.splice.BadInputException;
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.BadInputException;
+import dev.splice.base.Le;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,6 +1,6 @@
 package dev.splice.elf;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 
 /** A malformed or unsupported ELF file: the message names the file, the byte offset and the reason. */
 public final class ElfFormatException extends BadInputException {

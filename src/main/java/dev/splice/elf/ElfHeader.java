@@ -1,5 +1,7 @@
 package dev.splice.elf;
 
+import dev.splice.base.Le;
+
 /**
  * The ELF64 file header as stored. {@code phnum}, {@code shnum} and {@code shstrndx} are the raw
  * e_* fields (they may hold the escape values PN_XNUM / 0 / SHN_XINDEX for extended numbering);

@@ -1,5 +1,6 @@
 package dev.splice.elf;
 
+import dev.splice.base.Le;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

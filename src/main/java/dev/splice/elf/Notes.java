@@ -1,5 +1,6 @@
 package dev.splice.elf;
 
+import dev.splice.base.Le;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.splice.listing;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 
 /** A listing the assembler refuses; the message reads {@code file:line:column: what and why}. */
 public final class ListingException extends BadInputException {

@@ -1,7 +1,7 @@
 package dev.splice.patch;
 
+import dev.splice.base.Le;
 import dev.splice.elf.ElfFile;
-import dev.splice.elf.Le;
 import dev.splice.elf.Section;
 import dev.splice.isa.Extension;
 import java.nio.charset.StandardCharsets;

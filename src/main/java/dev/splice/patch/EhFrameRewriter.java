@@ -1,8 +1,8 @@
 package dev.splice.patch;
 
+import dev.splice.base.Le;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
-import dev.splice.elf.Le;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
 import java.io.ByteArrayOutputStream;

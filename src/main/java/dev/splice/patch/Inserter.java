@@ -1,6 +1,6 @@
 package dev.splice.patch;
 
-import static dev.splice.elf.Le.putU32;
+import static dev.splice.base.Le.putU32;
 
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;

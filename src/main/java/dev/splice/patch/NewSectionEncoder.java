@@ -1,8 +1,8 @@
 package dev.splice.patch;
 
-import static dev.splice.elf.Le.le16;
-import static dev.splice.elf.Le.le32;
-import static dev.splice.elf.Le.putU32;
+import static dev.splice.base.Le.le16;
+import static dev.splice.base.Le.le32;
+import static dev.splice.base.Le.putU32;
 
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;

@@ -1,6 +1,6 @@
 package dev.splice.patch;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 
 /** A write-back Splice refuses: the message says what, where and why (and what to do instead). */
 public class PatchException extends BadInputException {

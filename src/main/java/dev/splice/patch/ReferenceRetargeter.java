@@ -1,8 +1,8 @@
 package dev.splice.patch;
 
-import static dev.splice.elf.Le.le16;
-import static dev.splice.elf.Le.le32;
-import static dev.splice.elf.Le.le64;
+import static dev.splice.base.Le.le16;
+import static dev.splice.base.Le.le32;
+import static dev.splice.base.Le.le64;
 
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Opcode;

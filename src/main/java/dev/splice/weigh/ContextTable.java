@@ -1,6 +1,6 @@
 package dev.splice.weigh;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.weigh.Context.Form;
 import dev.splice.weigh.Context.Pattern;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.splice.weigh;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.splice.weigh;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.weigh.PluginRecords.CatalogEntry;
 import dev.splice.weigh.PluginRecords.EncodingCount;
 import dev.splice.weigh.PluginRecords.Footer;

@@ -1,6 +1,6 @@
 package dev.splice.weigh;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.splice.weigh;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
+import dev.splice.base.ByteWriter;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Symbol;
+import dev.splice.testing.BoltOutputs;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;

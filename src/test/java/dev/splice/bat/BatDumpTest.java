@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.elf.ElfFile;
+import dev.splice.testing.BoltOutputs;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

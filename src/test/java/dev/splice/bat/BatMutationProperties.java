@@ -2,8 +2,9 @@ package dev.splice.bat;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
+import dev.splice.testing.BoltOutputs;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;

@@ -107,8 +107,9 @@ class WeighMeasureCommandTest {
             assertTrue(addi < mul && mul < div, m.toString());
             assertTrue(div > 3 * mul, "div is a helper call: " + m);
             assertTrue(jalr > 5 && jalr > 50 * Math.max(addi, 0.01), "indirect jumps far above adds: " + m);
-            // QEMU's host-FPU fast path needs the inexact flag already set
-            assertTrue(m.get("fdiv.d.dependency.nx-clear") > 1.5 * m.get("fdiv.d.dependency.nx-set"), m.toString());
+            // QEMU's host-FPU fast path needs the inexact flag already set. The gap depends on the host's
+            // FPU: about 1.4 times on an AMD EPYC host (7.4 against 5.3 ns), more on others.
+            assertTrue(m.get("fdiv.d.dependency.nx-clear") > 1.2 * m.get("fdiv.d.dependency.nx-set"), m.toString());
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.splice.base.Le;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.testing.TestPrograms;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -3,7 +3,7 @@ package dev.splice.elf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import java.util.regex.Pattern;
 
 /** Parses bytes and touches everything the reader offers; returns the refusal, or null when the bytes were accepted. */

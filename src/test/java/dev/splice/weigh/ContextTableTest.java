@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.testing.Tools;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
 import java.io.IOException;

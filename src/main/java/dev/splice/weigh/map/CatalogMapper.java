@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.splice.weigh.measure;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.weigh.PluginRecords;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;

@@ -1,6 +1,6 @@
 package dev.splice.weigh.measure;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import dev.splice.weigh.probe.ProbeProgram;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

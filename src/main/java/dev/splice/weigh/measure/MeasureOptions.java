@@ -28,7 +28,7 @@ public record MeasureOptions(String contexts, String profile, int runs, int roun
         return switch (name) {
             case "quick" -> QUICK;
             case "formal" -> FORMAL;
-            default -> throw new dev.splice.BadInputException("unknown profile '" + name + "' (quick or formal)");
+            default -> throw new dev.splice.base.BadInputException("unknown profile '" + name + "' (quick or formal)");
         };
     }
 

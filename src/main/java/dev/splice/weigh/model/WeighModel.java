@@ -1,6 +1,6 @@
 package dev.splice.weigh.model;
 
-import dev.splice.BadInputException;
+import dev.splice.base.BadInputException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

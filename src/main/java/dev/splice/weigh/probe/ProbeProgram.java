@@ -90,7 +90,7 @@ public final class ProbeProgram {
         }
         for (Context c : measured) {
             if (!c.runsOnQemu()) {
-                throw new dev.splice.BadInputException("context " + c.key() + " cannot run on qemu-riscv64 7.2 (SIGILL)");
+                throw new dev.splice.base.BadInputException("context " + c.key() + " cannot run on qemu-riscv64 7.2 (SIGILL)");
             }
         }
         // kernels: every measured context and every root baseline, in table order

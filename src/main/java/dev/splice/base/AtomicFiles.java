@@ -1,0 +1,95 @@
+package dev.splice.base;
+
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * Writes output files so that a failed run never leaves a half-written file: the content goes to a
+ * temporary file in the target directory, which is then renamed into place. The one place in
+ * Splice that writes outputs.
+ */
+public final class AtomicFiles {
+    /** Produces a file's content. */
+    @FunctionalInterface
+    public interface Body {
+        void write(OutputStream out) throws IOException;
+    }
+
+    private AtomicFiles() {}
+
+    public static void write(Path target, byte[] bytes) {
+        write(target, out -> out.write(bytes));
+    }
+
+    public static void write(Path target, String text) {
+        write(target, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Writes {@code body}'s output to {@code target} atomically. A device or pipe (such as
+     * {@code -o /dev/null}) has nothing to replace and is written through. Failures become a
+     * {@link BadInputException} that names the file.
+     */
+    public static void write(Path target, Body body) {
+        Path absolute = target.toAbsolutePath();
+        try {
+            if (Files.exists(absolute) && !Files.isRegularFile(absolute) && !Files.isDirectory(absolute)) {
+                try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(absolute), 1 << 16)) {
+                    body.write(out);
+                }
+                return;
+            }
+            Path dir = absolute.getParent();
+            Files.createDirectories(dir);
+            Path temp = Files.createTempFile(dir, "." + absolute.getFileName() + ".", ".tmp");
+            try {
+                try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
+                    body.write(out);
+                }
+                keepOrdinaryPermissions(temp);
+                try {
+                    Files.move(temp, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(temp, absolute, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } finally {
+                Files.deleteIfExists(temp);
+            }
+        } catch (IOException e) {
+            throw new BadInputException(target + ": cannot write: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes to the file, or to standard output when {@code target} is null. */
+    public static void writeOrPrint(Path target, Body body) {
+        if (target != null) {
+            write(target, body);
+            return;
+        }
+        try {
+            OutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
+            body.write(out);
+            out.flush();
+        } catch (IOException e) {
+            throw new BadInputException("standard output: cannot write: " + e.getMessage(), e);
+        }
+    }
+
+    /** createTempFile makes a private file; outputs are ordinary readable files. */
+    private static void keepOrdinaryPermissions(Path file) throws IOException {
+        try {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        } catch (UnsupportedOperationException e) {
+            // Not a POSIX file system: the default permissions stay.
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package dev.splice.base;
+
+/**
+ * Input that Splice refuses: a file, listing or profile that is malformed or that Splice cannot
+ * handle exactly. The message already says what, where (file, offset or line:column) and why; the
+ * CLI prints it as is and exits with status 2.
+ */
+public class BadInputException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public BadInputException(String message) {
+        super(message);
+    }
+
+    public BadInputException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}
