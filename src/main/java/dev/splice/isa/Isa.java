@@ -25,8 +25,10 @@ public final class Isa {
     private final String[] csrByNumber = new String[4096];
     private final byte[][] csrBytesByNumber = new byte[4096][];
     private final Map<String, Integer> csrNumbers = new HashMap<>();
+    private final Map<String, Field> fields;
+    private final Set<Extension> extensions;
 
-    Isa(List<Opcode> opcodes, Map<Integer, String> csrNames) {
+    Isa(List<Opcode> opcodes, Map<Integer, String> csrNames, Map<String, Field> fields) {
         this.opcodes = List.copyOf(opcodes);
         if (opcodes.size() > MAX_OPCODES) {
             throw new IllegalStateException("table has more than " + MAX_OPCODES + " rows");
@@ -39,6 +41,12 @@ public final class Isa {
                 throw new IllegalStateException("duplicate mnemonic in table: " + op.mnemonic());
             }
         }
+        this.fields = Map.copyOf(fields);
+        EnumSet<Extension> used = EnumSet.noneOf(Extension.class);
+        for (Opcode op : opcodes) {
+            used.addAll(op.requires());
+        }
+        this.extensions = Collections.unmodifiableSet(used);
         this.csrNames = Map.copyOf(csrNames);
         csrNames.forEach((k, v) -> {
             csrNumbers.put(v, k);
@@ -57,13 +65,43 @@ public final class Isa {
         return byMnemonic.get(mnemonic);
     }
 
+    /** Every row of the table, in table order; a row's position is its {@link Opcode#id()}. */
     public List<Opcode> opcodes() {
         return opcodes;
     }
 
-    /** A decoder for the enabled extensions (built once per set of extensions, then shared). */
+    /**
+     * The extensions the table has instructions of, in canonical order: a decoder for these
+     * decodes every row. (Zihintpause is no such extension: its pause is a fence hint.)
+     *
+     * @return an unmodifiable set
+     */
+    public Set<Extension> extensions() {
+        return extensions;
+    }
+
+    /**
+     * The operand field of the table with this name ("rd", "imm12", "simm12s", "uimm20", ...), for
+     * reading or writing that field of any instruction word that has it.
+     *
+     * @param name a field name of the table
+     * @return the field, or null if the table has none of that name
+     */
+    public Field field(String name) {
+        return fields.get(name);
+    }
+
+    /**
+     * A decoder for the enabled extensions (built once per set of extensions that the table has
+     * instructions of, then shared).
+     *
+     * @param enabled the extensions whose instructions decode
+     * @return the decoder
+     */
     public Decoder decoder(Set<Extension> enabled) {
-        Set<Extension> key = enabled.isEmpty() ? EnumSet.noneOf(Extension.class) : EnumSet.copyOf(enabled);
+        EnumSet<Extension> key = EnumSet.noneOf(Extension.class);
+        key.addAll(enabled);
+        key.retainAll(extensions);
         return decoders.computeIfAbsent(key, k -> new Decoder(opcodes, k));
     }
 

@@ -66,12 +66,12 @@ public final class Printer {
     }
 
     /** Appends only the operand text. */
-    public void printOperands(Opcode op, int bits, long pc, TextBuffer out, TargetNamer targets) {
+    void printOperands(Opcode op, int bits, long pc, TextBuffer out, TargetNamer targets) {
         operands(op.operands, bits, pc, out, targets);
     }
 
     /** The same, appended to a StringBuilder. */
-    public void printOperands(Opcode op, int bits, long pc, StringBuilder out, TargetNamer targets) {
+    void printOperands(Opcode op, int bits, long pc, StringBuilder out, TargetNamer targets) {
         TextBuffer text = new TextBuffer(64);
         printOperands(op, bits, pc, text, targets);
         out.append(text);

@@ -26,6 +26,11 @@ public final class TextBuffer {
     private byte[] bytes;
     private int length;
 
+    /**
+     * An empty buffer.
+     *
+     * @param capacity the initial capacity in bytes (it grows as needed)
+     */
     public TextBuffer(int capacity) {
         bytes = new byte[Math.max(16, capacity)];
     }
@@ -44,6 +49,7 @@ public final class TextBuffer {
         return b;
     }
 
+    /** The number of bytes of text. */
     public int length() {
         return length;
     }
@@ -51,11 +57,6 @@ public final class TextBuffer {
     /** Truncates to {@code newLength}, or ends a {@link #claim}ed stretch (at most its end). */
     public void setLength(int newLength) {
         length = newLength;
-    }
-
-    /** The byte at {@code index} (below {@link #length()}). */
-    public byte byteAt(int index) {
-        return bytes[index];
     }
 
     /** Makes room for {@code more} bytes (small, so that the JIT inlines it everywhere). */
@@ -69,16 +70,24 @@ public final class TextBuffer {
         bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));
     }
 
+    /**
+     * Appends one byte.
+     *
+     * @param b an ASCII character
+     * @return this buffer
+     */
     public TextBuffer append(byte b) {
         reserve(1);
         bytes[length++] = b;
         return this;
     }
 
-    public TextBuffer append(char c) {
-        return append((byte) (c < 0x80 ? c : '?'));
-    }
-
+    /**
+     * Appends the bytes of {@code text}.
+     *
+     * @param text ASCII text
+     * @return this buffer
+     */
     public TextBuffer append(byte[] text) {
         int n = text.length;
         if (n > 8) {
@@ -95,6 +104,14 @@ public final class TextBuffer {
         return this;
     }
 
+    /**
+     * Appends {@code count} bytes of {@code text} from {@code from}.
+     *
+     * @param text ASCII text
+     * @param from the first byte
+     * @param count the number of bytes
+     * @return this buffer
+     */
     public TextBuffer append(byte[] text, int from, int count) {
         reserve(count);
         System.arraycopy(text, from, bytes, length, count);
