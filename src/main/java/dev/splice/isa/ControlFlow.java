@@ -49,7 +49,12 @@ public enum ControlFlow {
     /** Returns from a trap handler to the saved pc (sret, mret, dret). */
     TRAP_RETURN;
 
-    /** True for the psABI's link registers, ra (x1) and t0 (x5). */
+    /**
+     * Whether a register is one of the psABI's link registers, ra (x1) and t0 (x5).
+     *
+     * @param register an integer register number
+     * @return true for 1 and 5
+     */
     public static boolean isLinkRegister(long register) {
         return register == 1 || register == 5;
     }

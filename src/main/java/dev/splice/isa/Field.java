@@ -77,12 +77,12 @@ public final class Field {
         this.valueLo0 = instLo.length > 0 ? valueLo[0] : 0;
     }
 
-    /** The field's name in the table ("rd", "imm12", "cjoff", ...). */
+    /** {@return the field's name in the table ("rd", "imm12", "cjoff", ...)} */
     public String name() {
         return name;
     }
 
-    /** What the value is: a register number, an immediate, a branch offset, ... */
+    /** {@return what the value is: a register number, an immediate, a branch offset, ...} */
     public Type type() {
         return switch (kind) {
             case XREG, XREGQ -> Type.INTEGER_REGISTER;
@@ -156,12 +156,12 @@ public final class Field {
         return check(value) == null;
     }
 
-    /** The smallest value the field holds (-2048 for imm12, 8 for a compressed register). */
+    /** {@return the smallest value the field holds (-2048 for imm12, 8 for a compressed register)} */
     public long min() {
         return minValue();
     }
 
-    /** The largest value the field holds (2047 for imm12, 0xfffff for uimm20). */
+    /** {@return the largest value the field holds (2047 for imm12, 0xfffff for uimm20)} */
     public long max() {
         return maxValue();
     }
@@ -180,7 +180,7 @@ public final class Field {
         };
     }
 
-    /** The smallest step between valid values (2 for branch offsets, 8 for c.ldsp, 1 for most). */
+    /** {@return the smallest step between valid values (2 for branch offsets, 8 for c.ldsp, 1 for most)} */
     public long alignment() {
         return Long.lowestOneBit(valueMask);
     }
@@ -199,7 +199,7 @@ public final class Field {
         return null;
     }
 
-    /** The field's name. */
+    /** {@return the field's name} */
     @Override
     public String toString() {
         return name;

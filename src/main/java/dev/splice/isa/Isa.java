@@ -55,17 +55,22 @@ public final class Isa {
         });
     }
 
-    /** The whole RV64 table. */
+    /** {@return the whole RV64 table (read once, then shared)} */
     public static Isa rv64() {
         return Holder.RV64;
     }
 
-    /** The opcode with this exact mnemonic (as the exact printer prints it), or null. */
+    /**
+     * The row with this exact mnemonic.
+     *
+     * @param mnemonic as the exact printer prints it ("c.addi", "lr.w.aq")
+     * @return the opcode, or null
+     */
     public Opcode opcode(String mnemonic) {
         return byMnemonic.get(mnemonic);
     }
 
-    /** Every row of the table, in table order; a row's position is its {@link Opcode#id()}. */
+    /** {@return every row of the table, in table order; a row's position is its {@link Opcode#id()}} */
     public List<Opcode> opcodes() {
         return opcodes;
     }
@@ -105,7 +110,12 @@ public final class Isa {
         return decoders.computeIfAbsent(key, k -> new Decoder(opcodes, k));
     }
 
-    /** The name of a CSR number, or null if it has none. */
+    /**
+     * The name of a CSR.
+     *
+     * @param number the CSR number
+     * @return its name, or null if it has none
+     */
     public String csrName(int number) {
         return number >= 0 && number < csrByNumber.length ? csrByNumber[number] : null;
     }
@@ -115,12 +125,17 @@ public final class Isa {
         return number >= 0 && number < csrBytesByNumber.length ? csrBytesByNumber[number] : null;
     }
 
-    /** The number of a named CSR, or -1. */
+    /**
+     * The number of a named CSR.
+     *
+     * @param name the CSR's name
+     * @return its number, or -1
+     */
     public int csrNumber(String name) {
         return csrNumbers.getOrDefault(name, -1);
     }
 
-    /** Every named CSR by number. */
+    /** {@return every named CSR by number} */
     public Map<Integer, String> csrNames() {
         return Collections.unmodifiableMap(csrNames);
     }

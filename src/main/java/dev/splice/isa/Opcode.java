@@ -69,7 +69,7 @@ public final class Opcode {
         this.target = t;
     }
 
-    /** The position of this row in {@link Isa#opcodes()}: a small number for packed decode results. */
+    /** {@return the position of this row in {@link Isa#opcodes()}: a small number for packed decode results} */
     public int id() {
         return id;
     }
@@ -78,37 +78,37 @@ public final class Opcode {
         this.id = id;
     }
 
-    /** The exact mnemonic ("addi", "c.addi", "lr.w.aq"), as the exact printer prints it. */
+    /** {@return the exact mnemonic ("addi", "c.addi", "lr.w.aq"), as the exact printer prints it} */
     public String mnemonic() {
         return mnemonic;
     }
 
-    /** The extension that defines this instruction (for c.fld: C). */
+    /** {@return the extension that defines this instruction (for c.fld: C)} */
     public Extension extension() {
         return extension;
     }
 
-    /** Every extension that must be enabled for this instruction (c.fld: C and D). */
+    /** {@return every extension that must be enabled for this instruction (c.fld: C and D)} */
     public Set<Extension> requires() {
         return requires;
     }
 
-    /** 2 or 4 bytes. */
+    /** {@return the size in bytes: 2 or 4} */
     public int size() {
         return size;
     }
 
-    /** The fixed bits of the encoding: {@code (bits & mask()) == match()} for this instruction. */
+    /** {@return the fixed bits of the encoding: {@code (bits & mask()) == match()} for this instruction} */
     public int mask() {
         return mask;
     }
 
-    /** The values of the fixed bits ({@link #mask()}). */
+    /** {@return the values of the fixed bits ({@link #mask()})} */
     public int match() {
         return match;
     }
 
-    /** The names of the operand fields in printed order. */
+    /** {@return the names of the operand fields in printed order} */
     public List<String> operandNames() {
         String[] n = new String[fields.length];
         for (int i = 0; i < n.length; i++) {
@@ -117,12 +117,12 @@ public final class Opcode {
         return List.of(n);
     }
 
-    /** The operand fields in printed order (their positions are those of {@link #operand(int, int)}). */
+    /** {@return the operand fields in printed order (their positions are those of {@link #operand(int, int)})} */
     public List<Field> fields() {
         return List.of(fields);
     }
 
-    /** The number of operand fields ({@link #fields()}). */
+    /** {@return the number of operand fields ({@link #fields()})} */
     public int operandCount() {
         return fields.length;
     }
@@ -153,7 +153,12 @@ public final class Opcode {
         return null;
     }
 
-    /** Whether the instruction has the operand {@code role} (in a field or implied by its encoding). */
+    /**
+     * Whether the instruction has an operand.
+     *
+     * @param role the operand's role
+     * @return true if it has one, in a field or implied by its encoding
+     */
     public boolean has(Operand role) {
         return (roles & 1 << role.ordinal()) != 0;
     }
@@ -254,7 +259,7 @@ public final class Opcode {
         return flow;
     }
 
-    /** True for conditional branches, jal, c.j, c.jal, c.beqz and c.bnez (pc-relative targets). */
+    /** {@return true for conditional branches, jal, c.j, c.beqz and c.bnez (pc-relative targets)} */
     public boolean hasBranchTarget() {
         return target != null;
     }
@@ -293,7 +298,7 @@ public final class Opcode {
         return true;
     }
 
-    /** The mnemonic. */
+    /** {@return the mnemonic} */
     @Override
     public String toString() {
         return mnemonic;
