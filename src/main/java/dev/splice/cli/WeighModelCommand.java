@@ -1,10 +1,9 @@
 package dev.splice.cli;
 
 import dev.splice.base.AtomicFiles;
-import dev.splice.weigh.model.Campaign;
+import dev.splice.weigh.campaign.Campaign;
 import dev.splice.weigh.model.ModelOptions;
 import dev.splice.weigh.model.ModelResult;
-import dev.splice.weigh.model.PairReader;
 import dev.splice.weigh.model.Report;
 import dev.splice.weigh.model.WeighModel;
 import dev.splice.weigh.model.WeightsWriter;
@@ -46,7 +45,7 @@ public final class WeighModelCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Campaign c = new PairReader(skipBadRows).read(campaign);
+        Campaign c = Campaign.read(campaign, skipBadRows);
         if (!c.badRows().isEmpty()) {
             System.err.println("splice: skipped " + c.badRows().size() + " bad rows (first: " + c.badRows().get(0) + ")");
         }

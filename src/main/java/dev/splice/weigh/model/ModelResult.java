@@ -1,5 +1,6 @@
 package dev.splice.weigh.model;
 
+import dev.splice.weigh.campaign.BadRow;
 import java.util.List;
 import java.util.Map;
 

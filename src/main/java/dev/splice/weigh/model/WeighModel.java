@@ -1,6 +1,7 @@
 package dev.splice.weigh.model;
 
 import dev.splice.base.BadInputException;
+import dev.splice.weigh.campaign.Campaign;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.PairRow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -105,13 +107,13 @@ class GateFailureTest {
     @Test
     void ambiguousReferenceIsUnidentifiable() {
         Campaign c = base().campaign();
-        List<Pair> pairs = new ArrayList<>();
+        List<PairRow> pairs = new ArrayList<>();
         int i = 0;
-        for (Pair p : c.pairs()) {
+        for (PairRow p : c.pairs()) {
             boolean other = p.context().equals("op001.dependency") && i++ % 2 == 0;
-            pairs.add(new Pair(p.run(), p.context(), other ? "nop.other-shape" : p.baseline(), p.key(), p.batch(),
-                    p.orderAB(), p.round(), p.position(), p.probeNs(), p.baselineNs(), p.probeGuestNs(),
-                    p.baselineGuestNs(), p.translations(), p.where()));
+            pairs.add(new PairRow(p.run(), p.context(), other ? "nop.other-shape" : p.baseline(), p.key(), p.batch(),
+                    p.order(), p.round(), p.position(), p.windows(), p.probeNs(), p.baselineNs(), p.probeGuestNs(),
+                    p.baselineGuestNs(), p.translations()));
         }
         ModelResult r = model(new Campaign(pairs, c.offPairs(), List.of(), Set.of(), true));
         assertTrue(r.contexts().get(0).resolution().identifiable());
