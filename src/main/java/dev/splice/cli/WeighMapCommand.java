@@ -1,7 +1,7 @@
 package dev.splice.cli;
 
 import dev.splice.base.AtomicFiles;
-import dev.splice.weigh.map.Catalog;
+import dev.splice.weigh.campaign.Catalog;
 import dev.splice.weigh.map.CatalogMapper;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.base.BadInputException;
+import dev.splice.weigh.campaign.Catalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package dev.splice.weigh.map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.splice.weigh.campaign.Catalog;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -15,15 +16,15 @@ class CatalogMapperTest {
     @Test
     void policies() {
         Catalog cat = new Catalog(List.of(
-                new Catalog.Entry("div", 100, 5, -1, null),
-                new Catalog.Entry("beq", -1, -1, 7, null),
-                new Catalog.Entry("addi", -1, -1, 7, null),
-                new Catalog.Entry("fdiv.d", -1, -1, 7, null),
-                new Catalog.Entry("fence.i", -1, -1, 1, null),
-                new Catalog.Entry("rdtime", -1, -1, 1, null),
-                new Catalog.Entry("c.ebreak", -1, -1, 1, null),
-                new Catalog.Entry("cbo.zero", -1, -1, 1, null),
-                new Catalog.Entry("mystery", -1, -1, 1, "zicsr")));
+                new Catalog.Entry("div", null, 5, 100, -1, -1),
+                new Catalog.Entry("beq", null, -1, -1, 7, -1),
+                new Catalog.Entry("addi", null, -1, -1, 7, -1),
+                new Catalog.Entry("fdiv.d", null, -1, -1, 7, -1),
+                new Catalog.Entry("fence.i", null, -1, -1, 1, -1),
+                new Catalog.Entry("rdtime", null, -1, -1, 1, -1),
+                new Catalog.Entry("c.ebreak", null, -1, -1, 1, -1),
+                new Catalog.Entry("cbo.zero", null, -1, -1, 1, -1),
+                new Catalog.Entry("mystery", "zicsr", -1, -1, 1, -1)));
         List<CatalogMapper.Weight> ws = List.of(
                 w("div.dependency", 4.5, 0.1, true),
                 w("div.independent", 4.55, 0.1, true),
