@@ -1,5 +1,7 @@
 package dev.splice.weigh.model;
 
+import dev.splice.weigh.campaign.ContextWeight.Publication;
+import dev.splice.weigh.campaign.Reason;
 import java.util.List;
 
 /**
@@ -23,7 +25,7 @@ public record ContextResult(
         double ciHigh,
         Double weight,
         boolean zeroCostEquivalent,
-        String publication,
+        Publication publication,
         double[] betaSe,
         double widthRatio,
         List<Reason> reasons) {

@@ -1,6 +1,9 @@
 package dev.splice.weigh.model;
 
+import dev.splice.base.AtomicFiles;
 import dev.splice.weigh.campaign.BadRow;
+import dev.splice.weigh.campaign.Weights;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -23,5 +26,26 @@ public record ModelResult(
         Map<String, Integer> gateFailures) {
     public long highQuality() {
         return contexts.stream().filter(ContextResult::highQuality).count();
+    }
+
+    /**
+     * What the model publishes.
+     *
+     * @return the weights ({@code weights.json})
+     */
+    public Weights weights() {
+        return PublishedWeights.of(this);
+    }
+
+    /**
+     * Writes {@code weights.json}, {@code weights.csv}, {@code report.md} and {@code report.html},
+     * each through a temporary file and a rename.
+     *
+     * @param dir the output directory
+     */
+    public void writeTo(Path dir) {
+        weights().writeTo(dir);
+        AtomicFiles.write(dir.resolve("report.md"), Report.markdown(this));
+        AtomicFiles.write(dir.resolve("report.html"), Report.html(this));
     }
 }

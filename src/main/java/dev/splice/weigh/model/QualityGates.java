@@ -1,5 +1,6 @@
 package dev.splice.weigh.model;
 
+import dev.splice.weigh.campaign.Reason;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,6 +2,8 @@ package dev.splice.weigh.model;
 
 import dev.splice.base.BadInputException;
 import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.ContextWeight.Publication;
+import dev.splice.weigh.campaign.Reason;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,20 +72,20 @@ public final class WeighModel {
             reasons.addAll(QualityGates.evaluate(a, betaSe, contrastSe[j], estimate[j], include[j] ? half : Double.NaN));
             Double weight = null;
             boolean zero = false;
-            String publication;
+            Publication publication;
             if (!include[j] || !Double.isFinite(low)) {
-                publication = "unidentifiable";
+                publication = Publication.UNIDENTIFIABLE;
             } else if (low >= -ZERO_BAND_NS && high <= ZERO_BAND_NS) {
                 zero = true;
                 weight = 0.0;
-                publication = "zero-cost-equivalent";
+                publication = Publication.ZERO_COST_EQUIVALENT;
             } else if (high < 0) {
-                publication = "significantly-negative-not-published";
+                publication = Publication.SIGNIFICANTLY_NEGATIVE_NOT_PUBLISHED;
             } else if (estimate[j] < 0) {
-                publication = "negative-not-published";
+                publication = Publication.NEGATIVE_NOT_PUBLISHED;
             } else {
                 weight = estimate[j];
-                publication = "estimate";
+                publication = Publication.ESTIMATE;
             }
             for (Reason reason : reasons) {
                 failures.merge(reason.gate(), 1, Integer::sum);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.weigh.campaign.Campaign;
 import dev.splice.weigh.campaign.PairRow;
+import dev.splice.weigh.campaign.Reason;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -83,7 +84,7 @@ class GateFailureTest {
         });
         ModelResult r = model(s);
         for (ContextResult c : r.contexts()) {
-            assertEquals("unidentifiable", c.publication());
+            assertEquals("unidentifiable", c.publication().label());
             assertTrue(c.resolution().error().startsWith("reference cycle"), c.resolution().error());
             assertTrue(c.weight() == null && Double.isNaN(c.estimate()));
         }
