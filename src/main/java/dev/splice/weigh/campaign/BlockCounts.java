@@ -15,7 +15,12 @@ import java.util.Map;
  * @param contexts per context, in probe order
  */
 public record BlockCounts(String method, Map<String, Kernel> contexts) {
-    /** Copies the contexts, keeping their order. */
+    /**
+     * Copies the contexts, keeping their order.
+     *
+     * @param method see {@link #method()}
+     * @param contexts see {@link #contexts()}
+     */
     public BlockCounts {
         contexts = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(contexts));
     }

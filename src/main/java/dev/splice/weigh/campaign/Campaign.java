@@ -21,7 +21,15 @@ import java.util.Set;
  */
 public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow> badRows, Set<String> expectedContexts,
         boolean offFilePresent) {
-    /** Copies every collection. */
+    /**
+     * Copies every collection.
+     *
+     * @param pairs see {@link #pairs()}
+     * @param offPairs see {@link #offPairs()}
+     * @param badRows see {@link #badRows()}
+     * @param expectedContexts see {@link #expectedContexts()}
+     * @param offFilePresent see {@link #offFilePresent()}
+     */
     public Campaign {
         pairs = List.copyOf(pairs);
         offPairs = List.copyOf(offPairs);

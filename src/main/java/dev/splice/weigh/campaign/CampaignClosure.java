@@ -23,7 +23,17 @@ import java.util.List;
  */
 public record CampaignClosure(boolean closed, long nestedStarts, long inactiveStops, long translationFailures,
         long timerFailures, long openWindows, List<RunClosure> runs) {
-    /** Copies the runs. */
+    /**
+     * Copies the runs.
+     *
+     * @param closed see {@link #closed()}
+     * @param nestedStarts see {@link #nestedStarts()}
+     * @param inactiveStops see {@link #inactiveStops()}
+     * @param translationFailures see {@link #translationFailures()}
+     * @param timerFailures see {@link #timerFailures()}
+     * @param openWindows see {@link #openWindows()}
+     * @param runs see {@link #runs()}
+     */
     public CampaignClosure {
         runs = List.copyOf(runs);
     }

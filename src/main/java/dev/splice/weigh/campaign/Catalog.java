@@ -33,7 +33,12 @@ public record Catalog(Origin origin, List<Entry> entries) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.catalog/1";
 
-    /** Copies the entries. */
+    /**
+     * Copies the entries.
+     *
+     * @param origin see {@link #origin()}
+     * @param entries see {@link #entries()}
+     */
     public Catalog {
         entries = List.copyOf(entries);
     }
@@ -69,7 +74,14 @@ public record Catalog(Origin origin, List<Entry> entries) {
      * @param translationBlocks translation blocks QEMU created during the run
      */
     public record Origin(String program, List<String> args, int exitCode, long translationBlocks) {
-        /** Copies the arguments. */
+        /**
+         * Copies the arguments.
+         *
+         * @param program see {@link #program()}
+         * @param args see {@link #args()}
+         * @param exitCode see {@link #exitCode()}
+         * @param translationBlocks see {@link #translationBlocks()}
+         */
         public Origin {
             args = List.copyOf(args);
         }

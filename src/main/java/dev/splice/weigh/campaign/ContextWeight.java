@@ -69,7 +69,38 @@ public record ContextWeight(
         Check pluginOff,
         Check crossClock) {
 
-    /** Copies every collection, keeping their order. */
+    /**
+     * Copies every collection, keeping their order.
+     *
+     * @param context see {@link #context()}
+     * @param key see {@link #key()}
+     * @param baseline see {@link #baseline()}
+     * @param estimateNs see {@link #estimateNs()}
+     * @param ciLowNs see {@link #ciLowNs()}
+     * @param ciHighNs see {@link #ciHighNs()}
+     * @param weightNs see {@link #weightNs()}
+     * @param zeroCostEquivalent see {@link #zeroCostEquivalent()}
+     * @param publication see {@link #publication()}
+     * @param highQuality see {@link #highQuality()}
+     * @param reasons see {@link #reasons()}
+     * @param ess see {@link #ess()}
+     * @param essKish see {@link #essKish()}
+     * @param autocorrelationTime see {@link #autocorrelationTime()}
+     * @param pairsKept see {@link #pairsKept()}
+     * @param pairsRemoved see {@link #pairsRemoved()}
+     * @param contrastNs see {@link #contrastNs()}
+     * @param seNs see {@link #seNs()}
+     * @param asymptoticSeNs see {@link #asymptoticSeNs()}
+     * @param widthRatioVs99 see {@link #widthRatioVs99()}
+     * @param referenceChain see {@link #referenceChain()}
+     * @param unidentifiable see {@link #unidentifiable()}
+     * @param effects see {@link #effects()}
+     * @param irls see {@link #irls()}
+     * @param outliers see {@link #outliers()}
+     * @param heterogeneity see {@link #heterogeneity()}
+     * @param pluginOff see {@link #pluginOff()}
+     * @param crossClock see {@link #crossClock()}
+     */
     public ContextWeight {
         reasons = List.copyOf(reasons);
         referenceChain = List.copyOf(referenceChain);

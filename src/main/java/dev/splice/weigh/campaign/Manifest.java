@@ -34,7 +34,20 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.campaign/1";
 
-    /** Copies every collection (keeping their order). */
+    /**
+     * Copies every collection (keeping their order).
+     *
+     * @param host see {@link #host()}
+     * @param sha256 see {@link #sha256()}
+     * @param options see {@link #options()}
+     * @param contexts see {@link #contexts()}
+     * @param selected see {@link #selected()}
+     * @param baselines see {@link #baselines()}
+     * @param started see {@link #started()}
+     * @param finished see {@link #finished()}
+     * @param runs see {@link #runs()}
+     * @param blocksPerCall see {@link #blocksPerCall()}
+     */
     public Manifest {
         contexts = List.copyOf(contexts);
         selected = List.copyOf(selected);
@@ -78,7 +91,19 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
      */
     public record Options(String profile, String contexts, int runs, int rounds, long seed, int jobs, int slots,
             List<Integer> batches, int warmupCalls) {
-        /** Copies the batches. */
+        /**
+         * Copies the batches.
+         *
+         * @param profile see {@link #profile()}
+         * @param contexts see {@link #contexts()}
+         * @param runs see {@link #runs()}
+         * @param rounds see {@link #rounds()}
+         * @param seed see {@link #seed()}
+         * @param jobs see {@link #jobs()}
+         * @param slots see {@link #slots()}
+         * @param batches see {@link #batches()}
+         * @param warmupCalls see {@link #warmupCalls()}
+         */
         public Options {
             batches = List.copyOf(batches);
         }

@@ -20,7 +20,12 @@ public record Mapping(List<ClassMapping> classes, List<Orphan> orphans) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.mapping/1";
 
-    /** Copies the lists. */
+    /**
+     * Copies the lists.
+     *
+     * @param classes see {@link #classes()}
+     * @param orphans see {@link #orphans()}
+     */
     public Mapping {
         classes = List.copyOf(classes);
         orphans = List.copyOf(orphans);
@@ -70,7 +75,17 @@ public record Mapping(List<ClassMapping> classes, List<Orphan> orphans) {
      */
     public record ClassMapping(Catalog.Entry entry, Status status, Double strictNs, Double measuredNs, Double ciLowNs,
             Double ciHighNs, List<String> contexts) {
-        /** Copies the contexts. */
+        /**
+         * Copies the contexts.
+         *
+         * @param entry see {@link #entry()}
+         * @param status see {@link #status()}
+         * @param strictNs see {@link #strictNs()}
+         * @param measuredNs see {@link #measuredNs()}
+         * @param ciLowNs see {@link #ciLowNs()}
+         * @param ciHighNs see {@link #ciHighNs()}
+         * @param contexts see {@link #contexts()}
+         */
         public ClassMapping {
             contexts = List.copyOf(contexts);
         }

@@ -13,7 +13,12 @@ import java.util.Map;
  *     not finite), {@code Integer}, or anything else (written as its string)
  */
 public record Reason(String gate, Map<String, Object> numbers) {
-    /** Copies the numbers, keeping their order (values may be null). */
+    /**
+     * Copies the numbers, keeping their order (values may be null).
+     *
+     * @param gate see {@link #gate()}
+     * @param numbers see {@link #numbers()}
+     */
     public Reason {
         numbers = Collections.unmodifiableMap(new LinkedHashMap<>(numbers));
     }

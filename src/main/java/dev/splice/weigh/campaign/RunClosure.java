@@ -29,7 +29,18 @@ public record RunClosure(String run, boolean closed, int windowsExpected, int wi
     /** Failures listed per run. */
     public static final int MAX_FAILURES = 20;
 
-    /** Copies the failures. */
+    /**
+     * Copies the failures.
+     *
+     * @param run see {@link #run()}
+     * @param closed see {@link #closed()}
+     * @param windowsExpected see {@link #windowsExpected()}
+     * @param windowsSeen see {@link #windowsSeen()}
+     * @param pairs see {@link #pairs()}
+     * @param pairsClosed see {@link #pairsClosed()}
+     * @param footer see {@link #footer()}
+     * @param failures see {@link #failures()}
+     */
     public RunClosure {
         failures = List.copyOf(failures);
     }

@@ -26,7 +26,15 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.weights/1";
 
-    /** Copies the contexts. */
+    /**
+     * Copies the contexts.
+     *
+     * @param model see {@link #model()}
+     * @param campaign see {@link #campaign()}
+     * @param bootstrap see {@link #bootstrap()}
+     * @param quality see {@link #quality()}
+     * @param contexts see {@link #contexts()}
+     */
     public Weights {
         contexts = List.copyOf(contexts);
     }
@@ -55,7 +63,15 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
      */
     public record CampaignSummary(List<String> runs, Map<String, Long> funnel, Map<Integer, Long> batchBalance,
             Map<String, Long> orderBalance, List<String> badRows) {
-        /** Copies every collection, keeping their order. */
+        /**
+         * Copies every collection, keeping their order.
+         *
+         * @param runs see {@link #runs()}
+         * @param funnel see {@link #funnel()}
+         * @param batchBalance see {@link #batchBalance()}
+         * @param orderBalance see {@link #orderBalance()}
+         * @param badRows see {@link #badRows()}
+         */
         public CampaignSummary {
             runs = List.copyOf(runs);
             funnel = copy(funnel);
@@ -84,7 +100,22 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
     public record BootstrapSummary(int replicates, int validReplicates, long seed, int blockRounds, double level,
             double criticalValue, double criticalValueMcSe, double quantileProbabilityMcSe, double criticalValue99,
             double widthRatioMedian, double widthRatioP95, List<Convergence> convergence) {
-        /** Copies the convergence rows. */
+        /**
+         * Copies the convergence rows.
+         *
+         * @param replicates see {@link #replicates()}
+         * @param validReplicates see {@link #validReplicates()}
+         * @param seed see {@link #seed()}
+         * @param blockRounds see {@link #blockRounds()}
+         * @param level see {@link #level()}
+         * @param criticalValue see {@link #criticalValue()}
+         * @param criticalValueMcSe see {@link #criticalValueMcSe()}
+         * @param quantileProbabilityMcSe see {@link #quantileProbabilityMcSe()}
+         * @param criticalValue99 see {@link #criticalValue99()}
+         * @param widthRatioMedian see {@link #widthRatioMedian()}
+         * @param widthRatioP95 see {@link #widthRatioP95()}
+         * @param convergence see {@link #convergence()}
+         */
         public BootstrapSummary {
             convergence = List.copyOf(convergence);
         }
@@ -106,7 +137,13 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
      * @param gateFailures contexts failing each gate, by gate name
      */
     public record QualitySummary(long high, long low, Map<String, Integer> gateFailures) {
-        /** Copies the failures, keeping their order. */
+        /**
+         * Copies the failures, keeping their order.
+         *
+         * @param high see {@link #high()}
+         * @param low see {@link #low()}
+         * @param gateFailures see {@link #gateFailures()}
+         */
         public QualitySummary {
             gateFailures = copy(gateFailures);
         }

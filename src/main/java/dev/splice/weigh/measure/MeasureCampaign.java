@@ -11,6 +11,7 @@ import dev.splice.weigh.campaign.BlockCounts;
 import dev.splice.weigh.campaign.CampaignClosure;
 import dev.splice.weigh.campaign.CampaignLayout;
 import dev.splice.weigh.campaign.FinishedRun;
+import dev.splice.weigh.campaign.GuestClock;
 import dev.splice.weigh.campaign.Manifest;
 import dev.splice.weigh.campaign.PairRow;
 import dev.splice.weigh.campaign.PairRows;
@@ -45,7 +46,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * directory documented in docs/formats.md ("Measurement campaign").
  */
 public final class MeasureCampaign {
-    /** What the campaign did. */
+    /**
+     * What the campaign did.
+     *
+     * @param dir the campaign directory
+     * @param closed whether validation closed for every run ({@code closure.json})
+     * @param runs runs in the campaign
+     * @param resumedRuns runs kept from an earlier campaign
+     * @param pairs pairs measured
+     * @param windows windows measured
+     */
     public record Result(Path dir, boolean closed, int runs, int resumedRuns, int pairs, long windows) {}
 
     private final MeasureOptions options;
@@ -54,6 +64,14 @@ public final class MeasureCampaign {
     private final QemuPlugin plugin;
     private final Progress progress;
 
+    /**
+     * A campaign, not yet run.
+     *
+     * @param options what to measure and where to write it
+     * @param table the context table ({@link ContextTable#load()})
+     * @param plugin the Splice QEMU plugin ({@link QemuPlugin#locate()})
+     * @param progress receives passes done out of all passes
+     */
     public MeasureCampaign(MeasureOptions options, ContextTable table, QemuPlugin plugin, Progress progress) {
         this.options = options;
         this.table = table;
@@ -63,7 +81,7 @@ public final class MeasureCampaign {
     }
 
     /** The contexts a pattern list selects that can be measured (a baseline, and qemu-riscv64 runs them). */
-    public static List<Context> targets(ContextTable table, String patterns) {
+    private static List<Context> targets(ContextTable table, String patterns) {
         List<Context> selected = table.select(patterns);
         List<Context> out = selected.stream().filter(c -> c.baseline().isPresent() && c.runsOnQemu()).toList();
         if (out.isEmpty()) {
@@ -73,6 +91,12 @@ public final class MeasureCampaign {
         return out;
     }
 
+    /**
+     * Runs every run that is not already finished and writes the campaign directory.
+     *
+     * @return what the campaign did (a campaign whose validation did not close still writes every file)
+     * @throws BadInputException when the patterns select nothing measurable or a pass fails
+     */
     public Result run() {
         Instant started = Instant.now();
         CampaignLayout dir = layout();

@@ -14,7 +14,7 @@ import java.util.TreeSet;
  * A campaign arranged for the model: runs in name order, each run's probe rounds in order, and the
  * kept pairs of every context (pairs with translations inside their windows are removed and counted).
  */
-public final class CampaignData {
+final class CampaignData {
     private final List<String> runs;
     private final int[][] roundsOfRun;
     private final List<ContextData> contexts;
@@ -30,29 +30,29 @@ public final class CampaignData {
         this.campaign = campaign;
     }
 
-    public List<String> runs() {
+    List<String> runs() {
         return runs;
     }
 
     /** Number of probe rounds of each run. */
-    public int rounds(int run) {
+    int rounds(int run) {
         return roundsOfRun[run].length;
     }
 
-    public List<ContextData> contexts() {
+    List<ContextData> contexts() {
         return contexts;
     }
 
     /** The plugin-off pairs of a context in the same form, or null. */
-    public ContextData off(String context) {
+    ContextData off(String context) {
         return offContexts.get(context);
     }
 
-    public Campaign campaign() {
+    Campaign campaign() {
         return campaign;
     }
 
-    public static CampaignData of(Campaign c) {
+    static CampaignData of(Campaign c) {
         TreeSet<String> runNames = new TreeSet<>();
         Map<String, TreeSet<Integer>> rounds = new HashMap<>();
         for (PairRow p : c.pairs()) {

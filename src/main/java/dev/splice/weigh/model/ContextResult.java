@@ -14,7 +14,7 @@ import java.util.List;
  * @param weight the published weight: the estimate, 0 when zero-cost-equivalent, null when not publishable
  * @param betaSe bootstrap SDs of the order, drift and batch coefficients
  */
-public record ContextResult(
+record ContextResult(
         ContextAnalysis analysis,
         ReferenceGraph.Resolution resolution,
         List<String> referenceChain,
@@ -29,11 +29,11 @@ public record ContextResult(
         double[] betaSe,
         double widthRatio,
         List<Reason> reasons) {
-    public String context() {
+    String context() {
         return analysis.data().context();
     }
 
-    public boolean highQuality() {
+    boolean highQuality() {
         return reasons.isEmpty();
     }
 }

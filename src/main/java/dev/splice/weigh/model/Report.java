@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /** report.md and report.html (one self-contained file with inline SVG pictures). */
-public final class Report {
+final class Report {
     private Report() {}
 
     private static String n(double v, int digits) {
@@ -45,7 +45,7 @@ public final class Report {
         return s;
     }
 
-    public static String markdown(ModelResult r) {
+    static String markdown(ModelResult r) {
         StringBuilder sb = new StringBuilder("# Instruction weights\n\n");
         for (String line : summary(r)) {
             sb.append("- ").append(line).append('\n');
@@ -78,7 +78,7 @@ public final class Report {
         return sb.toString();
     }
 
-    public static String html(ModelResult r) {
+    static String html(ModelResult r) {
         StringBuilder sb = new StringBuilder();
         sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Instruction weights</title>\n")
                 .append("<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}")

@@ -13,10 +13,18 @@ import java.util.TreeMap;
 /** Turns a campaign into published weights: fits, bootstrap, references, band, zero rule, gates. */
 public final class WeighModel {
     /** The practical zero: an interval inside +-this is published as a physical zero. */
-    public static final double ZERO_BAND_NS = 0.15;
+    static final double ZERO_BAND_NS = 0.15;
 
     private WeighModel() {}
 
+    /**
+     * Fits every context of a campaign and decides what to publish (docs/weigh-model.md).
+     *
+     * @param campaign the campaign ({@link Campaign#read})
+     * @param o replicates, seed, threads, fit settings and progress
+     * @return the result: {@link ModelResult#weights()} and {@link ModelResult#writeTo}
+     * @throws BadInputException when fewer than {@link ModelOptions#MIN_REPLICATES} replicates are asked for
+     */
     public static ModelResult run(Campaign campaign, ModelOptions o) {
         if (o.replicates() < ModelOptions.MIN_REPLICATES) {
             throw new BadInputException("--bootstrap must be at least " + ModelOptions.MIN_REPLICATES + ", got "
