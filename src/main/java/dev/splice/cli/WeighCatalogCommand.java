@@ -1,18 +1,11 @@
 package dev.splice.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.splice.base.AtomicFiles;
-import dev.splice.base.BadInputException;
-import dev.splice.weigh.PluginRecords;
 import dev.splice.weigh.ProgramCatalog;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
+import dev.splice.weigh.campaign.Catalog;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,42 +26,12 @@ public final class WeighCatalogCommand implements Callable<Integer> {
     List<String> command;
 
     @Override
-    public Integer call() throws Exception {
-        Path program = Path.of(command.get(0));
-        List<String> args = command.subList(1, command.size());
-        QemuRunner.Result r = new QemuRunner(QemuPlugin.locate())
-                .run(program, args, PluginRecords.Mode.CATALOG, Optional.empty(), QemuRunner.Streams.inherited());
-        if (r.records().isEmpty()) {
-            throw new BadInputException(program + " died of signal " + r.signal() + ": QEMU wrote no catalog");
-        }
-        PluginRecords records = r.records().get();
-        if (records.footer().vcpus() != 1) {
-            throw new BadInputException(program + " ran " + records.footer().vcpus()
-                    + " guest threads: the plugin's inline counters are exact only for one");
-        }
-        List<ProgramCatalog.Entry> classes = ProgramCatalog.classes(records.catalog());
-        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        ObjectNode root = json.createObjectNode();
-        root.put("schema", "splice.weigh.catalog/1");
-        root.put("program", program.toString());
-        ArrayNode a = root.putArray("args");
-        args.forEach(a::add);
-        root.put("exit_code", r.exitCode());
-        root.put("executed", classes.stream().mapToLong(ProgramCatalog.Entry::executed).sum());
-        root.put("translated", classes.stream().mapToLong(ProgramCatalog.Entry::translated).sum());
-        root.put("translation_blocks", records.footer().translations());
-        ArrayNode list = root.putArray("classes");
-        for (ProgramCatalog.Entry e : classes) {
-            ObjectNode n = list.addObject();
-            n.put("key", e.key());
-            n.put("extension", e.extension());
-            n.put("translated", e.translated());
-            n.put("executed", e.executed());
-            n.put("encodings", e.encodings());
-        }
-        AtomicFiles.write(out, json.writeValueAsString(root) + "\n");
-        System.err.println("splice: " + classes.size() + " classes, " + root.get("executed").asLong()
-                + " instructions executed (exit status " + r.exitCode() + "); wrote " + out);
+    public Integer call() {
+        Catalog catalog = ProgramCatalog.of(QemuPlugin.locate(), Path.of(command.get(0)),
+                command.subList(1, command.size()), QemuRunner.Streams.inherited());
+        catalog.write(out);
+        System.err.println("splice: " + catalog.entries().size() + " classes, " + catalog.executed()
+                + " instructions executed (exit status " + catalog.origin().exitCode() + "); wrote " + out);
         return Main.OK;
     }
 }

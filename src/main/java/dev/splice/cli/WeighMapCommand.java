@@ -1,7 +1,8 @@
 package dev.splice.cli;
 
-import dev.splice.base.AtomicFiles;
-import dev.splice.weigh.map.Catalog;
+import dev.splice.weigh.campaign.Catalog;
+import dev.splice.weigh.campaign.Mapping;
+import dev.splice.weigh.campaign.Weights;
 import dev.splice.weigh.map.CatalogMapper;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -28,13 +29,11 @@ public final class WeighMapCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        CatalogMapper.Mapping m = CatalogMapper.map(CatalogMapper.readWeights(weights), Catalog.read(catalog));
+        Mapping m = CatalogMapper.map(Weights.read(weights).contexts(), Catalog.read(catalog));
         Path dir = out != null ? out : weights.toAbsolutePath().getParent();
-        AtomicFiles.write(dir.resolve("mapping.json"), CatalogMapper.json(m));
-        AtomicFiles.write(dir.resolve("mapping.csv"), CatalogMapper.csv(m));
-        java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
-        m.classes().forEach(c -> counts.merge(c.status(), 1, Integer::sum));
-        System.out.println(m.classes().size() + " classes " + counts + ", " + m.orphans().size() + " orphan contexts");
+        m.writeTo(dir);
+        System.out.println(m.classes().size() + " classes " + m.statusCounts() + ", " + m.orphans().size()
+                + " orphan contexts");
         System.out.println("wrote " + dir.resolve("mapping.json"));
         return Main.OK;
     }

@@ -2,6 +2,7 @@ package dev.splice.cli;
 
 import dev.splice.weigh.ContextTable;
 import dev.splice.weigh.QemuPlugin;
+import dev.splice.weigh.campaign.CampaignLayout;
 import dev.splice.weigh.measure.MeasureCampaign;
 import dev.splice.weigh.measure.MeasureOptions;
 import java.nio.file.Path;
@@ -47,14 +48,7 @@ public final class WeighMeasureCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        MeasureOptions.Profile p = MeasureOptions.profile(profile);
-        int r = runs != null ? runs : p.runs();
-        int rr = rounds != null ? rounds : p.rounds();
-        if (r < 1 || r > 999 || rr < 1 || rr > 10_000 || jobs < 1) {
-            throw new dev.splice.base.BadInputException("--runs must be 1..999, --rounds 1..10000, --jobs at least 1");
-        }
-        MeasureOptions options = new MeasureOptions(contexts != null ? contexts : p.contexts(), p.name(), r, rr, seed,
-                resume, jobs, out);
+        MeasureOptions options = MeasureOptions.of(profile, contexts, runs, rounds, seed, resume, jobs, out);
         ProgressBar[] bar = new ProgressBar[1];
         MeasureCampaign.Result result = new MeasureCampaign(options, ContextTable.load(), QemuPlugin.locate(),
                 (done, total) -> {
@@ -67,7 +61,7 @@ public final class WeighMeasureCommand implements Callable<Integer> {
                 + result.windows() + " windows; validation " + (result.closed() ? "closed" : "NOT closed")
                 + "; wrote " + result.dir());
         if (!result.closed()) {
-            System.err.println("splice: validation did not close: see " + result.dir().resolve("closure.json"));
+            System.err.println("splice: validation did not close: see " + new CampaignLayout(result.dir()).closure());
             return Main.BAD_INPUT;
         }
         return Main.OK;

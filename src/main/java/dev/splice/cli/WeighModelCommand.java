@@ -1,13 +1,10 @@
 package dev.splice.cli;
 
-import dev.splice.base.AtomicFiles;
-import dev.splice.weigh.model.Campaign;
+import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.Weights;
 import dev.splice.weigh.model.ModelOptions;
 import dev.splice.weigh.model.ModelResult;
-import dev.splice.weigh.model.PairReader;
-import dev.splice.weigh.model.Report;
 import dev.splice.weigh.model.WeighModel;
-import dev.splice.weigh.model.WeightsWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -46,7 +43,7 @@ public final class WeighModelCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Campaign c = new PairReader(skipBadRows).read(campaign);
+        Campaign c = Campaign.read(campaign, skipBadRows);
         if (!c.badRows().isEmpty()) {
             System.err.println("splice: skipped " + c.badRows().size() + " bad rows (first: " + c.badRows().get(0) + ")");
         }
@@ -59,13 +56,11 @@ public final class WeighModelCommand implements Callable<Integer> {
             o = o.withProgress(bar::update);
         }
         ModelResult r = WeighModel.run(c, o);
-        AtomicFiles.write(out.resolve("weights.json"), WeightsWriter.json(r));
-        AtomicFiles.write(out.resolve("weights.csv"), WeightsWriter.csv(r));
-        AtomicFiles.write(out.resolve("report.md"), Report.markdown(r));
-        AtomicFiles.write(out.resolve("report.html"), Report.html(r));
+        r.writeTo(out);
+        Weights w = r.weights();
         System.out.printf("%d contexts: %d high-confidence, %d low; simultaneous critical value %.4f from %d/%d replicates%n",
-                r.contexts().size(), r.highQuality(), r.contexts().size() - r.highQuality(), r.band().critical(),
-                r.band().valid(), replicates);
+                w.contexts().size(), w.quality().high(), w.quality().low(), w.bootstrap().criticalValue(),
+                w.bootstrap().validReplicates(), w.bootstrap().replicates());
         System.out.println("wrote " + out.resolve("weights.json"));
         return Main.OK;
     }

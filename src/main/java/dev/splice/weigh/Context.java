@@ -33,6 +33,20 @@ public record Context(
         List<String> setup,
         String slot) {
 
+    /**
+     * Copies the modifiers (keeping their order) and the setup.
+     *
+     * @param key see {@link #key()}
+     * @param mnemonic see {@link #mnemonic()}
+     * @param extension see {@link #extension()}
+     * @param form see {@link #form()}
+     * @param pattern see {@link #pattern()}
+     * @param modifiers see {@link #modifiers()}
+     * @param baseline see {@link #baseline()}
+     * @param runsOnQemu see {@link #runsOnQemu()}
+     * @param setup see {@link #setup()}
+     * @param slot see {@link #slot()}
+     */
     public Context {
         modifiers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(modifiers));
         setup = List.copyOf(setup);
@@ -40,7 +54,9 @@ public record Context(
 
     /** Slot size. */
     public enum Form {
+        /** A 4-byte slot instruction. */
         FULL("full", 4),
+        /** A 2-byte (C extension) slot instruction. */
         COMPRESSED("compressed", 2);
 
         private final String label;
@@ -51,10 +67,20 @@ public record Context(
             this.size = size;
         }
 
+        /**
+         * The form's name in the table.
+         *
+         * @return {@code full} or {@code compressed}
+         */
         public String label() {
             return label;
         }
 
+        /**
+         * The slot's size.
+         *
+         * @return 4 or 2 bytes
+         */
         public int size() {
             return size;
         }
@@ -62,29 +88,53 @@ public record Context(
 
     /** Execution patterns: how a kernel repeats its slot (see docs/contexts.md). */
     public enum Pattern {
+        /** A root baseline ({@code nop}, {@code c.nop}). */
         BASELINE("baseline"),
+        /** Each slot reads the previous slot's result. */
         DEPENDENCY("dependency"),
+        /** Slots write rotating registers from fixed sources. */
         INDEPENDENT("independent"),
+        /** Loads on the hot buffer. */
         HOT_LOAD("hot-load"),
+        /** Stores on the hot buffer. */
         HOT_STORE("hot-store"),
+        /** {@code sp}-relative forms. */
         STACK("stack"),
+        /** {@code sp}-relative loads. */
         STACK_LOAD("stack-load"),
+        /** {@code sp}-relative stores. */
         STACK_STORE("stack-store"),
+        /** A conditional branch to the next slot, taken. */
         TAKEN("taken"),
+        /** A conditional branch to the next slot, not taken. */
         NOT_TAKEN("not-taken"),
+        /** A direct jump to the next slot. */
         DIRECT_JUMP("direct-jump"),
+        /** An indirect jump to the next slot through a register. */
         INDIRECT_JUMP("indirect-jump"),
+        /** An indirect call to the next slot. */
         CALL("call"),
+        /** A return to the next slot. */
         RET("ret"),
+        /** {@code lr} on the hot buffer. */
         RESERVATION("reservation"),
+        /** {@code sc} after an {@code lr} to the same address. */
         RESERVATION_PAIR("reservation-pair"),
+        /** An AMO on the hot buffer. */
         AMO("amo"),
+        /** FP conversions. */
         CONVERT("convert"),
+        /** FP comparisons. */
         COMPARE("compare"),
+        /** {@code fclass}. */
         CLASSIFY("classify"),
+        /** Moves between register files. */
         MOVE("move"),
+        /** CSR reads. */
         CSR_READ("csr-read"),
+        /** CSR writes. */
         CSR_WRITE("csr-write"),
+        /** Fences with their predecessor and successor sets. */
         FENCE("fence");
 
         private final String label;
@@ -93,12 +143,23 @@ public record Context(
             this.label = label;
         }
 
+        /**
+         * The pattern's name in the table and in context keys.
+         *
+         * @return e.g. {@code hot-load}
+         */
         public String label() {
             return label;
         }
     }
 
-    /** The slot with its placeholders replaced by concrete registers. */
+    /**
+     * The slot with its placeholders replaced by concrete registers.
+     *
+     * @param integerRegister replaces {@code {x}}
+     * @param floatRegister replaces {@code {f}}
+     * @return the slot's assembly
+     */
     public String slotWith(String integerRegister, String floatRegister) {
         return slot.replace("{x}", integerRegister).replace("{f}", floatRegister);
     }

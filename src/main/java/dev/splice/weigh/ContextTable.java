@@ -44,7 +44,11 @@ public final class ContextTable {
         this.byKey = m;
     }
 
-    /** Splice's own table. */
+    /**
+     * Splice's own table (docs/contexts.md).
+     *
+     * @return the table from the {@link #RESOURCE} resource
+     */
     public static ContextTable load() {
         try (InputStream in = ContextTable.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
@@ -57,7 +61,7 @@ public final class ContextTable {
     }
 
     /** Parses table text; {@code source} names it in error messages. */
-    public static ContextTable parse(String text, String source) {
+    static ContextTable parse(String text, String source) {
         List<Context> rows = new ArrayList<>();
         Map<String, Integer> lineOfKey = new HashMap<>();
         boolean header = false;
@@ -180,10 +184,21 @@ public final class ContextTable {
         return new BadInputException(source + ":" + line + ": " + why);
     }
 
+    /**
+     * Every context.
+     *
+     * @return the contexts in table order
+     */
     public List<Context> contexts() {
         return contexts;
     }
 
+    /**
+     * A context by key.
+     *
+     * @param key e.g. {@code div.dependency}
+     * @return the context, or empty when the table has none with that key
+     */
     public Optional<Context> context(String key) {
         return Optional.ofNullable(byKey.get(key));
     }
@@ -191,6 +206,10 @@ public final class ContextTable {
     /**
      * The contexts whose keys match any of the comma-separated glob patterns ({@code *} matches any
      * run of characters, {@code ?} one character), in table order; a pattern matching nothing is an error.
+     *
+     * @param patterns comma-separated globs, e.g. {@code div*,addi.*}
+     * @return the matching contexts
+     * @throws BadInputException for an empty pattern or one that matches nothing
      */
     public List<Context> select(String patterns) {
         List<java.util.regex.Pattern> globs = new ArrayList<>();

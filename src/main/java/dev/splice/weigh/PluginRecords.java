@@ -40,6 +40,22 @@ public record PluginRecords(
         List<CatalogEntry> catalog,
         Footer footer) {
 
+    /**
+     * Copies the lists.
+     *
+     * @param mode see {@link #mode()}
+     * @param apiCurrent see {@link #apiCurrent()}
+     * @param apiMinimum see {@link #apiMinimum()}
+     * @param startMarker see {@link #startMarker()}
+     * @param stopMarker see {@link #stopMarker()}
+     * @param minPc see {@link #minPc()}
+     * @param maxPc see {@link #maxPc()}
+     * @param executedInstructions see {@link #executedInstructions()}
+     * @param validationWindows see {@link #validationWindows()}
+     * @param timingWindows see {@link #timingWindows()}
+     * @param catalog see {@link #catalog()}
+     * @param footer see {@link #footer()}
+     */
     public PluginRecords {
         validationWindows = List.copyOf(validationWindows);
         timingWindows = List.copyOf(timingWindows);
@@ -48,9 +64,13 @@ public record PluginRecords(
 
     /** The plugin's modes, as named in its {@code mode=} argument. */
     public enum Mode {
+        /** Executed guest instructions of the whole run. */
         COUNT("count"),
+        /** Per window, every encoding executed between the markers. */
         VALIDATION("validation"),
+        /** Per window, the vCPU thread's CPU time at the markers. */
         TIMING("timing"),
+        /** Per encoding over the whole run, translated slots and executions. */
         CATALOG("catalog");
 
         private final String argument;
@@ -59,7 +79,11 @@ public record PluginRecords(
             this.argument = argument;
         }
 
-        /** The value of the plugin's {@code mode=} argument. */
+        /**
+         * The mode's name.
+         *
+         * @return the value of the plugin's {@code mode=} argument
+         */
         public String argument() {
             return argument;
         }
@@ -68,28 +92,56 @@ public record PluginRecords(
     /**
      * Catalog mode: one raw encoding over a whole run.
      *
+     * @param encoding the raw encoding (little-endian value)
+     * @param size its size, 2 or 4 bytes
      * @param translated instruction slots with this encoding that QEMU translated (a slot
      *     translated twice counts twice)
      * @param executed how many times those slots executed
      */
     public record CatalogEntry(long encoding, int size, long translated, long executed) {}
 
-    /** How many times one raw encoding executed inside a window. */
+    /**
+     * How many times one raw encoding executed inside a window.
+     *
+     * @param encoding the raw encoding (little-endian value)
+     * @param size its size, 2 or 4 bytes
+     * @param count executions, at least 1
+     */
     public record EncodingCount(long encoding, int size, long count) {}
 
     /**
      * A validation window: every encoding executed strictly between a start and a stop marker.
      *
+     * @param index the window's number (0, 1, 2, ...)
+     * @param startPc the start marker's address
+     * @param stopPc the stop marker's address
      * @param translations translation blocks created while the window was open
      * @param executed the sum of all counts
+     * @param encodings the encodings, by size then encoding
      */
     public record ValidationWindow(
             long index, long startPc, long stopPc, long translations, long executed, List<EncodingCount> encodings) {
+        /**
+         * Copies the encodings.
+         *
+         * @param index see {@link #index()}
+         * @param startPc see {@link #startPc()}
+         * @param stopPc see {@link #stopPc()}
+         * @param translations see {@link #translations()}
+         * @param executed see {@link #executed()}
+         * @param encodings see {@link #encodings()}
+         */
         public ValidationWindow {
             encodings = List.copyOf(encodings);
         }
 
-        /** How many times {@code encoding} of {@code size} bytes executed in this window (0 if never). */
+        /**
+         * How many times an encoding executed in this window.
+         *
+         * @param encoding the raw encoding
+         * @param size its size in bytes
+         * @return the count, 0 if never
+         */
         public long count(long encoding, int size) {
             for (EncodingCount e : encodings) {
                 if (e.encoding() == encoding && e.size() == size) {
@@ -103,9 +155,22 @@ public record PluginRecords(
     /**
      * A timing window: the vCPU thread's CPU time (CLOCK_THREAD_CPUTIME_ID, ns) at the start and
      * stop markers, and the translations inside (a window with translations is contaminated).
+     *
+     * @param index the window's number (0, 1, 2, ...)
+     * @param startPc the start marker's address
+     * @param stopPc the stop marker's address
+     * @param startNs the thread's CPU time at the start marker
+     * @param stopNs the thread's CPU time at the stop marker
+     * @param translations translation blocks created while the window was open
+     * @param timerFailed whether the clock could not be read (the failed time is 0)
      */
     public record TimingWindow(
             long index, long startPc, long stopPc, long startNs, long stopNs, long translations, boolean timerFailed) {
+        /**
+         * The window's CPU time.
+         *
+         * @return stop minus start, in ns
+         */
         public long elapsedNs() {
             return stopNs - startNs;
         }
@@ -132,14 +197,25 @@ public record PluginRecords(
             long openWindows,
             long vcpus,
             long translations) {
-        /** Whether the run had no marker, translation or timer problem and one vCPU. */
+        /**
+         * Whether the run had no marker, translation or timer problem and one vCPU.
+         *
+         * @return true when every failure counter is 0 and there was one vCPU
+         */
         public boolean clean() {
             return nestedStarts == 0 && inactiveStops == 0 && translationFailures == 0 && timerFailures == 0
                     && openWindows == 0 && vcpus == 1;
         }
     }
 
-    /** Reads and checks a record file. */
+    /**
+     * Reads and checks a record file.
+     *
+     * @param file the plugin's record file
+     * @return its records
+     * @throws IOException when the file cannot be read
+     * @throws BadInputException when it is not ASCII text or does not follow the format
+     */
     public static PluginRecords read(Path file) throws IOException {
         byte[] bytes = Files.readAllBytes(file);
         for (int i = 0; i < bytes.length; i++) {
@@ -152,7 +228,14 @@ public record PluginRecords(
         return parse(new String(bytes, StandardCharsets.US_ASCII), file.toString());
     }
 
-    /** Parses record text; {@code source} names it in error messages. */
+    /**
+     * Parses record text.
+     *
+     * @param text the file's text
+     * @param source names it in error messages
+     * @return the records
+     * @throws BadInputException when it does not follow the format
+     */
     public static PluginRecords parse(String text, String source) {
         return new PluginRecordsParser(text, source).parse();
     }

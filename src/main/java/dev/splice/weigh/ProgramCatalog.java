@@ -1,11 +1,15 @@
 package dev.splice.weigh;
 
+import dev.splice.base.BadInputException;
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Extension;
 import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
+import dev.splice.weigh.campaign.Catalog;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -15,17 +19,40 @@ import java.util.TreeMap;
  * docs/formats.md ("Program catalogs").
  */
 public final class ProgramCatalog {
-    /** One semantic key: the canonical mnemonic plus the modifiers that change behaviour. */
-    public record Entry(String key, String extension, long translated, long executed, int encodings) {}
-
     private static final Decoder DECODER = Isa.rv64().decoder(Extension.all());
     private static final String[] FENCE_SETS = {"", "w", "r", "rw", "o", "ow", "or", "orw", "i", "iw", "ir", "irw",
         "io", "iow", "ior", "iorw"};
 
     private ProgramCatalog() {}
 
-    /** Classes sorted by key. */
-    public static List<Entry> classes(List<PluginRecords.CatalogEntry> records) {
+    /**
+     * Runs a program under qemu-riscv64 with the plugin in catalog mode and catalogs what it ran.
+     *
+     * @param plugin the Splice QEMU plugin
+     * @param program a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param streams the guest's standard streams
+     * @return the catalog, its origin naming the run
+     * @throws BadInputException when the program dies of a signal (QEMU then writes no records) or runs
+     *     more than one guest thread (the plugin's counters are exact only for one)
+     */
+    public static Catalog of(QemuPlugin plugin, Path program, List<String> args, QemuRunner.Streams streams) {
+        QemuRunner.Result r = new QemuRunner(plugin)
+                .run(program, args, PluginRecords.Mode.CATALOG, Optional.empty(), streams);
+        if (r.records().isEmpty()) {
+            throw new BadInputException(program + " died of signal " + r.signal() + ": QEMU wrote no catalog");
+        }
+        PluginRecords records = r.records().get();
+        if (records.footer().vcpus() != 1) {
+            throw new BadInputException(program + " ran " + records.footer().vcpus()
+                    + " guest threads: the plugin's inline counters are exact only for one");
+        }
+        return new Catalog(new Catalog.Origin(program.toString(), args, r.exitCode(), records.footer().translations()),
+                classes(records.catalog()));
+    }
+
+    /** Classes sorted by key (no {@code count}: the plugin's counts are translations and executions). */
+    static List<Catalog.Entry> classes(List<PluginRecords.CatalogEntry> records) {
         Map<String, long[]> sums = new TreeMap<>();
         Map<String, String> extensions = new TreeMap<>();
         for (PluginRecords.CatalogEntry e : records) {
@@ -39,8 +66,8 @@ public final class ProgramCatalog {
             s[2]++;
         }
         return sums.entrySet().stream()
-                .map(x -> new Entry(x.getKey(), extensions.get(x.getKey()), x.getValue()[0], x.getValue()[1],
-                        (int) x.getValue()[2]))
+                .map(x -> new Catalog.Entry(x.getKey(), extensions.get(x.getKey()), x.getValue()[0], x.getValue()[1],
+                        -1, (int) x.getValue()[2]))
                 .toList();
     }
 

@@ -19,10 +19,22 @@ import java.util.Optional;
  */
 public final class QemuPlugin {
     /** The plugin's path relative to the repository root, where the Makefile builds it. */
-    public static final Path RELATIVE_PATH = Path.of("build", "qemu-plugin", "libsplice-plugin.so");
+    static final Path RELATIVE_PATH = Path.of("build", "qemu-plugin", "libsplice-plugin.so");
 
-    /** Guest addresses [minPc, maxPc) the validation and timing modes watch. */
+    /**
+     * Guest addresses [minPc, maxPc) the validation and timing modes watch.
+     *
+     * @param minPc the first address
+     * @param maxPc the end (exclusive), above {@code minPc} (unsigned)
+     */
     public record CodeRange(long minPc, long maxPc) {
+        /**
+         * Refuses an empty range.
+         *
+         * @param minPc the first address
+         * @param maxPc the end (exclusive)
+         * @throws IllegalArgumentException when the range is empty
+         */
         public CodeRange {
             if (Long.compareUnsigned(minPc, maxPc) >= 0) {
                 throw new IllegalArgumentException("empty code range");
@@ -37,14 +49,19 @@ public final class QemuPlugin {
     }
 
     /** A plugin at an explicit path (which must exist). */
-    public static QemuPlugin at(Path library) {
+    static QemuPlugin at(Path library) {
         if (!Files.isRegularFile(library)) {
             throw new BadInputException("the Splice QEMU plugin " + library + " does not exist");
         }
         return new QemuPlugin(library.toAbsolutePath().normalize());
     }
 
-    /** Finds the plugin as described in the class comment, or explains where it looked. */
+    /**
+     * Finds the plugin as described in the class comment.
+     *
+     * @return the plugin
+     * @throws BadInputException naming where it looked when it is not there
+     */
     public static QemuPlugin locate() {
         String property = System.getProperty("splice.plugin");
         if (property != null && !property.isEmpty()) {
@@ -68,6 +85,11 @@ public final class QemuPlugin {
         return new QemuPlugin(candidate);
     }
 
+    /**
+     * The plugin's shared library.
+     *
+     * @return its absolute path
+     */
     public Path library() {
         return library;
     }
@@ -75,6 +97,12 @@ public final class QemuPlugin {
     /**
      * The value of QEMU's {@code -plugin} option for a mode writing its records to {@code out}.
      * The code range is left to QEMU (the guest executable's code) unless given.
+     *
+     * @param mode the plugin's mode
+     * @param out where the plugin writes its records
+     * @param codeRange the guest code range to watch, if not the executable's
+     * @return the option's value
+     * @throws BadInputException when a path contains a comma (QEMU cannot pass it)
      */
     public String argument(PluginRecords.Mode mode, Path out, Optional<CodeRange> codeRange) {
         List<String> parts = new ArrayList<>();

@@ -23,9 +23,19 @@ public final class QemuRunner {
     /** The QEMU user-mode emulator Splice runs guests with. */
     public static final String QEMU = "qemu-riscv64";
 
-    /** Where the guest's standard streams go. */
+    /**
+     * Where the guest's standard streams go.
+     *
+     * @param in the guest's standard input
+     * @param out the guest's standard output
+     * @param err the guest's standard error (QEMU's and the plugin's messages too)
+     */
     public record Streams(Redirect in, Redirect out, Redirect err) {
-        /** The caller's own stdin, stdout and stderr. */
+        /**
+         * The caller's own streams.
+         *
+         * @return stdin, stdout and stderr inherited
+         */
         public static Streams inherited() {
             return new Streams(Redirect.INHERIT, Redirect.INHERIT, Redirect.INHERIT);
         }
@@ -35,9 +45,16 @@ public final class QemuRunner {
      * A finished run: the guest's exit status and, when a plugin ran, its records. The records are
      * empty only when the guest died of a signal: QEMU 7.2 then kills itself without running the
      * plugin's exit hook.
+     *
+     * @param exitCode the guest's exit status (128 + N when signal N killed it)
+     * @param records the plugin's records
      */
     public record Result(int exitCode, Optional<PluginRecords> records) {
-        /** The signal that killed the guest, or 0. */
+        /**
+         * The signal that killed the guest.
+         *
+         * @return the signal number, or 0
+         */
         public int signal() {
             return exitCode > 128 && exitCode < 128 + 65 ? exitCode - 128 : 0;
         }
@@ -45,11 +62,23 @@ public final class QemuRunner {
 
     private final QemuPlugin plugin;
 
+    /**
+     * A runner that loads {@code plugin} when a mode asks for it.
+     *
+     * @param plugin the Splice QEMU plugin ({@link QemuPlugin#locate()})
+     */
     public QemuRunner(QemuPlugin plugin) {
         this.plugin = plugin;
     }
 
-    /** Runs the guest without a plugin. */
+    /**
+     * Runs the guest without a plugin.
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param streams its standard streams
+     * @return the guest's exit status (128 + N when signal N killed it)
+     */
     public static int runPlain(Path binary, List<String> args, Streams streams) {
         return run(command(binary, args, List.of()), streams);
     }
@@ -58,13 +87,34 @@ public final class QemuRunner {
      * Runs the guest with the plugin in {@code mode}; the records are checked and returned. A run
      * that ends without records is an error, unless the guest died of a signal (then the result
      * has no records).
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param mode the plugin's mode
+     * @param range the guest code range the plugin watches (default: the executable's code)
+     * @param streams the guest's standard streams
+     * @return the exit status and the records
+     * @throws BadInputException when QEMU ends without records for another reason than a signal, or
+     *     the records do not parse
      */
     public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
             Streams streams) {
         return run(binary, args, mode, range, streams, Optional.empty());
     }
 
-    /** As {@link #run(Path, List, PluginRecords.Mode, Optional, Streams)}, also copying the raw record file to {@code keep}. */
+    /**
+     * As {@link #run(Path, List, PluginRecords.Mode, Optional, Streams)}, also copying the raw record
+     * file.
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param mode the plugin's mode
+     * @param range the guest code range the plugin watches (default: the executable's code)
+     * @param streams the guest's standard streams
+     * @param keep where to copy the record file, if anywhere
+     * @return the exit status and the records
+     * @throws BadInputException as the other {@code run}
+     */
     public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
             Streams streams, Optional<Path> keep) {
         Path dir = createTempDirectory();
@@ -95,6 +145,12 @@ public final class QemuRunner {
      * Runs the guest in count mode and returns its exit status and exact executed-instruction
      * count; no count when the guest died of a signal (QEMU writes no records then); refused when
      * the count cannot be exact (more than one guest thread).
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param streams its standard streams
+     * @return the exit status and the count
+     * @throws BadInputException when the guest runs more than one thread
      */
     public CountedRun count(Path binary, List<String> args, Streams streams) {
         Result result = run(binary, args, PluginRecords.Mode.COUNT, Optional.empty(), streams);
@@ -113,9 +169,18 @@ public final class QemuRunner {
         return new CountedRun(result.exitCode(), records.executedInstructions());
     }
 
-    /** A run in count mode: the exit status and the count (empty when the guest died of a signal). */
+    /**
+     * A run in count mode.
+     *
+     * @param exitCode the guest's exit status (128 + N when signal N killed it)
+     * @param executedInstructions the exact count, empty when the guest died of a signal
+     */
     public record CountedRun(int exitCode, OptionalLong executedInstructions) {
-        /** The signal that killed the guest, or 0. */
+        /**
+         * The signal that killed the guest.
+         *
+         * @return the signal number, or 0
+         */
         public int signal() {
             return new Result(exitCode, Optional.empty()).signal();
         }

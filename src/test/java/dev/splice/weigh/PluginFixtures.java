@@ -19,17 +19,17 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /** Runs the plugin the Makefile built and the independent oracles the plugin tests compare against. */
-final class PluginFixtures {
+public final class PluginFixtures {
     private PluginFixtures() {}
 
     /** The plugin `make plugin` built; missing fails the test. */
-    static Path pluginLibrary() {
+    public static Path pluginLibrary() {
         Path p = TestPrograms.root().resolve(QemuPlugin.RELATIVE_PATH);
         assertTrue(Files.isRegularFile(p), p + " is missing: run 'make plugin' (make test does)");
         return p;
     }
 
-    static QemuRunner runner() {
+    public static QemuRunner runner() {
         Tools.require(QemuRunner.QEMU);
         return new QemuRunner(QemuPlugin.at(pluginLibrary()));
     }
@@ -38,7 +38,7 @@ final class PluginFixtures {
      * Runs a test program under the plugin. Its stdout goes to a regular file, as in
      * {@link #singleStepCount}: the C library behaves differently on /dev/null or a pipe.
      */
-    static QemuRunner.Result run(PluginRecords.Mode mode, Path binary, String... args) {
+    public static QemuRunner.Result run(PluginRecords.Mode mode, Path binary, String... args) {
         try {
             Path out = Files.createTempFile("splice-guest", ".out");
             try {
@@ -57,7 +57,7 @@ final class PluginFixtures {
      * The independent count: QEMU without any plugin, one instruction per translation block and no
      * chaining, logging every block it executes ({@code -singlestep -d exec,nochain}).
      */
-    static long singleStepCount(Path binary, String... args) {
+    public static long singleStepCount(Path binary, String... args) {
         try {
             Path log = Files.createTempFile("splice-exec", ".log");
             try {
@@ -80,7 +80,7 @@ final class PluginFixtures {
      * The guest PCs QEMU executed, in order, from its single-step exec log (no plugin): the
      * second field of each "Trace" line's bracket.
      */
-    static List<Long> singleStepPcs(Path binary, String... args) {
+    public static List<Long> singleStepPcs(Path binary, String... args) {
         try {
             Path log = Files.createTempFile("splice-exec", ".log");
             try {
@@ -105,7 +105,7 @@ final class PluginFixtures {
     }
 
     /** Every instruction GNU objdump disassembles in {@code binary}: address to {encoding, size}. */
-    static java.util.Map<Long, long[]> objdumpInstructions(Path binary) {
+    public static java.util.Map<Long, long[]> objdumpInstructions(Path binary) {
         Tools.Result r = Tools.run("riscv64-linux-gnu-objdump", "-d", binary.toString()).checked("objdump");
         java.util.Map<Long, long[]> m = new java.util.HashMap<>();
         for (String line : r.stdout().split("\n")) {
@@ -121,7 +121,7 @@ final class PluginFixtures {
     private static final Pattern ENCODING = Pattern.compile("encoding: \\[([^\\]]*)\\]");
 
     /** The encoding of one instruction as llvm-mc-22 assembles it, little-endian bytes to a number. */
-    static long llvmMcEncoding(String instruction, String attributes) {
+    public static long llvmMcEncoding(String instruction, String attributes) {
         Tools.Result r = Tools.run(List.of("llvm-mc-22", "--triple=riscv64", "-mattr=" + attributes, "-show-encoding"),
                 instruction + "\n", 60).checked("llvm-mc-22 " + instruction);
         Matcher m = ENCODING.matcher(r.stdout());
@@ -137,7 +137,7 @@ final class PluginFixtures {
     }
 
     /** Size in bytes of what llvm-mc-22 assembles {@code instruction} to. */
-    static int llvmMcSize(String instruction, String attributes) {
+    public static int llvmMcSize(String instruction, String attributes) {
         Tools.Result r = Tools.run(List.of("llvm-mc-22", "--triple=riscv64", "-mattr=" + attributes, "-show-encoding"),
                 instruction + "\n", 60).checked("llvm-mc-22 " + instruction);
         Matcher m = ENCODING.matcher(r.stdout());
@@ -146,7 +146,7 @@ final class PluginFixtures {
     }
 
     /** Addresses of the lines of GNU objdump's disassembly of {@code binary} that contain {@code text}. */
-    static List<Long> objdumpAddresses(Path binary, String text) {
+    public static List<Long> objdumpAddresses(Path binary, String text) {
         Tools.Result r = Tools.run("riscv64-linux-gnu-objdump", "-d", binary.toString()).checked("objdump");
         List<Long> addresses = new ArrayList<>();
         for (String line : r.stdout().split("\n")) {
@@ -160,7 +160,7 @@ final class PluginFixtures {
     }
 
     /** The machine word GNU objdump shows on the instruction line at {@code address}. */
-    static long objdumpWord(Path binary, long address) {
+    public static long objdumpWord(Path binary, long address) {
         Tools.Result r = Tools.run("riscv64-linux-gnu-objdump", "-d", binary.toString()).checked("objdump");
         String prefix = Long.toHexString(address) + ":";
         for (String line : r.stdout().split("\n")) {
@@ -173,7 +173,7 @@ final class PluginFixtures {
         return 0;
     }
 
-    static void assertClean(PluginRecords records) {
+    public static void assertClean(PluginRecords records) {
         assertEquals(0, records.footer().translationFailures(), "translation failures");
         assertEquals(0, records.footer().timerFailures(), "timer failures");
         assertEquals(0, records.footer().openWindows(), "open windows");

@@ -109,8 +109,8 @@ class ProbeProgramTest {
         Path out = tmp.resolve("out");
         Tools.Result r = Tools.run(List.of("sh", "-c", "qemu-riscv64 " + elf + " > " + out), "", 120);
         assertEquals(0, r.exitCode(), r.stderr());
-        dev.splice.weigh.measure.GuestClock clock =
-                dev.splice.weigh.measure.GuestClock.parse(Files.readAllBytes(out), p.windows().size(), "out");
+        dev.splice.weigh.campaign.GuestClock clock =
+                dev.splice.weigh.campaign.GuestClock.parse(Files.readAllBytes(out), p.windows().size(), "out");
         // user-mode rdtime is the host TSC: between 0.1 and 10 ticks per ns, never a 10 MHz timebase (0.01)
         assertTrue(clock.ticksPerNs() > 0.1 && clock.ticksPerNs() < 10, "ticks/ns " + clock.ticksPerNs());
         for (int i = 0; i < p.windows().size(); i++) {

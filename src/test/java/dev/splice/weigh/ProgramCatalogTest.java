@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.splice.cli.Main;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
-import dev.splice.weigh.map.Catalog;
+import dev.splice.weigh.campaign.Catalog;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashSet;

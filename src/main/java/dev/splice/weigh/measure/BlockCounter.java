@@ -25,11 +25,11 @@ import java.util.Optional;
  * plugin passes, and with QEMU's {@code -d exec,nochain} log, which names every executed block's
  * first guest address; blocks starting inside a kernel function are that kernel's.
  */
-public final class BlockCounter {
+final class BlockCounter {
     private BlockCounter() {}
 
     /** Blocks per call, per context (kernel). */
-    public static Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf, QemuPlugin plugin) {
+    static Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf, QemuPlugin plugin) {
         Path dir;
         try {
             dir = Files.createTempDirectory("splice-blocks");

@@ -16,24 +16,24 @@ import java.util.TreeSet;
  * exactly {@code batch} more times in the probe window than in the baseline window, and probe minus
  * baseline equals, for every raw encoding, calls x (probe kernel - baseline kernel) as generated.
  */
-public final class Closure {
+final class Closure {
     /** The check of one pair. */
-    public record PairCheck(int pair, String context, long targetCount, long batch, boolean closed, String mismatch) {
-        public boolean ok() {
+    record PairCheck(int pair, String context, long targetCount, long batch, boolean closed, String mismatch) {
+        boolean ok() {
             return closed && targetCount == batch;
         }
     }
 
     /** The check of one run's validation records. */
-    public record RunCheck(int windowsExpected, int windowsSeen, List<PairCheck> pairs, PluginRecords.Footer footer) {
-        public boolean closed() {
+    record RunCheck(int windowsExpected, int windowsSeen, List<PairCheck> pairs, PluginRecords.Footer footer) {
+        boolean closed() {
             return windowsExpected == windowsSeen && footer.clean() && pairs.stream().allMatch(PairCheck::ok);
         }
     }
 
     private Closure() {}
 
-    public static RunCheck check(ProbeProgram.Probe probe, PluginRecords records) {
+    static RunCheck check(ProbeProgram.Probe probe, PluginRecords records) {
         List<ValidationWindow> windows = records.validationWindows();
         List<PairCheck> checks = new ArrayList<>();
         if (windows.size() == probe.windows().size()) {

@@ -1,10 +1,5 @@
 package dev.splice.weigh.measure;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
 import dev.splice.weigh.Context;
@@ -12,6 +7,15 @@ import dev.splice.weigh.ContextTable;
 import dev.splice.weigh.PluginRecords;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
+import dev.splice.weigh.campaign.BlockCounts;
+import dev.splice.weigh.campaign.CampaignClosure;
+import dev.splice.weigh.campaign.CampaignLayout;
+import dev.splice.weigh.campaign.FinishedRun;
+import dev.splice.weigh.campaign.GuestClock;
+import dev.splice.weigh.campaign.Manifest;
+import dev.splice.weigh.campaign.PairRow;
+import dev.splice.weigh.campaign.PairRows;
+import dev.splice.weigh.campaign.RunClosure;
 import dev.splice.weigh.probe.ProbeOptions;
 import dev.splice.weigh.probe.ProbePair;
 import dev.splice.weigh.probe.ProbeProgram;
@@ -27,6 +31,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,10 +46,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * directory documented in docs/formats.md ("Measurement campaign").
  */
 public final class MeasureCampaign {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final ObjectMapper LINE = new ObjectMapper();
-
-    /** What the campaign did. */
+    /**
+     * What the campaign did.
+     *
+     * @param dir the campaign directory
+     * @param closed whether validation closed for every run ({@code closure.json})
+     * @param runs runs in the campaign
+     * @param resumedRuns runs kept from an earlier campaign
+     * @param pairs pairs measured
+     * @param windows windows measured
+     */
     public record Result(Path dir, boolean closed, int runs, int resumedRuns, int pairs, long windows) {}
 
     private final MeasureOptions options;
@@ -53,6 +64,14 @@ public final class MeasureCampaign {
     private final QemuPlugin plugin;
     private final Progress progress;
 
+    /**
+     * A campaign, not yet run.
+     *
+     * @param options what to measure and where to write it
+     * @param table the context table ({@link ContextTable#load()})
+     * @param plugin the Splice QEMU plugin ({@link QemuPlugin#locate()})
+     * @param progress receives passes done out of all passes
+     */
     public MeasureCampaign(MeasureOptions options, ContextTable table, QemuPlugin plugin, Progress progress) {
         this.options = options;
         this.table = table;
@@ -62,7 +81,7 @@ public final class MeasureCampaign {
     }
 
     /** The contexts a pattern list selects that can be measured (a baseline, and qemu-riscv64 runs them). */
-    public static List<Context> targets(ContextTable table, String patterns) {
+    private static List<Context> targets(ContextTable table, String patterns) {
         List<Context> selected = table.select(patterns);
         List<Context> out = selected.stream().filter(c -> c.baseline().isPresent() && c.runsOnQemu()).toList();
         if (out.isEmpty()) {
@@ -72,16 +91,22 @@ public final class MeasureCampaign {
         return out;
     }
 
+    /**
+     * Runs every run that is not already finished and writes the campaign directory.
+     *
+     * @return what the campaign did (a campaign whose validation did not close still writes every file)
+     * @throws BadInputException when the patterns select nothing measurable or a pass fails
+     */
     public Result run() {
         Instant started = Instant.now();
-        Path dir = options.out();
+        CampaignLayout dir = layout();
         List<Context> targets = targets(table, options.contexts());
         List<RunPlan> plans = new ArrayList<>();
         for (int i = 1; i <= options.runs(); i++) {
-            String id = String.format("run-%02d", i);
+            String id = CampaignLayout.runName(i);
             long seed = options.runSeed(i);
             ProbeProgram.Probe probe = ProbeProgram.generate(table, targets, ProbeOptions.of(seed, options.rounds()));
-            plans.add(new RunPlan(id, seed, probe, dir.resolve("runs").resolve(id), sha256(probe.elf())));
+            plans.add(new RunPlan(id, seed, probe, dir.run(id), sha256(probe.elf())));
         }
         List<RunPlan> todo = new ArrayList<>();
         int resumed = 0;
@@ -113,49 +138,47 @@ public final class MeasureCampaign {
     /** Translation blocks per kernel call, from a small probe of the same kernels (blocks.json). */
     private Map<String, Double> countBlocks(List<Context> targets) {
         ProbeProgram.Probe small = ProbeProgram.generate(table, targets, new ProbeOptions(options.seed(), 1, List.of(1), 2));
-        Path elf = options.out().resolve("blocks-probe.elf");
+        Path elf = layout().blocksProbe();
         AtomicFiles.write(elf, small.elf());
         elf.toFile().setExecutable(true);
         Map<String, Double> blocks = BlockCounter.blocksPerCall(small, elf, plugin);
-        ObjectNode root = LINE.createObjectNode();
-        root.put("method", "qemu-riscv64 -d exec,nochain with the plugin loaded (count mode); blocks starting in a kernel "
-                + "function per kernel call; probe blocks-probe.elf, every kernel called 1 + 2 (warm-up) times per window");
-        ObjectNode contexts = root.putObject("contexts");
-        blocks.forEach((k, v) -> {
-            ObjectNode n = contexts.putObject(k);
-            n.put("blocks_per_call", v);
-            n.put("slots_per_block", v > 0 ? ProbeProgram.SLOTS / v : 0);
-        });
-        AtomicFiles.write(options.out().resolve("blocks.json"), json(root));
+        Map<String, BlockCounts.Kernel> kernels = new LinkedHashMap<>();
+        blocks.forEach((k, v) -> kernels.put(k, new BlockCounts.Kernel(v, v > 0 ? ProbeProgram.SLOTS / v : 0)));
+        new BlockCounts("qemu-riscv64 -d exec,nochain with the plugin loaded (count mode); blocks starting in a kernel "
+                + "function per kernel call; probe blocks-probe.elf, every kernel called 1 + 2 (warm-up) times per window",
+                kernels).write(layout().blocks());
         return blocks;
     }
 
-    private record RunPlan(String id, long seed, ProbeProgram.Probe probe, Path dir, String sha256) {
+    private CampaignLayout layout() {
+        return new CampaignLayout(options.out());
+    }
+
+    private record RunPlan(String id, long seed, ProbeProgram.Probe probe, CampaignLayout.Run files, String sha256) {
         Path elf() {
-            return dir.resolve("probe.elf");
+            return files.probe();
         }
     }
 
     private boolean finished(RunPlan p) {
-        Path done = p.dir().resolve("run.json");
-        if (!Files.isRegularFile(done)) {
+        CampaignLayout.Run files = p.files();
+        if (!Files.isRegularFile(files.finished())) {
             return false;
         }
         try {
-            JsonNode n = LINE.readTree(done.toFile());
-            return p.sha256().equals(n.path("probe_sha256").asText())
-                    && Files.isRegularFile(p.dir().resolve("pairs.jsonl"))
-                    && Files.isRegularFile(p.dir().resolve("pairs-off.jsonl"))
-                    && Files.isRegularFile(p.dir().resolve("closure.json"));
-        } catch (IOException e) {
+            return p.sha256().equals(FinishedRun.read(files.finished()).probeSha256())
+                    && Files.isRegularFile(files.pairs())
+                    && Files.isRegularFile(files.pairsOff())
+                    && Files.isRegularFile(files.closure());
+        } catch (BadInputException | UncheckedIOException e) {
             return false;
         }
     }
 
     private void prepare(RunPlan p) {
         try {
-            Files.createDirectories(p.dir());
-            Files.deleteIfExists(p.dir().resolve("run.json"));
+            Files.createDirectories(p.files().dir());
+            Files.deleteIfExists(p.files().finished());
             AtomicFiles.write(p.elf(), p.probe().elf());
             p.elf().toFile().setExecutable(true);
         } catch (IOException e) {
@@ -192,11 +215,10 @@ public final class MeasureCampaign {
         }
     }
 
-    private PluginRecords pluginPass(RunPlan p, PluginRecords.Mode mode, String name) {
-        Path out = p.dir().resolve(name + ".clock");
+    private PluginRecords pluginPass(RunPlan p, PluginRecords.Mode mode, String name, Path clock, Path records) {
         QemuRunner.Result r = runner.run(p.elf(), List.of(), mode, Optional.empty(),
-                new QemuRunner.Streams(Redirect.PIPE, Redirect.to(out.toFile()), Redirect.INHERIT),
-                Optional.of(p.dir().resolve(name + ".records")));
+                new QemuRunner.Streams(Redirect.PIPE, Redirect.to(clock.toFile()), Redirect.INHERIT),
+                Optional.of(records));
         if (r.exitCode() != 0 || r.records().isEmpty()) {
             throw new BadInputException(p.elf() + ": the probe exited with status " + r.exitCode() + " in the "
                     + name + " pass");
@@ -205,17 +227,17 @@ public final class MeasureCampaign {
     }
 
     private void validate(RunPlan p) {
-        PluginRecords records = pluginPass(p, PluginRecords.Mode.VALIDATION, "validation");
-        Closure.RunCheck check = Closure.check(p.probe(), records);
-        AtomicFiles.write(p.dir().resolve("closure.json"), json(closureJson(p.id(), check)));
+        PluginRecords records = pluginPass(p, PluginRecords.Mode.VALIDATION, "validation", p.files().validationClock(),
+                p.files().validationRecords());
+        closure(p.id(), Closure.check(p.probe(), records)).write(p.files().closure());
     }
 
     private void timeRun(RunPlan p) {
-        pluginPass(p, PluginRecords.Mode.TIMING, "timing");
+        pluginPass(p, PluginRecords.Mode.TIMING, "timing", p.files().timingClock(), p.files().timingRecords());
     }
 
     private void offRun(RunPlan p) {
-        Path out = p.dir().resolve("off.clock");
+        Path out = p.files().offClock();
         int exit = QemuRunner.runPlain(p.elf(), List.of(),
                 new QemuRunner.Streams(Redirect.PIPE, Redirect.to(out.toFile()), Redirect.INHERIT));
         if (exit != 0) {
@@ -226,54 +248,33 @@ public final class MeasureCampaign {
     /** Per-run pairs from the timing and plugin-off passes; run.json last, so a finished run is complete. */
     private void writeRun(RunPlan p) {
         try {
+            CampaignLayout.Run files = p.files();
             int windows = p.probe().windows().size();
-            PluginRecords timing = PluginRecords.read(p.dir().resolve("timing.records"));
+            PluginRecords timing = PluginRecords.read(files.timingRecords());
             if (timing.timingWindows().size() != windows) {
-                throw new BadInputException(p.dir().resolve("timing.records") + ": " + timing.timingWindows().size()
+                throw new BadInputException(files.timingRecords() + ": " + timing.timingWindows().size()
                         + " windows, the probe has " + windows);
             }
-            GuestClock on = GuestClock.parse(Files.readAllBytes(p.dir().resolve("timing.clock")), windows,
-                    p.dir().resolve("timing.clock").toString());
-            GuestClock off = GuestClock.parse(Files.readAllBytes(p.dir().resolve("off.clock")), windows,
-                    p.dir().resolve("off.clock").toString());
-            StringBuilder onRows = new StringBuilder();
-            StringBuilder offRows = new StringBuilder();
+            GuestClock on = GuestClock.parse(Files.readAllBytes(files.timingClock()), windows,
+                    files.timingClock().toString());
+            GuestClock off = GuestClock.parse(Files.readAllBytes(files.offClock()), windows, files.offClock().toString());
+            List<PairRow> onRows = new ArrayList<>();
+            List<PairRow> offRows = new ArrayList<>();
             List<ProbePair> pairs = p.probe().pairs();
             for (ProbePair pair : pairs) {
                 double position = pairs.size() == 1 ? 0 : (double) pair.index() / (pairs.size() - 1);
                 PluginRecords.TimingWindow pw = timing.timingWindows().get(pair.probeWindow());
                 PluginRecords.TimingWindow bw = timing.timingWindows().get(pair.baselineWindow());
-                ObjectNode row = row(p, pair, position);
-                boolean timersOk = !pw.timerFailed() && !bw.timerFailed();
-                row.put("probe_ns", timersOk ? pw.elapsedNs() : null);
-                row.put("baseline_ns", timersOk ? bw.elapsedNs() : null);
-                row.put("probe_guest_ns", round(on.windowNs(pair.probeWindow())));
-                row.put("baseline_guest_ns", round(on.windowNs(pair.baselineWindow())));
-                row.put("translations", pw.translations() + bw.translations());
-                if (timersOk) {
-                    onRows.append(LINE.writeValueAsString(row)).append('\n');
+                if (!pw.timerFailed() && !bw.timerFailed()) {
+                    onRows.add(row(p, pair, position, pw.elapsedNs(), bw.elapsedNs(), on,
+                            (int) (pw.translations() + bw.translations())));
                 }
-                ObjectNode offRow = row(p, pair, position);
-                offRow.putNull("probe_ns");
-                offRow.putNull("baseline_ns");
-                offRow.put("probe_guest_ns", round(off.windowNs(pair.probeWindow())));
-                offRow.put("baseline_guest_ns", round(off.windowNs(pair.baselineWindow())));
-                offRow.putNull("translations");
-                offRows.append(LINE.writeValueAsString(offRow)).append('\n');
+                offRows.add(row(p, pair, position, Double.NaN, Double.NaN, off, null));
             }
-            AtomicFiles.write(p.dir().resolve("pairs.jsonl"), onRows.toString());
-            AtomicFiles.write(p.dir().resolve("pairs-off.jsonl"), offRows.toString());
-            ObjectNode done = LINE.createObjectNode();
-            done.put("run", p.id());
-            done.put("seed", p.seed());
-            done.put("probe_sha256", p.sha256());
-            done.put("pairs", pairs.size());
-            done.put("windows", windows);
-            done.put("guest_ticks_per_ns_timing", on.ticksPerNs());
-            done.put("guest_ticks_per_ns_off", off.ticksPerNs());
-            done.set("timing_footer", footerJson(timing.footer()));
-            done.put("finished", Instant.now().toString());
-            AtomicFiles.write(p.dir().resolve("run.json"), json(done));
+            AtomicFiles.write(files.pairs(), PairRows.lines(onRows));
+            AtomicFiles.write(files.pairsOff(), PairRows.lines(offRows));
+            new FinishedRun(p.id(), p.seed(), p.sha256(), pairs.size(), windows, on.ticksPerNs(), off.ticksPerNs(),
+                    timing.footer(), Instant.now().toString()).write(files.finished());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -283,147 +284,84 @@ public final class MeasureCampaign {
         return Math.round(ns * 1000) / 1000.0;
     }
 
-    private ObjectNode row(RunPlan p, ProbePair pair, double position) {
-        ObjectNode row = LINE.createObjectNode();
-        row.put("run", p.id());
-        row.put("context", pair.context());
-        row.put("baseline", pair.baseline());
-        row.put("batch", pair.batch());
-        row.put("order", pair.order());
-        row.put("round", pair.round());
-        row.put("position", position);
-        row.put("calls", pair.calls());
-        row.put("probe_window", pair.probeWindow());
-        row.put("baseline_window", pair.baselineWindow());
-        return row;
+    /** A pair row: the thread CPU times given, the guest times from {@code clock}. */
+    private static PairRow row(RunPlan p, ProbePair pair, double position, double probeNs, double baselineNs,
+            GuestClock clock, Integer translations) {
+        return new PairRow(p.id(), pair.context(), pair.baseline(), null, pair.batch(),
+                PairRow.Order.valueOf(pair.order()), pair.round(), position,
+                new PairRow.Windows(pair.calls(), pair.probeWindow(), pair.baselineWindow()), probeNs, baselineNs,
+                round(clock.windowNs(pair.probeWindow())), round(clock.windowNs(pair.baselineWindow())), translations);
     }
 
-    private ObjectNode closureJson(String run, Closure.RunCheck check) {
-        ObjectNode n = LINE.createObjectNode();
-        n.put("run", run);
-        n.put("closed", check.closed());
-        n.put("windows_expected", check.windowsExpected());
-        n.put("windows_seen", check.windowsSeen());
-        n.put("pairs", check.pairs().size());
-        n.put("pairs_closed", check.pairs().stream().filter(Closure.PairCheck::ok).count());
-        n.set("footer", footerJson(check.footer()));
-        ArrayNode failures = n.putArray("failures");
-        check.pairs().stream().filter(c -> !c.ok()).limit(20).forEach(c -> {
-            ObjectNode f = failures.addObject();
-            f.put("pair", c.pair());
-            f.put("context", c.context());
-            f.put("target_count", c.targetCount());
-            f.put("batch", c.batch());
-            f.put("mismatch", c.mismatch());
-        });
-        return n;
-    }
-
-    private static ObjectNode footerJson(PluginRecords.Footer f) {
-        ObjectNode n = LINE.createObjectNode();
-        n.put("windows", f.windows());
-        n.put("nested_starts", f.nestedStarts());
-        n.put("inactive_stops", f.inactiveStops());
-        n.put("translation_failures", f.translationFailures());
-        n.put("timer_failures", f.timerFailures());
-        n.put("open_windows", f.openWindows());
-        n.put("vcpus", f.vcpus());
-        n.put("translations", f.translations());
-        return n;
+    private static RunClosure closure(String run, Closure.RunCheck check) {
+        List<RunClosure.Failure> failures = check.pairs().stream().filter(c -> !c.ok()).limit(RunClosure.MAX_FAILURES)
+                .map(c -> new RunClosure.Failure(c.pair(), c.context(), c.targetCount(), c.batch(), c.mismatch()))
+                .toList();
+        return new RunClosure(run, check.closed(), check.windowsExpected(), check.windowsSeen(), check.pairs().size(),
+                check.pairs().stream().filter(Closure.PairCheck::ok).count(), check.footer(), failures);
     }
 
     private Result writeCampaign(List<RunPlan> plans, List<Context> targets, Instant started, int resumed,
             Map<String, Double> blocks) {
         try {
-            Path dir = options.out();
+            CampaignLayout dir = layout();
             StringBuilder on = new StringBuilder();
             StringBuilder off = new StringBuilder();
-            ObjectNode closure = LINE.createObjectNode();
             boolean closed = true;
-            String[] counters = {"nested_starts", "inactive_stops", "translation_failures", "timer_failures",
-                "open_windows"};
-            long[] sums = new long[counters.length];
-            ArrayNode runs = LINE.createArrayNode();
-            ArrayNode manifestRuns = LINE.createArrayNode();
+            long nested = 0;
+            long inactive = 0;
+            long translationFailures = 0;
+            long timerFailures = 0;
+            long open = 0;
+            List<RunClosure> runs = new ArrayList<>();
+            List<Manifest.Run> manifestRuns = new ArrayList<>();
             long windows = 0;
             int pairCount = 0;
             for (RunPlan p : plans) {
-                on.append(Files.readString(p.dir().resolve("pairs.jsonl")));
-                off.append(Files.readString(p.dir().resolve("pairs-off.jsonl")));
-                JsonNode c = LINE.readTree(p.dir().resolve("closure.json").toFile());
-                JsonNode r = LINE.readTree(p.dir().resolve("run.json").toFile());
-                boolean timingClean = true;
-                for (int i = 0; i < counters.length; i++) {
-                    sums[i] += c.path("footer").path(counters[i]).asLong() + r.path("timing_footer").path(counters[i]).asLong();
-                    timingClean &= r.path("timing_footer").path(counters[i]).asLong() == 0;
-                }
-                closed &= c.path("closed").asBoolean() && timingClean;
+                on.append(Files.readString(p.files().pairs()));
+                off.append(Files.readString(p.files().pairsOff()));
+                RunClosure c = RunClosure.read(p.files().closure());
+                FinishedRun r = FinishedRun.read(p.files().finished());
+                PluginRecords.Footer v = c.footer();
+                PluginRecords.Footer t = r.timingFooter();
+                nested += v.nestedStarts() + t.nestedStarts();
+                inactive += v.inactiveStops() + t.inactiveStops();
+                translationFailures += v.translationFailures() + t.translationFailures();
+                timerFailures += v.timerFailures() + t.timerFailures();
+                open += v.openWindows() + t.openWindows();
+                closed &= c.closed() && t.nestedStarts() == 0 && t.inactiveStops() == 0 && t.translationFailures() == 0
+                        && t.timerFailures() == 0 && t.openWindows() == 0;
                 runs.add(c);
-                ObjectNode m = manifestRuns.addObject();
-                m.put("run", p.id());
-                m.put("seed", p.seed());
-                m.put("probe_sha256", p.sha256());
-                m.put("finished", r.path("finished").asText());
-                m.put("guest_ticks_per_ns", r.path("guest_ticks_per_ns_timing").asDouble());
-                windows += r.path("windows").asLong();
-                pairCount += r.path("pairs").asInt();
+                manifestRuns.add(new Manifest.Run(p.id(), p.seed(), p.sha256(), r.finished(), r.guestTicksPerNsTiming()));
+                windows += r.windows();
+                pairCount += r.pairs();
             }
-            closure.put("closed", closed);
-            for (int i = 0; i < counters.length; i++) {
-                closure.put(counters[i], sums[i]);
-            }
-            closure.set("runs", runs);
-            AtomicFiles.write(dir.resolve("pairs.jsonl"), on.toString());
-            AtomicFiles.write(dir.resolve("pairs-off.jsonl"), off.toString());
-            AtomicFiles.write(dir.resolve("closure.json"), json(closure));
-            ObjectNode manifest = manifest(plans, targets, started, manifestRuns);
-            ObjectNode b = manifest.putObject("blocks_per_call");
-            blocks.forEach(b::put);
-            AtomicFiles.write(dir.resolve("manifest.json"), json(manifest));
-            return new Result(dir, closed, plans.size(), resumed, pairCount, windows);
+            AtomicFiles.write(dir.pairs(), on.toString());
+            AtomicFiles.write(dir.pairsOff(), off.toString());
+            new CampaignClosure(closed, nested, inactive, translationFailures, timerFailures, open, runs)
+                    .write(dir.closure());
+            manifest(plans, targets, started, manifestRuns, blocks).write(dir.manifest());
+            return new Result(dir.dir(), closed, plans.size(), resumed, pairCount, windows);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private ObjectNode manifest(List<RunPlan> plans, List<Context> targets, Instant started, ArrayNode runs) {
-        ObjectNode m = LINE.createObjectNode();
-        m.put("schema", "splice.weigh.campaign/1");
-        ObjectNode host = m.putObject("host");
-        host.put("hostname", readTrimmed(Path.of("/proc/sys/kernel/hostname")));
-        host.put("cpu_model", cpuModel());
-        host.put("cpus", Runtime.getRuntime().availableProcessors());
-        host.put("kernel", readTrimmed(Path.of("/proc/sys/kernel/osrelease")));
-        host.put("qemu", qemuVersion());
-        host.put("java", System.getProperty("java.version"));
-        ObjectNode hashes = m.putObject("sha256");
-        hashes.put("plugin", sha256(readAll(plugin.library())));
-        hashes.put("context_table", sha256(contextTableBytes()));
-        ObjectNode o = m.putObject("options");
-        o.put("profile", options.profile());
-        o.put("contexts", options.contexts());
-        o.put("runs", options.runs());
-        o.put("rounds", options.rounds());
-        o.put("seed", options.seed());
-        o.put("jobs", options.jobs());
-        o.put("slots", ProbeProgram.SLOTS);
-        ArrayNode batches = o.putArray("batches");
-        ProbeOptions.DEFAULT_CALLS.forEach(c -> batches.add(c * ProbeProgram.SLOTS));
-        o.put("warmup_calls", 2);
-        ArrayNode contexts = m.putArray("contexts");
-        plans.get(0).probe().contexts().forEach(contexts::add);
-        ArrayNode selected = m.putArray("selected");
-        targets.forEach(c -> selected.add(c.key()));
-        ArrayNode baselines = m.putArray("baselines");
-        for (String c : plans.get(0).probe().contexts()) {
-            ObjectNode b = baselines.addObject();
-            b.put("context", c);
-            b.put("baseline", table.context(c).flatMap(Context::baseline).orElse(""));
-        }
-        m.put("started", started.toString());
-        m.put("finished", Instant.now().toString());
-        m.set("runs", runs);
-        return m;
+    private Manifest manifest(List<RunPlan> plans, List<Context> targets, Instant started, List<Manifest.Run> runs,
+            Map<String, Double> blocks) {
+        Manifest.Host host = new Manifest.Host(readTrimmed(Path.of("/proc/sys/kernel/hostname")), cpuModel(),
+                Runtime.getRuntime().availableProcessors(), readTrimmed(Path.of("/proc/sys/kernel/osrelease")),
+                qemuVersion(), System.getProperty("java.version"));
+        Manifest.Hashes hashes = new Manifest.Hashes(sha256(readAll(plugin.library())), sha256(contextTableBytes()));
+        Manifest.Options o = new Manifest.Options(options.profile(), options.contexts(), options.runs(),
+                options.rounds(), options.seed(), options.jobs(), ProbeProgram.SLOTS,
+                ProbeOptions.DEFAULT_CALLS.stream().map(c -> c * ProbeProgram.SLOTS).toList(), 2);
+        List<String> contexts = plans.get(0).probe().contexts();
+        List<Manifest.Baseline> baselines = contexts.stream()
+                .map(c -> new Manifest.Baseline(c, table.context(c).flatMap(Context::baseline).orElse("")))
+                .toList();
+        return new Manifest(host, hashes, o, contexts, targets.stream().map(Context::key).toList(), baselines,
+                started.toString(), Instant.now().toString(), runs, blocks);
     }
 
     private static String cpuModel() {
@@ -478,14 +416,6 @@ public final class MeasureCampaign {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    private static String json(JsonNode n) {
-        try {
-            return JSON.writeValueAsString(n) + "\n";
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

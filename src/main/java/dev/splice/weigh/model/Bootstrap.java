@@ -17,16 +17,16 @@ import java.util.function.IntConsumer;
  * replicates carry the joint distribution. Replicate b uses its own generator seeded from (seed, b):
  * the result does not depend on the number of threads or on scheduling.
  */
-public final class Bootstrap {
+final class Bootstrap {
     /** Probe rounds per moving block. */
-    public static final int BLOCK_ROUNDS = 4;
+    static final int BLOCK_ROUNDS = 4;
 
     /**
      * Replicates stop at a residual change of 1e-6 at the tightest (the data fit uses 1e-10): a
      * replicate's estimate then sits within about 1e-6 of the residual scale of its fixed point,
      * some 1e-5 of the bootstrap spread it feeds, and each replicate needs a third fewer iterations.
      */
-    public static final double REPLICATE_TOLERANCE = 1e-6;
+    static final double REPLICATE_TOLERANCE = 1e-6;
 
     private Bootstrap() {}
 
@@ -38,13 +38,13 @@ public final class Bootstrap {
      * @param theta {@code [b][k]} contrast estimates (NaN where the fit failed)
      * @param beta {@code [b][k][j]} nuisance coefficients (order, drift, batch)
      */
-    public record Replicates(double[][] theta, double[][][] beta) {
-        public int count() {
+    record Replicates(double[][] theta, double[][][] beta) {
+        int count() {
             return theta.length;
         }
     }
 
-    public static Replicates run(CampaignData data, List<ContextData> contexts, int replicates, long seed,
+    static Replicates run(CampaignData data, List<ContextData> contexts, int replicates, long seed,
             FitOptions o, int threads, IntConsumer progress) {
         int k = contexts.size();
         double[][] theta = new double[replicates][];

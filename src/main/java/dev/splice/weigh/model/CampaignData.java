@@ -1,5 +1,7 @@
 package dev.splice.weigh.model;
 
+import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.PairRow;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -12,7 +14,7 @@ import java.util.TreeSet;
  * A campaign arranged for the model: runs in name order, each run's probe rounds in order, and the
  * kept pairs of every context (pairs with translations inside their windows are removed and counted).
  */
-public final class CampaignData {
+final class CampaignData {
     private final List<String> runs;
     private final int[][] roundsOfRun;
     private final List<ContextData> contexts;
@@ -28,32 +30,32 @@ public final class CampaignData {
         this.campaign = campaign;
     }
 
-    public List<String> runs() {
+    List<String> runs() {
         return runs;
     }
 
     /** Number of probe rounds of each run. */
-    public int rounds(int run) {
+    int rounds(int run) {
         return roundsOfRun[run].length;
     }
 
-    public List<ContextData> contexts() {
+    List<ContextData> contexts() {
         return contexts;
     }
 
     /** The plugin-off pairs of a context in the same form, or null. */
-    public ContextData off(String context) {
+    ContextData off(String context) {
         return offContexts.get(context);
     }
 
-    public Campaign campaign() {
+    Campaign campaign() {
         return campaign;
     }
 
-    public static CampaignData of(Campaign c) {
+    static CampaignData of(Campaign c) {
         TreeSet<String> runNames = new TreeSet<>();
         Map<String, TreeSet<Integer>> rounds = new HashMap<>();
-        for (Pair p : c.pairs()) {
+        for (PairRow p : c.pairs()) {
             runNames.add(p.run());
             rounds.computeIfAbsent(p.run(), r -> new TreeSet<>()).add(p.round());
         }
@@ -71,12 +73,12 @@ public final class CampaignData {
             roundIndex.add(idx);
         }
         List<ContextData> contexts = new ArrayList<>();
-        for (List<Pair> ps : byContext(c.pairs()).values()) {
+        for (List<PairRow> ps : byContext(c.pairs()).values()) {
             contexts.add(build(ps, runIndex, roundIndex, roundsOfRun, false));
         }
         Map<String, ContextData> off = new LinkedHashMap<>();
         for (var e : byContext(c.offPairs()).entrySet()) {
-            List<Pair> known = e.getValue().stream().filter(p -> runIndex.containsKey(p.run())
+            List<PairRow> known = e.getValue().stream().filter(p -> runIndex.containsKey(p.run())
                     && roundIndex.get(runIndex.get(p.run())).containsKey(p.round())).toList();
             if (!known.isEmpty()) {
                 off.put(e.getKey(), build(known, runIndex, roundIndex, roundsOfRun, true));
@@ -85,33 +87,33 @@ public final class CampaignData {
         return new CampaignData(runs, roundsOfRun, contexts, off, c);
     }
 
-    private static Map<String, List<Pair>> byContext(List<Pair> pairs) {
-        Map<String, List<Pair>> out = new TreeMap<>();
-        for (Pair p : pairs) {
+    private static Map<String, List<PairRow>> byContext(List<PairRow> pairs) {
+        Map<String, List<PairRow>> out = new TreeMap<>();
+        for (PairRow p : pairs) {
             out.computeIfAbsent(p.context(), k -> new ArrayList<>()).add(p);
         }
         return out;
     }
 
-    private static ContextData build(List<Pair> all, Map<String, Integer> runIndex,
+    private static ContextData build(List<PairRow> all, Map<String, Integer> runIndex,
             List<Map<Integer, Integer>> roundIndex, int[][] roundsOfRun, boolean off) {
-        Pair first = all.get(0);
+        PairRow first = all.get(0);
         TreeSet<String> baselines = new TreeSet<>();
         TreeSet<String> keys = new TreeSet<>();
         TreeSet<Integer> batchSet = new TreeSet<>();
-        List<Pair> kept = new ArrayList<>();
+        List<PairRow> kept = new ArrayList<>();
         int ab = 0;
-        for (Pair p : all) {
+        for (PairRow p : all) {
             baselines.add(p.baseline());
             if (p.key() != null) {
                 keys.add(p.key());
             }
-            if (p.translations() == 0) {
+            if (p.translationCount() == 0) {
                 double v = off ? p.perInstructionGuestNs() : p.perInstructionNs();
                 if (Double.isFinite(v)) {
                     kept.add(p);
                     batchSet.add(p.batch());
-                    ab += p.orderAB() ? 1 : 0;
+                    ab += p.order() == PairRow.Order.AB ? 1 : 0;
                 }
             }
         }
@@ -142,17 +144,17 @@ public final class CampaignData {
             rows.add(perRound);
         }
         for (int i = 0; i < n; i++) {
-            Pair p = kept.get(i);
+            PairRow p = kept.get(i);
             y[i] = off ? p.perInstructionGuestNs() : p.perInstructionNs();
             guest[i] = p.perInstructionGuestNs();
             run[i] = runIndex.get(p.run());
             roundPos[i] = roundIndex.get(run[i]).get(p.round());
             level[i] = java.util.Arrays.binarySearch(batches, p.batch());
             batchCounts[level[i]]++;
-            x[0][i] = p.orderAB() ? 0.5 : -0.5;
+            x[0][i] = p.order() == PairRow.Order.AB ? 0.5 : -0.5;
             x[1][i] = p.position() - 0.5;
             x[2][i] = Math.log(p.batch()) - logN0;
-            x[3][i] = p.translations() / (double) p.batch();
+            x[3][i] = p.translationCount() / (double) p.batch();
             rows.get(run[i]).get(roundPos[i]).add(i);
         }
         int[][][] byRunRound = new int[runs][][];

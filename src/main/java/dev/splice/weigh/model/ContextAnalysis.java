@@ -8,7 +8,7 @@ import java.util.List;
  * effects, effective sample size, severe outliers, per-run fits and their heterogeneity, and the
  * plugin-off and cross-clock fits. Fields are NaN where not computable.
  */
-public record ContextAnalysis(
+record ContextAnalysis(
         ContextData data,
         HuberFit fit,
         double asymptoticSe,
@@ -25,31 +25,31 @@ public record ContextAnalysis(
         Check crossClock) {
 
     /** One run's own fit (intercept and covariates): its estimate, variance and convergence. */
-    public record RunFit(String run, int pairs, double theta, double variance, boolean converged, int iterations,
+    record RunFit(String run, int pairs, double theta, double variance, boolean converged, int iterations,
             String failure) {}
 
     /** An auxiliary estimate of the same contrast by another clock; {@code pairs == 0} if unavailable. */
-    public record Check(int pairs, double theta, double se, String failure) {
-        public boolean available() {
+    record Check(int pairs, double theta, double se, String failure) {
+        boolean available() {
             return failure == null && Double.isFinite(theta) && Double.isFinite(se);
         }
     }
 
     /** Huber weight below which a pair counts as a severe outlier (|u| > 1.345/0.25 = 5.38 scales). */
-    public static final double SEVERE_WEIGHT = 0.25;
+    static final double SEVERE_WEIGHT = 0.25;
     /** One-sided 95% normal quantile used by the Wilson bound. */
-    public static final double Z95_ONE_SIDED = 1.6448536269514722;
+    static final double Z95_ONE_SIDED = 1.6448536269514722;
     /** A run needs this many kept pairs for its own fit. */
-    public static final int MIN_RUN_PAIRS = 8;
+    static final int MIN_RUN_PAIRS = 8;
     /**
      * Per-run fits (about 30 pairs, 4 parameters) converge slowly when the MAD scale keeps moving;
      * they only feed the heterogeneity statistics, for which 1e-6 is ample.
      */
-    public static final double RUN_FIT_TOLERANCE = 1e-6;
+    static final double RUN_FIT_TOLERANCE = 1e-6;
     /** An auxiliary check needs this many usable pairs. */
-    public static final int MIN_CHECK_PAIRS = 20;
+    static final int MIN_CHECK_PAIRS = 20;
 
-    public static ContextAnalysis analyse(ContextData c, ContextData off, List<String> runNames, FitOptions o) {
+    static ContextAnalysis analyse(ContextData c, ContextData off, List<String> runNames, FitOptions o) {
         int runs = runNames.size();
         int[] level = new int[c.size()];
         Design d = Subset.all(c, c.y(), runs, level);
@@ -102,7 +102,7 @@ public record ContextAnalysis(
     }
 
     /** One-sided 95% Wilson upper bound of a binomial share. */
-    public static double wilsonUpper(int k, int n) {
+    static double wilsonUpper(int k, int n) {
         if (n == 0) {
             return Double.NaN;
         }

@@ -13,7 +13,7 @@ package dev.splice.weigh.model;
  * @param batchLevel index of the pair's batch size in {@code batches}
  * @param rowsByRunRound {@code [run][roundPos]} -> indices of this context's pairs there
  */
-public record ContextData(
+record ContextData(
         String context,
         String baseline,
         String key,
@@ -29,10 +29,10 @@ public record ContextData(
         int pairsRemovedTranslations,
         int abCount,
         int[] batchCounts) {
-    public static final int COVARIATES = 4;
-    public static final String[] COVARIATE_NAMES = {"order", "drift", "batch", "translation_rate"};
+    static final int COVARIATES = 4;
+    static final String[] COVARIATE_NAMES = {"order", "drift", "batch", "translation_rate"};
 
-    public int size() {
+    int size() {
         return y.length;
     }
 }

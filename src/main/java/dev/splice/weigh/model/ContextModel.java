@@ -10,18 +10,18 @@ package dev.splice.weigh.model;
  *   <li>the final Huber fit with those prior weights, started from the preliminary coefficients.
  * </ol>
  */
-public final class ContextModel {
+final class ContextModel {
     /** Pseudo-count of the global variance in the per-batch variance shrinkage. */
-    public static final double SHRINK_PAIRS = 30;
+    static final double SHRINK_PAIRS = 30;
     /** The preliminary fit only feeds the weights; it need not be iterated as far as the final one. */
-    public static final double STAGE1_TOLERANCE = 1e-2;
+    static final double STAGE1_TOLERANCE = 1e-2;
 
     private ContextModel() {}
 
     /** The final fit and the prior weights it used. */
-    public record Core(HuberFit fit, double[] prior) {}
+    record Core(HuberFit fit, double[] prior) {}
 
-    public static Core fit(Design unweighted, int[] batchLevel, int levels, FitOptions o) {
+    static Core fit(Design unweighted, int[] batchLevel, int levels, FitOptions o) {
         HuberFit stage1 = HuberRegression.fit(unweighted, o.withTolerance(Math.max(o.tolerance(), STAGE1_TOLERANCE)));
         if (!stage1.ok()) {
             return new Core(stage1, null);
@@ -72,7 +72,7 @@ public final class ContextModel {
      * then active covariates), as MASS's summary.rlm computes it (its default "XtX" method with the
      * prior weights): {@code kappa^2 / m1^2 * s^2 sum(psi(u)^2)/(n-p) * a' (X'HX)^-1 a}.
      */
-    public static double thetaVariance(Design d, HuberFit f, FitOptions o) {
+    static double thetaVariance(Design d, HuberFit f, FitOptions o) {
         if (!f.ok()) {
             return Double.NaN;
         }

@@ -1,5 +1,7 @@
 package dev.splice.weigh.model;
 
+import dev.splice.weigh.campaign.ContextWeight.Publication;
+import dev.splice.weigh.campaign.Reason;
 import java.util.List;
 
 /**
@@ -12,7 +14,7 @@ import java.util.List;
  * @param weight the published weight: the estimate, 0 when zero-cost-equivalent, null when not publishable
  * @param betaSe bootstrap SDs of the order, drift and batch coefficients
  */
-public record ContextResult(
+record ContextResult(
         ContextAnalysis analysis,
         ReferenceGraph.Resolution resolution,
         List<String> referenceChain,
@@ -23,15 +25,15 @@ public record ContextResult(
         double ciHigh,
         Double weight,
         boolean zeroCostEquivalent,
-        String publication,
+        Publication publication,
         double[] betaSe,
         double widthRatio,
         List<Reason> reasons) {
-    public String context() {
+    String context() {
         return analysis.data().context();
     }
 
-    public boolean highQuality() {
+    boolean highQuality() {
         return reasons.isEmpty();
     }
 }

@@ -8,16 +8,16 @@ package dev.splice.weigh.model;
  * @param x covariate columns, {@code x[j][i]}
  * @param priorWeights inverse-variance weights (heteroscedasticity), or {@code null} for all ones
  */
-public record Design(double[] y, int[] run, int runs, double[][] x, double[] priorWeights) {
-    public int size() {
+record Design(double[] y, int[] run, int runs, double[][] x, double[] priorWeights) {
+    int size() {
         return y.length;
     }
 
-    public double prior(int i) {
+    double prior(int i) {
         return priorWeights == null ? 1.0 : priorWeights[i];
     }
 
-    public Design withPriorWeights(double[] h) {
+    Design withPriorWeights(double[] h) {
         return new Design(y, run, runs, x, h);
     }
 }

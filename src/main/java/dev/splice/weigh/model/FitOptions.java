@@ -13,16 +13,16 @@ package dev.splice.weigh.model;
  */
 public record FitOptions(double k, double scaleConstant, double tolerance, int maxIterations) {
     /** Huber's delta used throughout (95% efficiency at the normal). */
-    public static final double HUBER_K = 1.345;
+    static final double HUBER_K = 1.345;
     /** Exact normal quantile Phi^-1(0.75). */
-    public static final double NORMAL_MAD_CONSTANT = 0.6744897501960817;
+    static final double NORMAL_MAD_CONSTANT = 0.6744897501960817;
 
     /** Splice's own defaults: exact MAD constant, tight tolerance, up to 100 iterations. */
-    public static final FitOptions SPLICE = new FitOptions(HUBER_K, NORMAL_MAD_CONSTANT, 1e-10, 100);
+    static final FitOptions SPLICE = new FitOptions(HUBER_K, NORMAL_MAD_CONSTANT, 1e-10, 100);
     /** MASS::rlm defaults (scale constant 0.6745, acc = 1e-4, maxit = 20). */
-    public static final FitOptions MASS = new FitOptions(HUBER_K, 0.6745, 1e-4, 20);
+    static final FitOptions MASS = new FitOptions(HUBER_K, 0.6745, 1e-4, 20);
 
-    public FitOptions withTolerance(double t) {
+    FitOptions withTolerance(double t) {
         return new FitOptions(k, scaleConstant, t, maxIterations);
     }
 }

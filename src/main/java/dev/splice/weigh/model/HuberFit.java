@@ -12,9 +12,9 @@ package dev.splice.weigh.model;
  * @param residuals untransformed residuals {@code y - fitted}
  * @param failure why the fit failed, or {@code null}
  */
-public record HuberFit(double theta, double[] runIntercepts, double[] beta, boolean[] active, double scale,
+record HuberFit(double theta, double[] runIntercepts, double[] beta, boolean[] active, double scale,
         double[] huberWeights, double[] residuals, boolean converged, int iterations, String failure) {
-    public boolean ok() {
+    boolean ok() {
         return failure == null;
     }
 }

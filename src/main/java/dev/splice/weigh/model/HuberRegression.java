@@ -11,7 +11,7 @@ package dev.splice.weigh.model;
  * "inv.var")}: residuals are transformed by {@code sqrt(h)} before the scale and the Huber weights
  * are computed, and the least-squares weights are {@code h * huberWeight}.
  */
-public final class HuberRegression {
+final class HuberRegression {
     /** A covariate whose within-run variation is below this share of its raw sum of squares is dropped. */
     static final double COLLINEAR_TOLERANCE = 1e-9;
     /**
@@ -22,7 +22,7 @@ public final class HuberRegression {
 
     private HuberRegression() {}
 
-    public static HuberFit fit(Design d, FitOptions o) {
+    static HuberFit fit(Design d, FitOptions o) {
         return fit(d, o, null);
     }
 
@@ -31,7 +31,7 @@ public final class HuberRegression {
      * of the same runs and columns, e.g. the unweighted preliminary fit) instead of least squares.
      * The fixed point is the same; only the number of iterations changes.
      */
-    public static HuberFit fit(Design d, FitOptions o, HuberFit start) {
+    static HuberFit fit(Design d, FitOptions o, HuberFit start) {
         int n = d.size();
         int c = d.x().length;
         int runs = d.runs();

@@ -1,26 +1,105 @@
 package dev.splice.weigh.model;
 
+import dev.splice.base.AtomicFiles;
+import dev.splice.weigh.campaign.BadRow;
+import dev.splice.weigh.campaign.Weights;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Everything the model publishes about a campaign.
- *
- * @param funnel pair counts in filter order (insertion-ordered)
- * @param batchBalance kept pairs per batch size
- * @param orderBalance kept pairs per order (AB, BA)
+ * Everything the model found about a campaign ({@link WeighModel#run}): what it publishes
+ * ({@link #weights()}) and the files it writes ({@link #writeTo(Path)}). The fits themselves stay
+ * inside the model.
  */
-public record ModelResult(
-        List<String> runs,
-        List<ContextResult> contexts,
-        SimultaneousBand band,
-        ModelOptions options,
-        Map<String, Long> funnel,
-        Map<Integer, Long> batchBalance,
-        Map<String, Long> orderBalance,
-        List<BadRow> badRows,
-        Map<String, Integer> gateFailures) {
-    public long highQuality() {
+public final class ModelResult {
+    private final List<String> runs;
+    private final List<ContextResult> contexts;
+    private final SimultaneousBand band;
+    private final ModelOptions options;
+    private final Map<String, Long> funnel;
+    private final Map<Integer, Long> batchBalance;
+    private final Map<String, Long> orderBalance;
+    private final List<BadRow> badRows;
+    private final Map<String, Integer> gateFailures;
+
+    /**
+     * @param funnel pair counts in filter order (insertion-ordered)
+     * @param batchBalance kept pairs per batch size
+     * @param orderBalance kept pairs per order (AB, BA)
+     */
+    ModelResult(List<String> runs, List<ContextResult> contexts, SimultaneousBand band, ModelOptions options,
+            Map<String, Long> funnel, Map<Integer, Long> batchBalance, Map<String, Long> orderBalance,
+            List<BadRow> badRows, Map<String, Integer> gateFailures) {
+        this.runs = runs;
+        this.contexts = contexts;
+        this.band = band;
+        this.options = options;
+        this.funnel = funnel;
+        this.batchBalance = batchBalance;
+        this.orderBalance = orderBalance;
+        this.badRows = badRows;
+        this.gateFailures = gateFailures;
+    }
+
+    List<String> runs() {
+        return runs;
+    }
+
+    List<ContextResult> contexts() {
+        return contexts;
+    }
+
+    SimultaneousBand band() {
+        return band;
+    }
+
+    ModelOptions options() {
+        return options;
+    }
+
+    Map<String, Long> funnel() {
+        return funnel;
+    }
+
+    Map<Integer, Long> batchBalance() {
+        return batchBalance;
+    }
+
+    Map<String, Long> orderBalance() {
+        return orderBalance;
+    }
+
+    List<BadRow> badRows() {
+        return badRows;
+    }
+
+    Map<String, Integer> gateFailures() {
+        return gateFailures;
+    }
+
+    long highQuality() {
         return contexts.stream().filter(ContextResult::highQuality).count();
+    }
+
+    /**
+     * What the model publishes.
+     *
+     * @return the weights ({@code weights.json})
+     */
+    public Weights weights() {
+        return PublishedWeights.of(this);
+    }
+
+    /**
+     * Writes {@code weights.json}, {@code weights.csv}, {@code report.md} and {@code report.html},
+     * each through a temporary file and a rename.
+     *
+     * @param dir the output directory
+     */
+    public void writeTo(Path dir) {
+        weights().writeTo(dir);
+        AtomicFiles.write(dir.resolve("report.md"), Report.markdown(this));
+        AtomicFiles.write(dir.resolve("report.html"), Report.html(this));
     }
 }

@@ -1,5 +1,6 @@
 package dev.splice.weigh.model;
 
+import dev.splice.weigh.campaign.Reason;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,43 +11,43 @@ import java.util.Map;
  * documented in docs/weigh-model.md. "Equivalent to zero" is a one-sided 95% bound test (TOST):
  * {@code |effect| + 1.645 * se <= margin}.
  */
-public final class QualityGates {
-    public static final String SEVERE_OUTLIERS = "too-many-severe-outliers";
-    public static final String IRLS_NOT_CONVERGED = "irls-not-converged";
-    public static final String RUN_IRLS_NOT_CONVERGED = "per-run-irls-not-converged";
-    public static final String HETEROGENEITY = "cross-run-heterogeneity-high";
-    public static final String ORDER = "order-effect-not-equivalent";
-    public static final String DRIFT = "drift-effect-not-equivalent";
-    public static final String BATCH = "batch-size-nonlinearity";
-    public static final String OFF_DIVERGENT = "plugin-off-check-divergent";
-    public static final String OFF_UNAVAILABLE = "plugin-off-check-unavailable";
-    public static final String CLOCK_DIVERGENT = "cross-clock-check-divergent";
-    public static final String CLOCK_UNAVAILABLE = "cross-clock-check-unavailable";
-    public static final String CI_TOO_WIDE = "simultaneous-ci-too-wide";
-    public static final String ESS_LOW = "ess-below-minimum";
-    public static final String UNIDENTIFIABLE = "unidentifiable";
-    public static final String FIT_FAILED = "fit-failed";
+final class QualityGates {
+    static final String SEVERE_OUTLIERS = "too-many-severe-outliers";
+    static final String IRLS_NOT_CONVERGED = "irls-not-converged";
+    static final String RUN_IRLS_NOT_CONVERGED = "per-run-irls-not-converged";
+    static final String HETEROGENEITY = "cross-run-heterogeneity-high";
+    static final String ORDER = "order-effect-not-equivalent";
+    static final String DRIFT = "drift-effect-not-equivalent";
+    static final String BATCH = "batch-size-nonlinearity";
+    static final String OFF_DIVERGENT = "plugin-off-check-divergent";
+    static final String OFF_UNAVAILABLE = "plugin-off-check-unavailable";
+    static final String CLOCK_DIVERGENT = "cross-clock-check-divergent";
+    static final String CLOCK_UNAVAILABLE = "cross-clock-check-unavailable";
+    static final String CI_TOO_WIDE = "simultaneous-ci-too-wide";
+    static final String ESS_LOW = "ess-below-minimum";
+    static final String UNIDENTIFIABLE = "unidentifiable";
+    static final String FIT_FAILED = "fit-failed";
 
     /** Largest acceptable one-sided 95% Wilson upper bound of the severe-outlier share. */
-    public static final double SEVERE_SHARE_MAX = 0.10;
+    static final double SEVERE_SHARE_MAX = 0.10;
     /** Heterogeneity fails when I^2 exceeds this ... */
-    public static final double HETEROGENEITY_I2_MAX = 0.75;
+    static final double HETEROGENEITY_I2_MAX = 0.75;
     /** ... and tau exceeds max(this absolute, relative * |contrast|). */
-    public static final double HETEROGENEITY_TAU_ABS_NS = 0.05;
-    public static final double HETEROGENEITY_TAU_REL = 0.10;
+    static final double HETEROGENEITY_TAU_ABS_NS = 0.05;
+    static final double HETEROGENEITY_TAU_REL = 0.10;
     /** Equivalence margin of the order, drift and batch effects: max(abs, rel * |contrast|). */
-    public static final double EFFECT_MARGIN_ABS_NS = 0.05;
-    public static final double EFFECT_MARGIN_REL = 0.10;
+    static final double EFFECT_MARGIN_ABS_NS = 0.05;
+    static final double EFFECT_MARGIN_REL = 0.10;
     /** Equivalence margin of the plugin-off and cross-clock estimates against the main one. */
-    public static final double CHECK_MARGIN_ABS_NS = 0.15;
-    public static final double CHECK_MARGIN_REL = 0.20;
+    static final double CHECK_MARGIN_ABS_NS = 0.15;
+    static final double CHECK_MARGIN_REL = 0.20;
     /** The simultaneous half-width may be at most max(abs, rel * |estimate|). */
-    public static final double CI_HALF_WIDTH_ABS_NS = 0.15;
-    public static final double CI_HALF_WIDTH_REL = 0.20;
+    static final double CI_HALF_WIDTH_ABS_NS = 0.15;
+    static final double CI_HALF_WIDTH_REL = 0.20;
     /** Minimum effective sample size. */
-    public static final double ESS_MIN = 20;
+    static final double ESS_MIN = 20;
     /** One-sided 95% normal quantile of the equivalence tests. */
-    public static final double Z = 1.6448536269514722;
+    static final double Z = 1.6448536269514722;
 
     private QualityGates() {}
 
@@ -54,7 +55,7 @@ public final class QualityGates {
      * @param betaSe bootstrap SDs of the order, drift and batch coefficients
      * @param contrastSe bootstrap SD of the contrast (for the auxiliary checks)
      */
-    public static List<Reason> evaluate(ContextAnalysis a, double[] betaSe, double contrastSe, double estimate,
+    static List<Reason> evaluate(ContextAnalysis a, double[] betaSe, double contrastSe, double estimate,
             double halfWidth) {
         List<Reason> out = new ArrayList<>();
         HuberFit f = a.fit();

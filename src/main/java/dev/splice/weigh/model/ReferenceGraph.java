@@ -13,7 +13,7 @@ import java.util.Set;
  * meant to measure but has no pairs for, and contexts naming several baselines are unidentifiable:
  * they get an error, never a guess.
  */
-public final class ReferenceGraph {
+final class ReferenceGraph {
     private ReferenceGraph() {}
 
     /**
@@ -22,13 +22,13 @@ public final class ReferenceGraph {
      * @param zeroReference the baseline key at the end of the chain
      * @param error why the absolute cost is unidentifiable, or null
      */
-    public record Resolution(List<Integer> chain, String zeroReference, String error) {
-        public boolean identifiable() {
+    record Resolution(List<Integer> chain, String zeroReference, String error) {
+        boolean identifiable() {
             return error == null;
         }
     }
 
-    public static List<Resolution> resolve(List<ContextData> contexts, Set<String> expected) {
+    static List<Resolution> resolve(List<ContextData> contexts, Set<String> expected) {
         Map<String, Integer> index = new HashMap<>();
         for (int k = 0; k < contexts.size(); k++) {
             index.put(contexts.get(k).context(), k);

@@ -1,5 +1,6 @@
 package dev.splice.weigh.model;
 
+import dev.splice.weigh.campaign.Reason;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -7,11 +8,11 @@ import java.util.List;
 import java.util.Map;
 
 /** report.md and report.html (one self-contained file with inline SVG pictures). */
-public final class Report {
+final class Report {
     private Report() {}
 
     private static String n(double v, int digits) {
-        return WeightsWriter.Csv.fixed(v, digits);
+        return PublishedWeights.fixed(v, digits);
     }
 
     private static Map<String, Long> quality(ModelResult r) {
@@ -40,11 +41,11 @@ public final class Report {
         s.add("simultaneous 95% critical value c = " + n(b.critical(), 4) + " (Monte Carlo SE " + n(b.criticalMcSe(), 4)
                 + "; SE of its coverage probability " + n(b.probabilityMcSe(), 5) + ")");
         s.add("with the first 99 replicates c = " + n(b.critical99(), 4) + "; width ratio B/99: median "
-                + n(WeightsWriter.quantile(ratios, 0.5), 4) + ", 95th percentile " + n(WeightsWriter.quantile(ratios, 0.95), 4));
+                + n(PublishedWeights.quantile(ratios, 0.5), 4) + ", 95th percentile " + n(PublishedWeights.quantile(ratios, 0.95), 4));
         return s;
     }
 
-    public static String markdown(ModelResult r) {
+    static String markdown(ModelResult r) {
         StringBuilder sb = new StringBuilder("# Instruction weights\n\n");
         for (String line : summary(r)) {
             sb.append("- ").append(line).append('\n');
@@ -69,7 +70,7 @@ public final class Report {
         for (ContextResult c : r.contexts()) {
             sb.append("| ").append(c.context()).append(" | ").append(n(c.estimate(), 4)).append(" | [")
                     .append(n(c.ciLow(), 4)).append(", ").append(n(c.ciHigh(), 4)).append("] | ")
-                    .append(c.weight() == null ? c.publication() : n(c.weight(), 4)).append(" | ")
+                    .append(c.weight() == null ? c.publication().label() : n(c.weight(), 4)).append(" | ")
                     .append(c.highQuality() ? "high" : "low").append(" | ").append(n(c.analysis().ess(), 1)).append(" | ")
                     .append(c.analysis().data().size()).append(" | ").append(c.analysis().data().pairsRemovedTranslations())
                     .append(" | ").append(String.join(", ", c.reasons().stream().map(Reason::gate).toList())).append(" |\n");
@@ -77,7 +78,7 @@ public final class Report {
         return sb.toString();
     }
 
-    public static String html(ModelResult r) {
+    static String html(ModelResult r) {
         StringBuilder sb = new StringBuilder();
         sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Instruction weights</title>\n")
                 .append("<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}")
@@ -110,7 +111,7 @@ public final class Report {
         for (ContextResult c : r.contexts()) {
             sb.append("<tr><td>").append(Svg.esc(c.context())).append("</td><td class=\"n\">").append(n(c.estimate(), 4))
                     .append("</td><td>[").append(n(c.ciLow(), 4)).append(", ").append(n(c.ciHigh(), 4)).append("]</td><td class=\"n\">")
-                    .append(c.weight() == null ? Svg.esc(c.publication()) : n(c.weight(), 4)).append("</td><td>")
+                    .append(c.weight() == null ? Svg.esc(c.publication().label()) : n(c.weight(), 4)).append("</td><td>")
                     .append(c.highQuality() ? "high" : "low").append("</td><td class=\"n\">").append(n(c.analysis().ess(), 1))
                     .append("</td><td class=\"n\">").append(c.analysis().data().size()).append("</td><td class=\"n\">")
                     .append(c.analysis().data().pairsRemovedTranslations()).append("</td><td>")

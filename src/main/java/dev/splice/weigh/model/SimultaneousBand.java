@@ -19,14 +19,14 @@ import java.util.List;
  * @param criticalMcSe Monte Carlo SE of c from the binomial order-statistic interval
  * @param convergence rows {replicates used, c}
  */
-public record SimultaneousBand(double[] se, double critical, int valid, double critical99, double[] widthRatio,
+record SimultaneousBand(double[] se, double critical, int valid, double critical99, double[] widthRatio,
         double probabilityMcSe, double criticalMcSe, List<double[]> convergence) {
-    public static final double LEVEL = 0.95;
+    static final double LEVEL = 0.95;
     /** Replicates of the preliminary run the width ratio compares with (the seed's 99-replicate pre-check). */
-    public static final int PRELIMINARY_REPLICATES = 99;
+    static final int PRELIMINARY_REPLICATES = 99;
 
     /** @param reps {@code [b][k]}; @param include estimates that take part (identifiable ones) */
-    public static SimultaneousBand compute(double[] est, double[][] reps, boolean[] include) {
+    static SimultaneousBand compute(double[] est, double[][] reps, boolean[] include) {
         int k = est.length;
         List<double[]> validReps = new ArrayList<>();
         for (double[] r : reps) {

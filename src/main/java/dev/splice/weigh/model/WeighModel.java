@@ -1,6 +1,9 @@
 package dev.splice.weigh.model;
 
 import dev.splice.base.BadInputException;
+import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.ContextWeight.Publication;
+import dev.splice.weigh.campaign.Reason;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,10 +13,18 @@ import java.util.TreeMap;
 /** Turns a campaign into published weights: fits, bootstrap, references, band, zero rule, gates. */
 public final class WeighModel {
     /** The practical zero: an interval inside +-this is published as a physical zero. */
-    public static final double ZERO_BAND_NS = 0.15;
+    static final double ZERO_BAND_NS = 0.15;
 
     private WeighModel() {}
 
+    /**
+     * Fits every context of a campaign and decides what to publish (docs/weigh-model.md).
+     *
+     * @param campaign the campaign ({@link Campaign#read})
+     * @param o replicates, seed, threads, fit settings and progress
+     * @return the result: {@link ModelResult#weights()} and {@link ModelResult#writeTo}
+     * @throws BadInputException when fewer than {@link ModelOptions#MIN_REPLICATES} replicates are asked for
+     */
     public static ModelResult run(Campaign campaign, ModelOptions o) {
         if (o.replicates() < ModelOptions.MIN_REPLICATES) {
             throw new BadInputException("--bootstrap must be at least " + ModelOptions.MIN_REPLICATES + ", got "
@@ -69,20 +80,20 @@ public final class WeighModel {
             reasons.addAll(QualityGates.evaluate(a, betaSe, contrastSe[j], estimate[j], include[j] ? half : Double.NaN));
             Double weight = null;
             boolean zero = false;
-            String publication;
+            Publication publication;
             if (!include[j] || !Double.isFinite(low)) {
-                publication = "unidentifiable";
+                publication = Publication.UNIDENTIFIABLE;
             } else if (low >= -ZERO_BAND_NS && high <= ZERO_BAND_NS) {
                 zero = true;
                 weight = 0.0;
-                publication = "zero-cost-equivalent";
+                publication = Publication.ZERO_COST_EQUIVALENT;
             } else if (high < 0) {
-                publication = "significantly-negative-not-published";
+                publication = Publication.SIGNIFICANTLY_NEGATIVE_NOT_PUBLISHED;
             } else if (estimate[j] < 0) {
-                publication = "negative-not-published";
+                publication = Publication.NEGATIVE_NOT_PUBLISHED;
             } else {
                 weight = estimate[j];
-                publication = "estimate";
+                publication = Publication.ESTIMATE;
             }
             for (Reason reason : reasons) {
                 failures.merge(reason.gate(), 1, Integer::sum);

@@ -15,6 +15,15 @@ public record ProbeOptions(long seed, int rounds, List<Integer> calls, int warmu
     /** The batches of issue 4: 4, 16 and 64 calls of 1024 slots. */
     public static final List<Integer> DEFAULT_CALLS = List.of(4, 16, 64);
 
+    /**
+     * Copies the calls and checks the ranges.
+     *
+     * @param seed see {@link #seed()}
+     * @param rounds see {@link #rounds()}
+     * @param calls see {@link #calls()}
+     * @param warmupCalls see {@link #warmupCalls()}
+     * @throws IllegalArgumentException when a value is out of its range
+     */
     public ProbeOptions {
         calls = List.copyOf(calls);
         if (rounds < 1 || rounds > 10_000) {
@@ -28,6 +37,13 @@ public record ProbeOptions(long seed, int rounds, List<Integer> calls, int warmu
         }
     }
 
+    /**
+     * The default batches and 2 warm-up calls.
+     *
+     * @param seed the run's seed
+     * @param rounds probe rounds
+     * @return the options
+     */
     public static ProbeOptions of(long seed, int rounds) {
         return new ProbeOptions(seed, rounds, DEFAULT_CALLS, 2);
     }

@@ -5,6 +5,7 @@ import dev.splice.listing.Assembler;
 import dev.splice.listing.Assembly;
 import dev.splice.weigh.Context;
 import dev.splice.weigh.ContextTable;
+import dev.splice.weigh.campaign.GuestClock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -27,11 +28,9 @@ import java.util.regex.Matcher;
 public final class ProbeProgram {
     /** Target slots per kernel. */
     public static final int SLOTS = 1024;
-    public static final long TEXT_ADDRESS = 0x11000;
-    public static final int START_MARKER = 0x5a102013;
-    public static final int STOP_MARKER = 0x5a002013;
+    private static final long TEXT_ADDRESS = 0x11000;
     /** Fixed data layout (the code reaches it with lla). */
-    public static final long DATA_ADDRESS = 0x1000_0000L;
+    private static final long DATA_ADDRESS = 0x1000_0000L;
     static final long HOT = DATA_ADDRESS;
     static final long FCONST_D = DATA_ADDRESS + 256;
     static final long FCONST_S = DATA_ADDRESS + 512;
@@ -39,7 +38,7 @@ public final class ProbeProgram {
     private static final Map<String, Long> DATA_LABELS =
             Map.of("hot", HOT, "fconst_d", FCONST_D, "fconst_s", FCONST_S, "schedule", SCHEDULE);
     /** Bytes the guest writes to stdout before the per-window clock readings. */
-    public static final int CLOCK_HEADER_BYTES = 64;
+    private static final int CLOCK_HEADER_BYTES = GuestClock.HEADER_BYTES;
 
     static final List<String> INT_ROTATION =
             List.of("t3", "t4", "t5", "t6", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11");
@@ -53,22 +52,27 @@ public final class ProbeProgram {
     private static final java.util.regex.Pattern BRANCH_OFFSET =
             java.util.regex.Pattern.compile("^(\\S+(?:\\s.*,)?)\\s*(2|4)$");
 
-    /** The generated program. */
+    /**
+     * The generated program.
+     *
+     * @param elf the static RISC-V64 executable
+     * @param windows every marked window, in execution order (warm-ups included)
+     * @param pairs the measured pairs, in execution order
+     * @param kernels the kernel of every context, by context key
+     * @param contexts the contexts with a kernel that are measured (root baselines excluded)
+     */
     public record Probe(byte[] elf, List<Window> windows, List<ProbePair> pairs, Map<String, Kernel> kernels,
-            List<String> contexts) {
-        public int measuredWindows() {
-            return (int) windows.stream().filter(w -> !w.warmup()).count();
-        }
-    }
+            List<String> contexts) {}
 
     /**
      * A kernel as assembled: how many times each raw encoding executes per call, and which
      * encodings are its target slots.
      *
+     * @param context the kernel's context key
      * @param address the kernel's first instruction
      * @param end the end (exclusive) of the kernel function, epilogue included
-     * @param perCall (size << 32 | encoding) -> executions per call of the prologue and slots
-     * @param slotEncodings the target slot encodings (size << 32 | encoding)
+     * @param perCall {@code (size << 32 | encoding) -> executions} per call of the prologue and slots
+     * @param slotEncodings the target slot encodings ({@code size << 32 | encoding})
      */
     public record Kernel(String context, long address, long end, Map<Long, Long> perCall, Set<Long> slotEncodings) {}
 
@@ -77,6 +81,11 @@ public final class ProbeProgram {
     /**
      * Builds the executable measuring {@code targets} against their baselines (added as needed, to
      * the root baseline) with the given options.
+     *
+     * @param table the context table
+     * @param targets the contexts to measure
+     * @param options seed, rounds and batches
+     * @return the program; the same arguments give the same bytes
      */
     public static Probe generate(ContextTable table, List<Context> targets, ProbeOptions options) {
         List<Context> measured = new ArrayList<>();

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.PairRow;
+import dev.splice.weigh.campaign.Reason;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -81,7 +84,7 @@ class GateFailureTest {
         });
         ModelResult r = model(s);
         for (ContextResult c : r.contexts()) {
-            assertEquals("unidentifiable", c.publication());
+            assertEquals("unidentifiable", c.publication().label());
             assertTrue(c.resolution().error().startsWith("reference cycle"), c.resolution().error());
             assertTrue(c.weight() == null && Double.isNaN(c.estimate()));
         }
@@ -105,13 +108,13 @@ class GateFailureTest {
     @Test
     void ambiguousReferenceIsUnidentifiable() {
         Campaign c = base().campaign();
-        List<Pair> pairs = new ArrayList<>();
+        List<PairRow> pairs = new ArrayList<>();
         int i = 0;
-        for (Pair p : c.pairs()) {
+        for (PairRow p : c.pairs()) {
             boolean other = p.context().equals("op001.dependency") && i++ % 2 == 0;
-            pairs.add(new Pair(p.run(), p.context(), other ? "nop.other-shape" : p.baseline(), p.key(), p.batch(),
-                    p.orderAB(), p.round(), p.position(), p.probeNs(), p.baselineNs(), p.probeGuestNs(),
-                    p.baselineGuestNs(), p.translations(), p.where()));
+            pairs.add(new PairRow(p.run(), p.context(), other ? "nop.other-shape" : p.baseline(), p.key(), p.batch(),
+                    p.order(), p.round(), p.position(), p.windows(), p.probeNs(), p.baselineNs(), p.probeGuestNs(),
+                    p.baselineGuestNs(), p.translations()));
         }
         ModelResult r = model(new Campaign(pairs, c.offPairs(), List.of(), Set.of(), true));
         assertTrue(r.contexts().get(0).resolution().identifiable());

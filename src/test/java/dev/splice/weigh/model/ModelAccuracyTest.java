@@ -65,7 +65,7 @@ class ModelAccuracyTest {
         assertEquals(0.0, zero.weight());
         ContextResult negative = r.contexts().get(1);
         assertNull(negative.weight());
-        assertEquals("significantly-negative-not-published", negative.publication());
+        assertEquals("significantly-negative-not-published", negative.publication().label());
         assertTrue(negative.estimate() < -0.9, "the unconstrained estimate is kept");
         ContextResult small = r.contexts().get(2);
         assertTrue(small.zeroCostEquivalent(), "interval " + small.ciLow() + ".." + small.ciHigh());

@@ -1,8 +1,11 @@
 package dev.splice.weigh.model;
 
+import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.CampaignLayout;
+import dev.splice.weigh.campaign.PairRow;
+import dev.splice.weigh.campaign.PairRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,8 +79,8 @@ public record SyntheticCampaign(
 
     /** The plugin-on and plugin-off pairs. */
     public Campaign campaign() {
-        List<Pair> on = new ArrayList<>();
-        List<Pair> off = new ArrayList<>();
+        List<PairRow> on = new ArrayList<>();
+        List<PairRow> off = new ArrayList<>();
         SplittableRandom rng = new SplittableRandom(seed);
         double logN0 = 0;
         for (int b : batches) {
@@ -123,14 +126,14 @@ public record SyntheticCampaign(
                         double probe = base + d * batch;
                         double gBase = base * 1.02 + 30;
                         double gProbe = gBase + (d + guestShift) * batch + 20 * rng.nextGaussian();
-                        on.add(new Pair(run, context(j), baselines[j], null, batch, ab, q, position, probe, base,
-                                guestClock ? gProbe : Double.NaN, guestClock ? gBase : Double.NaN, translations,
-                                "synthetic"));
+                        PairRow.Order order = ab ? PairRow.Order.AB : PairRow.Order.BA;
+                        on.add(new PairRow(run, context(j), baselines[j], null, batch, order, q, position, null, probe,
+                                base, guestClock ? gProbe : Double.NaN, guestClock ? gBase : Double.NaN, translations));
                         if (pluginOff) {
                             double offD = mean + offShift + sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
                             double oBase = base * 0.9;
-                            off.add(new Pair(run, context(j), baselines[j], null, batch, ab, q, position, Double.NaN,
-                                    Double.NaN, oBase + offD * batch, oBase, 0, "synthetic"));
+                            off.add(new PairRow(run, context(j), baselines[j], null, batch, order, q, position, null,
+                                    Double.NaN, Double.NaN, oBase + offD * batch, oBase, 0));
                         }
                     }
                 }
@@ -156,34 +159,16 @@ public record SyntheticCampaign(
     /** Writes pairs.jsonl and pairs-off.jsonl as the harness does. */
     public void write(Path dir) {
         Campaign c = campaign();
+        CampaignLayout layout = new CampaignLayout(dir);
         try {
             Files.createDirectories(dir);
-            writeRows(dir.resolve("pairs.jsonl"), c.pairs(), false);
+            Files.writeString(layout.pairs(), PairRows.lines(c.pairs()), StandardCharsets.UTF_8);
             if (pluginOff) {
-                writeRows(dir.resolve("pairs-off.jsonl"), c.offPairs(), true);
+                Files.writeString(layout.pairsOff(), PairRows.lines(c.offPairs()), StandardCharsets.UTF_8);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static void writeRows(Path file, List<Pair> rows, boolean off) throws IOException {
-        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            for (Pair p : rows) {
-                w.write(String.format(Locale.ROOT,
-                        "{\"run\":\"%s\",\"context\":\"%s\",\"baseline\":\"%s\",\"batch\":%d,\"order\":\"%s\","
-                                + "\"round\":%d,\"position\":%s,\"probe_ns\":%s,\"baseline_ns\":%s,"
-                                + "\"probe_guest_ns\":%s,\"baseline_guest_ns\":%s,\"translations\":%d}\n",
-                        p.run(), p.context(), p.baseline(), p.batch(), p.orderAB() ? "AB" : "BA", p.round(),
-                        Double.toString(p.position()), num(off ? Double.NaN : p.probeNs()),
-                        num(off ? Double.NaN : p.baselineNs()), num(p.probeGuestNs()), num(p.baselineGuestNs()),
-                        p.translations()));
-            }
-        }
-    }
-
-    private static String num(double v) {
-        return Double.isFinite(v) ? Double.toString(v) : "null";
     }
 
     /** Mutable copy for tests that change a few knobs. */

@@ -1,10 +1,14 @@
-package dev.splice.weigh;
+package dev.splice.weigh.measure;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.splice.weigh.measure.Closure;
+import dev.splice.weigh.Context;
+import dev.splice.weigh.ContextTable;
+import dev.splice.weigh.PluginFixtures;
+import dev.splice.weigh.PluginRecords;
+import dev.splice.weigh.QemuRunner;
 import dev.splice.weigh.probe.ProbeOptions;
 import dev.splice.weigh.probe.ProbeProgram;
 import java.io.IOException;

@@ -1,23 +1,35 @@
-package dev.splice.weigh.measure;
+package dev.splice.weigh.campaign;
 
 import dev.splice.base.BadInputException;
-import dev.splice.weigh.probe.ProbeProgram;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * What the probe executable writes to stdout: its own clock ({@code rdtime}) around every window,
- * calibrated against CLOCK_MONOTONIC read at the start and end of the run (in user mode
- * {@code rdtime} returns the host TSC, not a 10 MHz timebase).
+ * A guest clock file ({@code runs/RUN/*.clock}, docs/formats.md "Guest clock files"): what the probe
+ * executable writes to stdout, its own clock ({@code rdtime}) around every window, calibrated
+ * against CLOCK_MONOTONIC read at the start and end of the run (in user mode {@code rdtime} returns
+ * the host TSC, not a 10 MHz timebase). The probe's generated code writes the file; this record
+ * reads it.
  *
  * @param ticksPerNs rdtime ticks per CLOCK_MONOTONIC nanosecond over the whole run
  * @param starts rdtime before each window's start marker
  * @param ends rdtime after each window's stop marker
  */
 public record GuestClock(double ticksPerNs, long[] starts, long[] ends) {
-    /** Parses the guest's output for a program with {@code windows} windows. */
+    /** Bytes of the header before the per-window readings. */
+    public static final int HEADER_BYTES = 64;
+
+    /**
+     * Parses the guest's output.
+     *
+     * @param out the file's bytes
+     * @param windows windows of the probe that wrote them
+     * @param source names the file in messages
+     * @return the readings
+     * @throws BadInputException when the size does not fit the windows or a clock did not advance
+     */
     public static GuestClock parse(byte[] out, int windows, String source) {
-        long expected = ProbeProgram.CLOCK_HEADER_BYTES + 16L * windows;
+        long expected = HEADER_BYTES + 16L * windows;
         if (out.length != expected) {
             throw new BadInputException(source + ": the probe wrote " + out.length + " bytes, expected " + expected);
         }
@@ -32,13 +44,18 @@ public record GuestClock(double ticksPerNs, long[] starts, long[] ends) {
         long[] starts = new long[windows];
         long[] ends = new long[windows];
         for (int i = 0; i < windows; i++) {
-            starts[i] = b.getLong(ProbeProgram.CLOCK_HEADER_BYTES + 16 * i);
-            ends[i] = b.getLong(ProbeProgram.CLOCK_HEADER_BYTES + 16 * i + 8);
+            starts[i] = b.getLong(HEADER_BYTES + 16 * i);
+            ends[i] = b.getLong(HEADER_BYTES + 16 * i + 8);
         }
         return new GuestClock((double) (t1 - t0) / (m1 - m0), starts, ends);
     }
 
-    /** The window's duration in calibrated nanoseconds. */
+    /**
+     * A window's duration.
+     *
+     * @param window the window's index in execution order
+     * @return its duration in calibrated nanoseconds
+     */
     public double windowNs(int window) {
         return (ends[window] - starts[window]) / ticksPerNs;
     }

@@ -1,0 +1,72 @@
+package dev.splice.weigh.campaign;
+
+import dev.splice.base.BadInputException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A campaign as the model reads it: plugin-on pairs, plugin-off pairs, the rows skipped as bad, and
+ * the contexts the campaign meant to measure.
+ *
+ * @param pairs the rows of {@code pairs.jsonl}
+ * @param offPairs the rows of {@code pairs-off.jsonl} (empty when the file is absent)
+ * @param badRows rows skipped as malformed (only when reading with bad rows skipped)
+ * @param expectedContexts the {@code contexts} of {@code manifest.json} (empty when unknown): they tell
+ *     an absent reference from a zero reference
+ * @param offFilePresent whether {@code pairs-off.jsonl} exists (without it the plugin-off check is
+ *     unavailable)
+ */
+public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow> badRows, Set<String> expectedContexts,
+        boolean offFilePresent) {
+    /**
+     * Copies every collection.
+     *
+     * @param pairs see {@link #pairs()}
+     * @param offPairs see {@link #offPairs()}
+     * @param badRows see {@link #badRows()}
+     * @param expectedContexts see {@link #expectedContexts()}
+     * @param offFilePresent see {@link #offFilePresent()}
+     */
+    public Campaign {
+        pairs = List.copyOf(pairs);
+        offPairs = List.copyOf(offPairs);
+        badRows = List.copyOf(badRows);
+        expectedContexts = Set.copyOf(expectedContexts);
+    }
+
+    /**
+     * Reads a campaign directory: {@code pairs.jsonl} (required), {@code pairs-off.jsonl} and the
+     * {@code contexts} of {@code manifest.json} (both optional). Every refused row names file, line
+     * and field.
+     *
+     * @param dir the campaign directory
+     * @param skipBadRows skip and count malformed rows instead of refusing the campaign at the first
+     * @return the campaign
+     * @throws BadInputException when the directory or {@code pairs.jsonl} is missing, a row is
+     *     malformed (unless skipped), no usable pair remains, or the manifest is not JSON
+     */
+    public static Campaign read(Path dir, boolean skipBadRows) {
+        if (!Files.isDirectory(dir)) {
+            throw new BadInputException(dir + ": not a campaign directory");
+        }
+        CampaignLayout layout = new CampaignLayout(dir);
+        Path on = layout.pairs();
+        if (!Files.isRegularFile(on)) {
+            throw new BadInputException(on + ": missing (a campaign directory holds pairs.jsonl)");
+        }
+        List<BadRow> bad = new ArrayList<>();
+        List<PairRow> pairs = PairRows.read(on, false, skipBadRows, bad);
+        Path off = layout.pairsOff();
+        boolean offPresent = Files.isRegularFile(off);
+        List<PairRow> offPairs = offPresent ? PairRows.read(off, true, skipBadRows, bad) : List.of();
+        if (pairs.isEmpty()) {
+            throw new BadInputException(on + ": no usable pairs");
+        }
+        Path manifest = layout.manifest();
+        Set<String> expected = Files.isRegularFile(manifest) ? Set.copyOf(Manifest.read(manifest).contexts()) : Set.of();
+        return new Campaign(pairs, offPairs, bad, expected, offPresent);
+    }
+}

@@ -1,0 +1,270 @@
+package dev.splice.weigh.campaign;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.BadInputException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * An instruction-class catalog: semantic keys with how often they occur (docs/formats.md, "Program
+ * catalogs" and "Catalogs"). {@code splice weigh catalog} writes it ({@link #toJson()}),
+ * {@code splice weigh map} reads it ({@link #read(Path)}).
+ *
+ * <p>Accepted forms: JSON with an array of objects under {@code classes} (or {@code keys},
+ * {@code entries}, or as the root), each with {@code key} and optional counts {@code executed},
+ * {@code translated}, {@code count}, {@code encodings} and {@code extension}; or CSV lines
+ * {@code key,count} with an optional header and {@code #} comments. Keys are unique.
+ *
+ * @param origin the program run the catalog was taken from, or null when the catalog does not say
+ * @param entries the classes, in file order
+ */
+public record Catalog(Origin origin, List<Entry> entries) {
+    /** The schema name and version written. */
+    public static final String SCHEMA = "splice.weigh.catalog/1";
+
+    /**
+     * Copies the entries.
+     *
+     * @param origin see {@link #origin()}
+     * @param entries see {@link #entries()}
+     */
+    public Catalog {
+        entries = List.copyOf(entries);
+    }
+
+    /**
+     * A catalog that does not say where it comes from.
+     *
+     * @param entries the classes
+     */
+    public Catalog(List<Entry> entries) {
+        this(null, entries);
+    }
+
+    /**
+     * One class. Counts are -1 where the catalog does not say.
+     *
+     * @param key semantic key, e.g. {@code div}, {@code fdiv.d}, {@code csrrs.fflags}, {@code fence.rw-rw}
+     * @param extension the decoder's extension ({@code i}, {@code m}, {@code zicsr}, ...; {@code system}
+     *     for {@code ecall}/{@code ebreak}), or null
+     * @param translated instruction slots QEMU translated (a slot translated again counts again)
+     * @param executed dynamic executions
+     * @param count any other count
+     * @param encodings distinct raw encodings in the class
+     */
+    public record Entry(String key, String extension, long translated, long executed, long count, int encodings) {}
+
+    /**
+     * The program run a catalog was taken from.
+     *
+     * @param program the program's path as given
+     * @param args its arguments
+     * @param exitCode its exit status
+     * @param translationBlocks translation blocks QEMU created during the run
+     */
+    public record Origin(String program, List<String> args, int exitCode, long translationBlocks) {
+        /**
+         * Copies the arguments.
+         *
+         * @param program see {@link #program()}
+         * @param args see {@link #args()}
+         * @param exitCode see {@link #exitCode()}
+         * @param translationBlocks see {@link #translationBlocks()}
+         */
+        public Origin {
+            args = List.copyOf(args);
+        }
+    }
+
+    /**
+     * Dynamic executions of all classes that give them.
+     *
+     * @return the sum of the known {@link Entry#executed()} counts
+     */
+    public long executed() {
+        return entries.stream().mapToLong(Entry::executed).filter(v -> v >= 0).sum();
+    }
+
+    /**
+     * Translated slots of all classes that give them.
+     *
+     * @return the sum of the known {@link Entry#translated()} counts
+     */
+    public long translated() {
+        return entries.stream().mapToLong(Entry::translated).filter(v -> v >= 0).sum();
+    }
+
+    /**
+     * The catalog as JSON: {@code schema}, the origin ({@code program, args, exit_code}, the totals
+     * {@code executed, translated}, {@code translation_blocks}) when known, then {@code classes} with
+     * the counts each entry gives.
+     *
+     * @return indented JSON, newline at the end
+     */
+    public String toJson() {
+        ObjectNode root = Json.object();
+        root.put("schema", SCHEMA);
+        if (origin != null) {
+            root.put("program", origin.program());
+            Json.putTexts(root, "args", origin.args());
+            root.put("exit_code", origin.exitCode());
+            root.put("executed", executed());
+            root.put("translated", translated());
+            root.put("translation_blocks", origin.translationBlocks());
+        }
+        ArrayNode list = root.putArray("classes");
+        for (Entry e : entries) {
+            ObjectNode n = list.addObject();
+            n.put("key", e.key());
+            if (e.extension() != null) {
+                n.put("extension", e.extension());
+            }
+            putCount(n, "translated", e.translated());
+            putCount(n, "executed", e.executed());
+            putCount(n, "count", e.count());
+            putCount(n, "encodings", e.encodings());
+        }
+        return Json.file(root);
+    }
+
+    private static void putCount(ObjectNode n, String field, long v) {
+        if (v >= 0) {
+            n.put(field, v);
+        }
+    }
+
+    /**
+     * Writes the catalog as JSON through a temporary file and a rename.
+     *
+     * @param file the catalog file
+     */
+    public void write(Path file) {
+        AtomicFiles.write(file, toJson());
+    }
+
+    /**
+     * Reads a catalog in any accepted form.
+     *
+     * @param file a JSON or CSV catalog
+     * @return the catalog
+     * @throws BadInputException on malformed input (with file and line or entry) or a repeated key
+     */
+    public static Catalog read(Path file) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (java.nio.charset.MalformedInputException e) {
+            throw new BadInputException(file + ": not UTF-8 text");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String t = text.stripLeading();
+        Catalog c = t.startsWith("{") || t.startsWith("[") ? json(file, text) : csv(file, text);
+        Set<String> seen = new HashSet<>();
+        for (Entry e : c.entries()) {
+            if (!seen.add(e.key())) {
+                throw new BadInputException(file + ": key '" + e.key() + "' appears twice");
+            }
+        }
+        return c;
+    }
+
+    private static Catalog json(Path file, String text) {
+        JsonNode root;
+        try {
+            root = Json.MAPPER.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new BadInputException(file + ":" + e.getLocation().getLineNr() + ":" + e.getLocation().getColumnNr()
+                    + ": not valid JSON: " + e.getOriginalMessage());
+        }
+        JsonNode array = root;
+        if (root.isObject()) {
+            array = null;
+            for (String f : new String[] {"classes", "keys", "entries"}) {
+                if (root.path(f).isArray()) {
+                    array = root.get(f);
+                    break;
+                }
+            }
+            if (array == null) {
+                throw new BadInputException(file + ": catalog object has no 'classes', 'keys' or 'entries' array");
+            }
+        }
+        List<Entry> out = new ArrayList<>();
+        int i = 0;
+        for (JsonNode e : array) {
+            String where = file + ": entry " + i++;
+            if (!e.isObject() || !e.path("key").isTextual() || e.get("key").asText().isEmpty()) {
+                throw new BadInputException(where + ": needs a non-empty string 'key'");
+            }
+            long executed = count(e, "executed", where);
+            long translated = count(e, "translated", where);
+            long count = count(e, "count", where);
+            JsonNode encodings = e.path("encodings");
+            out.add(new Entry(e.get("key").asText(), Json.text(e, "extension"), translated, executed, count,
+                    encodings.isIntegralNumber() && encodings.canConvertToInt() && encodings.asInt() >= 0
+                            ? encodings.asInt() : -1));
+        }
+        return new Catalog(origin(root), out);
+    }
+
+    /** The origin when the catalog names its program (read leniently: it is informational). */
+    private static Origin origin(JsonNode root) {
+        if (!root.path("program").isTextual()) {
+            return null;
+        }
+        return new Origin(root.get("program").asText(), Json.texts(root.path("args")), root.path("exit_code").asInt(),
+                root.path("translation_blocks").asLong());
+    }
+
+    private static long count(JsonNode e, String field, String where) {
+        JsonNode v = e.get(field);
+        if (v == null || v.isNull()) {
+            return -1;
+        }
+        if (!v.canConvertToLong() || !v.isIntegralNumber() || v.asLong() < 0) {
+            throw new BadInputException(where + ": '" + field + "' must be a non-negative integer, got " + v);
+        }
+        return v.asLong();
+    }
+
+    private static Catalog csv(Path file, String text) {
+        List<Entry> out = new ArrayList<>();
+        String[] lines = text.split("\r?\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split(",", -1);
+            if (i == 0 && f.length == 2 && f[0].strip().equals("key")) {
+                continue;
+            }
+            if (f.length != 2 || f[0].strip().isEmpty()) {
+                throw new BadInputException(file + ":" + (i + 1) + ": expected 'key,count', got '" + line + "'");
+            }
+            long count;
+            try {
+                count = Long.parseLong(f[1].strip());
+            } catch (NumberFormatException e) {
+                throw new BadInputException(file + ":" + (i + 1) + ": count '" + f[1].strip() + "' is not an integer");
+            }
+            if (count < 0) {
+                throw new BadInputException(file + ":" + (i + 1) + ": negative count " + count);
+            }
+            out.add(new Entry(f[0].strip(), null, -1, -1, count, -1));
+        }
+        return new Catalog(out);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.splice.weigh.campaign;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.BadInputException;
+import dev.splice.weigh.PluginRecords;
+import java.nio.file.Path;
+
+/**
+ * A run's {@code runs/RUN/run.json}, written last: the run is finished ({@code --resume} keeps a
+ * run whose file names the same probe hash). The reader is lenient: missing fields read as 0 or
+ * {@code ""}.
+ *
+ * @param run the run's name
+ * @param seed the run's seed
+ * @param probeSha256 SHA-256 (lower-case hex) of the run's probe executable
+ * @param pairs pairs in the probe
+ * @param windows windows in the probe
+ * @param guestTicksPerNsTiming guest clock ticks per ns in the timing pass
+ * @param guestTicksPerNsOff guest clock ticks per ns in the plugin-off pass
+ * @param timingFooter the timing pass's plugin footer
+ * @param finished ISO-8601 instant the run finished
+ */
+public record FinishedRun(String run, long seed, String probeSha256, int pairs, int windows,
+        double guestTicksPerNsTiming, double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished) {
+    /**
+     * The file's text.
+     *
+     * @return indented JSON, newline at the end
+     */
+    public String toJson() {
+        ObjectNode done = Json.object();
+        done.put("run", run);
+        done.put("seed", seed);
+        done.put("probe_sha256", probeSha256);
+        done.put("pairs", pairs);
+        done.put("windows", windows);
+        done.put("guest_ticks_per_ns_timing", guestTicksPerNsTiming);
+        done.put("guest_ticks_per_ns_off", guestTicksPerNsOff);
+        done.set("timing_footer", Json.footer(timingFooter));
+        done.put("finished", finished);
+        return Json.file(done);
+    }
+
+    /**
+     * Writes the file through a temporary file and a rename.
+     *
+     * @param file usually {@link CampaignLayout.Run#finished()}
+     */
+    public void write(Path file) {
+        AtomicFiles.write(file, toJson());
+    }
+
+    /**
+     * Reads a {@code run.json}.
+     *
+     * @param file the file
+     * @return what it holds
+     * @throws BadInputException when the file is not JSON
+     */
+    public static FinishedRun read(Path file) {
+        JsonNode r = Json.read(file);
+        return new FinishedRun(r.path("run").asText(), r.path("seed").asLong(), r.path("probe_sha256").asText(),
+                r.path("pairs").asInt(), r.path("windows").asInt(), r.path("guest_ticks_per_ns_timing").asDouble(),
+                r.path("guest_ticks_per_ns_off").asDouble(), Json.footer(r.path("timing_footer")),
+                r.path("finished").asText());
+    }
+}
