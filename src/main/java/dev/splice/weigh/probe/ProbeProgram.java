@@ -67,8 +67,8 @@ public final class ProbeProgram {
      *
      * @param address the kernel's first instruction
      * @param end the end (exclusive) of the kernel function, epilogue included
-     * @param perCall (size << 32 | encoding) -> executions per call of the prologue and slots
-     * @param slotEncodings the target slot encodings (size << 32 | encoding)
+     * @param perCall (size &lt;&lt; 32 | encoding) -&gt; executions per call of the prologue and slots
+     * @param slotEncodings the target slot encodings (size &lt;&lt; 32 | encoding)
      */
     public record Kernel(String context, long address, long end, Map<Long, Long> perCall, Set<Long> slotEncodings) {}
 
