@@ -118,9 +118,10 @@ $(PLUGIN): $(PLUGIN_SRC)
 
 # `install` runs the tests, then builds every artifact (the library jar, the cli jar, the sources
 # and javadoc jars, javadoc with doclint failing on any error) and installs them, so that every
-# plugin `mvn -o install` needs is in the local repository afterwards.
+# plugin `mvn -o install` needs is in the local repository afterwards. Then the library example.
 test: deps programs plugin
 	mvn -B -Dstyle.color=never install
+	bash examples/api/check.sh target/splice-$(VERSION)-cli.jar $(PROG_DIR)/rv64/loops.relocs hot_loop
 
 demo: jar programs plugin
 	@bash demo/demo.sh
