@@ -10,7 +10,10 @@ DEB_PACKAGES := openjdk-17-jdk-headless maven make gcc \
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu binutils-riscv64-linux-gnu \
 	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time
 MVN := mvn -B -q -Dstyle.color=never
-JAR := target/splice.jar
+VERSION := $(shell sed -n 's|^  <version>\(.*\)</version>$$|\1|p' pom.xml)
+# The command line's self-contained jar (Maven's artifact splice-VERSION-cli.jar, under a name that
+# does not change with the version); target/splice.jar is the library.
+JAR := target/splice-cli.jar
 SOURCES := $(shell find src/main -type f 2>/dev/null) pom.xml
 
 RV_CC := riscv64-linux-gnu-gcc
@@ -58,11 +61,13 @@ deps:
 
 jar: deps $(JAR)
 
-# Maven 3.8 with -q still prints stray colour codes: keep its log, show it only on failure.
+# Maven 3.8 with -q still prints stray colour codes: keep its log, show it only on failure. The
+# javadoc and sources jars are left to `make test` and `mvn install`.
 $(JAR): $(SOURCES)
 	@mkdir -p build; echo "Building $(JAR)"
-	@$(MVN) -DskipTests package > build/mvn-package.log 2>&1 || { cat build/mvn-package.log; exit 1; }
-	@touch $@
+	@$(MVN) -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true package > build/mvn-package.log 2>&1 \
+		|| { cat build/mvn-package.log; exit 1; }
+	@cp target/splice-$(VERSION)-cli.jar $@
 	@# Class-data-sharing archive (./splice uses it when it is newer than the jar): a static one, made
 	@# from the list of classes a short disasm run loads, because only a static archive can hold
 	@# picocli's old (Java 5) class files on Java 17. Saves about 0.1 s of every start.
@@ -111,8 +116,12 @@ $(PLUGIN): $(PLUGIN_SRC)
 	@mkdir -p $(@D)
 	@if [ -n "$(filter %.c,$(PLUGIN_SRC))" ]; then gcc -O2 -Wall -Wextra -Werror -fvisibility=hidden -shared -fPIC -o $@ $(filter %.c,$(PLUGIN_SRC)); else touch $@; fi
 
+# `install` runs the tests, then builds every artifact (the library jar, the cli jar, the sources
+# and javadoc jars, javadoc with doclint failing on any error) and installs them, so that every
+# plugin `mvn -o install` needs is in the local repository afterwards. Then the library example.
 test: deps programs plugin
-	mvn -B -Dstyle.color=never test
+	mvn -B -Dstyle.color=never install
+	bash examples/api/check.sh target/splice-$(VERSION)-cli.jar $(PROG_DIR)/rv64/loops.relocs hot_loop
 
 demo: jar programs plugin
 	@bash demo/demo.sh

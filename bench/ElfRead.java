@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Times Splice's ELF reader in one warmed-up JVM against llvm-readelf-22 (a process per run) on
  * the same file: headers, sections, segments, .symtab, .dynsym, notes and every RELA section.
- * Run by bench/elf.sh: java -cp target/splice.jar bench/ElfRead.java FILE [RUNS]
+ * Run by bench/elf.sh: java -cp target/splice-cli.jar bench/ElfRead.java FILE [RUNS]
  */
 public class ElfRead {
     public static void main(String[] args) throws Exception {

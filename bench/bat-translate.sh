@@ -71,7 +71,7 @@ best_p=""; best_s=""; rss_p=0; rss_s=0
 for run in $(seq 1 "$RUNS"); do
   read -r tp mp cp < <(measure perf2bolt perf2bolt-22 -p "$PROFILE" --pa -o "$WORK/perf2bolt.fdata" "$BOLTED")
   # shellcheck disable=SC2086
-  read -r ts ms cs < <(measure splice java $JAVA_OPTS -jar target/splice.jar bat translate --pa "$PROFILE" "$BOLTED" -o "$WORK/splice.fdata")
+  read -r ts ms cs < <(measure splice java $JAVA_OPTS -jar target/splice-cli.jar bat translate --pa "$PROFILE" "$BOLTED" -o "$WORK/splice.fdata")
   printf 'run %d: perf2bolt-22 %6.2f s wall %6.2f s cpu %7d KB | splice %6.2f s wall %6.2f s cpu %7d KB | load %s\n' \
     "$run" "$tp" "$cp" "$mp" "$ts" "$cs" "$ms" "$(cut -d' ' -f1 /proc/loadavg)"
   best_p=$(echo "$best_p $tp" | awk '{ m = $1; for (i = 2; i <= NF; i++) if ($i < m) m = $i; print m }')

@@ -48,7 +48,7 @@ build_input() {
 if [ ! -f "$big" ] || [ -n "$(find build/programs/rv64 -newer "$big" -print -quit)" ]; then
     build_input
 fi
-[ -f target/splice.jar ] || make -s jar >&2
+[ -f target/splice-cli.jar ] || make -s jar >&2
 
 code_bytes=$((0x$(riscv64-linux-gnu-readelf -SW "$big" | awk '{ for (i = 1; i < NF; i++) if ($i == ".text") print $(i + 4) }')))
 instructions=$(llvm-objdump-22 -d --no-show-raw-insn "$big" | grep -cE '^ +[0-9a-f]+:')

@@ -2,12 +2,12 @@
 # Cost of a measurement campaign (issue 4 section 7): wall time of the quick profile, an estimate
 # of the formal profile (one formal run with one round, extrapolated to 12 runs x 10 rounds),
 # the plugin's overhead (the guest clock of the same windows in the timing pass against the
-# plugin-off pass), and windows per second. Needs `make plugin`; builds target/splice.jar if missing.
+# plugin-off pass), and windows per second. Needs `make plugin`; builds target/splice-cli.jar if missing.
 # FORMAL=0 skips the formal estimate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f build/qemu-plugin/libsplice-plugin.so ] || { echo "run 'make plugin' first" >&2; exit 1; }
-[ -f target/splice.jar ] || mvn -B -q -DskipTests package
+[ -f target/splice-cli.jar ] || make -s jar >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -57,15 +57,15 @@ for c in sorted(on):
 PY
 }
 
-wall=$(seconds java -jar target/splice.jar weigh measure --profile quick -o "$work/quick")
+wall=$(seconds java -jar target/splice-cli.jar weigh measure --profile quick -o "$work/quick")
 report "$work/quick" "$wall" "quick profile"
 
 if [ "${FORMAL:-1}" != 0 ]; then
   # one formal run with 1 and with 2 rounds: the difference is the cost of a round, the rest is
   # per-run cost (generating the executable, the block count, QEMU start-up, the JVM)
-  wall1=$(seconds java -jar target/splice.jar weigh measure --profile formal --runs 1 --rounds 1 -o "$work/formal1")
+  wall1=$(seconds java -jar target/splice-cli.jar weigh measure --profile formal --runs 1 --rounds 1 -o "$work/formal1")
   report "$work/formal1" "$wall1" "formal profile, 1 run x 1 round"
-  wall2=$(seconds java -jar target/splice.jar weigh measure --profile formal --runs 1 --rounds 2 -o "$work/formal2")
+  wall2=$(seconds java -jar target/splice-cli.jar weigh measure --profile formal --runs 1 --rounds 2 -o "$work/formal2")
   echo "formal profile, 1 run x 2 rounds: wall time $(printf '%.1f' "$wall2") s"
   python3 - "$wall1" "$wall2" <<'PY'
 import sys

@@ -5,14 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B="${1:-999}"
-[ -f target/splice.jar ] || mvn -B -q -DskipTests package
+[ -f target/splice-cli.jar ] || make -s jar >&2
 mvn -B -q test-compile
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-java -cp target/test-classes:target/splice.jar dev.splice.weigh.model.SyntheticCampaign "$work/campaign" 213 1
+java -cp target/test-classes:target/splice-cli.jar dev.splice.weigh.model.SyntheticCampaign "$work/campaign" 213 1
 echo "bootstrap replicates: $B, processors: $(nproc), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/time -f 'wall %e s, user %U s, system %S s, peak RSS %M KiB' \
-  java -jar target/splice.jar weigh model "$work/campaign" -o "$work/out" --bootstrap "$B" --no-progress
+  java -jar target/splice-cli.jar weigh model "$work/campaign" -o "$work/out" --bootstrap "$B" --no-progress
 python3 - "$work/out/weights.json" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))

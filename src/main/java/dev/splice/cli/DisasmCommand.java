@@ -1,7 +1,7 @@
 package dev.splice.cli;
 
+import dev.splice.Binary;
 import dev.splice.base.AtomicFiles;
-import dev.splice.elf.ElfFile;
 import dev.splice.listing.JsonlWriter;
 import dev.splice.listing.ListingWriter;
 import dev.splice.listing.Region;
@@ -71,9 +71,9 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
             if (base != null) {
                 throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--base needs --raw");
             }
-            ElfFile elf = ElfFile.read(file);
-            regions = CodeRegions.select(elf, sections, functions);
-            symbols = CodeRegions.symbols(elf);
+            Binary binary = Binary.open(file);
+            regions = binary.regions(sections, functions);
+            symbols = binary.symbolMap();
         }
         SymbolMap names = symbols;
         AtomicFiles.writeOrPrint(output, out -> {

@@ -1,11 +1,10 @@
 package dev.splice.cli;
 
+import dev.splice.Binary;
+import dev.splice.Function;
 import dev.splice.base.AtomicFiles;
-import dev.splice.elf.ElfFile;
-import dev.splice.elf.Function;
 import dev.splice.listing.ListingWriter;
 import dev.splice.listing.Region;
-import dev.splice.listing.SymbolMap;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -43,18 +42,16 @@ final class ExportCommand implements Callable<Integer>, Main.WarmsUp {
     @Override
     public Integer call() throws Exception {
         ListingWriter.prepare(); // builds the decoder tables while the input is read (if warmUp did not)
-        ElfFile elf = ElfFile.read(file);
-        CodeRegions.requireRiscV(elf);
-        SymbolMap symbols = CodeRegions.symbols(elf);
-        ListingWriter writer = new ListingWriter(aliases, symbols);
+        Binary binary = Binary.open(file);
+        ListingWriter writer = new ListingWriter(aliases, binary.symbolMap());
         Files.createDirectories(outputDir);
         Set<String> taken = new HashSet<>();
         int written = 0;
-        for (Function function : elf.functions()) {
-            if (function.size() <= 0 || function.section() == null || !function.section().isExecutable()) {
+        for (Function function : binary.functions()) {
+            if (!function.hasCode()) {
                 continue;
             }
-            Region region = CodeRegions.function(elf, function);
+            Region region = function.region();
             String name = fileName(function, taken);
             AtomicFiles.write(outputDir.resolve(name), out -> writer.write(List.of(region), out));
             written++;

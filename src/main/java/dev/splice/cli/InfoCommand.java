@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.splice.bat.BatTables;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.ElfHeader;
 import dev.splice.elf.Note;
@@ -30,9 +31,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Shows an ELF64 file's sections, segments, entry point, symbol and relocation counts, GNU build-id and whether it carries BOLT address translation (.note.bolt_bat)."
         })
-public final class InfoCommand implements Callable<Integer> {
-    static final String BOLT_BAT_SECTION = ".note.bolt_bat";
-
+final class InfoCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "The ELF file to describe.")
     Path file;
 
@@ -53,10 +52,6 @@ public final class InfoCommand implements Callable<Integer> {
         }
         out.flush();
         return Main.OK;
-    }
-
-    private static boolean hasBoltBat(ElfFile elf) {
-        return elf.section(BOLT_BAT_SECTION).isPresent();
     }
 
     private static long functionSymbols(List<Symbol> symbols) {
@@ -81,7 +76,7 @@ public final class InfoCommand implements Callable<Integer> {
         root.put("flags", h.flags() & 0xffffffffL);
         root.put("entry", unsigned(h.entry()));
         root.put("buildId", elf.buildId().map(b -> HexFormat.of().formatHex(b)).orElse(null));
-        root.put("boltBat", hasBoltBat(elf));
+        root.put("boltBat", BatTables.enabledFor(elf));
         ObjectNode symbols = root.putObject("symbols");
         symbols.put("symtab", elf.symbols().size());
         symbols.put("dynsym", elf.dynamicSymbols().size());
@@ -156,7 +151,7 @@ public final class InfoCommand implements Callable<Integer> {
         out.printf("Format:      ELF64 little-endian, %s, %s, flags 0x%x%n", h.machineName(), h.typeName(), h.flags());
         out.printf("Entry point: %s%n", hex(h.entry()));
         out.printf("Build-id:    %s%n", elf.buildId().map(b -> HexFormat.of().formatHex(b)).orElse("(none)"));
-        out.printf("BOLT BAT:    %s%n", hasBoltBat(elf) ? "yes (" + BOLT_BAT_SECTION + ")" : "no");
+        out.printf("BOLT BAT:    %s%n", BatTables.enabledFor(elf) ? "yes (" + BatTables.SECTION_NAME + ")" : "no");
         out.printf("Symbols:     %d in .symtab (%d functions), %d in .dynsym (%d functions); %d distinct functions%n",
                 elf.symbols().size(), functionSymbols(elf.symbols()), elf.dynamicSymbols().size(),
                 functionSymbols(elf.dynamicSymbols()), elf.functions().size());

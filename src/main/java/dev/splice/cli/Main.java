@@ -48,11 +48,21 @@ public final class Main implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "Missing command; see 'splice --help'.");
     }
 
+    /**
+     * Runs the CLI and exits with its status.
+     *
+     * @param args the command line
+     */
     public static void main(String[] args) {
         System.exit(execute(args));
     }
 
-    /** Runs the CLI and returns the exit status, without exiting (used by tests). */
+    /**
+     * Runs the CLI and returns the exit status, without exiting (used by tests).
+     *
+     * @param args the command line
+     * @return {@link #OK}, {@link #USAGE}, {@link #BAD_INPUT}, or 3 for an internal error
+     */
     public static int execute(String... args) {
         CommandLine cli = forArguments(args);
         boolean debug = java.util.Arrays.asList(args).contains("--debug");

@@ -137,11 +137,10 @@ class ListingCommandsTest {
         assertArrayEquals(expected.toByteArray(), Files.readAllBytes(bin));
         // Every exported listing assembles to its function's bytes (through the API: 800 CLI runs
         // would only repeat the start-up); the file name is safe and names the function.
-        dev.splice.elf.ElfFile elf = dev.splice.elf.ElfFile.read(loops);
         java.util.Map<Long, byte[]> byAddress = new java.util.HashMap<>();
-        for (dev.splice.elf.Function f : elf.functions()) {
+        for (dev.splice.Function f : dev.splice.Binary.open(loops).functions()) {
             if (f.size() > 0) {
-                byAddress.put(f.address(), CodeRegions.function(elf, f).bytes());
+                byAddress.put(f.address(), f.bytes());
             }
         }
         for (Path file : files) {

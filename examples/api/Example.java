@@ -1,0 +1,48 @@
+import dev.splice.Binary;
+import dev.splice.ControlFlow;
+import dev.splice.Function;
+import dev.splice.Instruction;
+import dev.splice.Operand;
+import dev.splice.Profiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Splice as a library, in four tasks: list the functions of a RISC-V64 executable, disassemble one,
+ * insert an instruction at its first instruction and write the result, and translate a one-line
+ * profile of its first conditional branch to BOLT's fdata.
+ *
+ * <p>Usage: {@code java -cp target/splice.jar:... Example BINARY FUNCTION OUTDIR} (BINARY linked
+ * with {@code -Wl,--emit-relocs}, for the insertion); {@code make test} runs it on
+ * build/programs/rv64/loops.relocs and hot_loop.
+ */
+public class Example {
+    public static void main(String[] args) throws Exception {
+        Path input = Path.of(args[0]);
+        Path out = Path.of(args[2]);
+        Binary binary = Binary.open(input);
+
+        // 1. List the functions.
+        for (Function f : binary.functions()) {
+            System.out.printf("function %x %d %s%n", f.address(), f.size(), f.name());
+        }
+
+        // 2. Disassemble one: each instruction with its operand values and control-flow class.
+        Function function = binary.function(args[1]).orElseThrow();
+        for (Instruction i : function.instructions()) {
+            System.out.printf("%x: %-28s %s %s%n", i.address(), i.text(), i.controlFlow(), i.operands());
+        }
+
+        // 3. Insert a fragment (here one no-op) before the function's first instruction and write.
+        binary.rewrite().insert(function.address(), "addi zero, zero, 0\n").writeTo(out.resolve("patched"));
+
+        // 4. Translate a one-line pre-aggregated profile: the first conditional branch, taken 7 times.
+        Instruction branch = function.instructions().stream()
+                .filter(i -> i.controlFlow() == ControlFlow.BRANCH).findFirst().orElseThrow();
+        Operand.Target target = (Operand.Target) branch.operands().get(branch.operands().size() - 1);
+        Files.writeString(out.resolve("profile.pa"), String.format("B %x %x 7 0%n", branch.address(), target.address()));
+        Profiles.translate(input, out.resolve("profile.pa"), Profiles.Input.PRE_AGGREGATED,
+                out.resolve("profile.fdata"), Profiles.Output.FDATA);
+        System.out.print("fdata: " + Files.readString(out.resolve("profile.fdata")));
+    }
+}

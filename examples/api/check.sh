@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Run by `make test`: compiles Example.java against the library jar and its declared runtime
+# dependencies only (no picocli, no CLI jar), runs it on a test program and checks each of its four
+# tasks against the CLI: the function list, the disassembly (as `disasm --format jsonl` gives it),
+# the insertion (the output runs under qemu-riscv64 as the input does and starts with the no-op),
+# and the translated profile line.
+# Usage: examples/api/check.sh CLI_JAR PROGRAM FUNCTION
+set -euo pipefail
+cli=$1 program=$2 function=$3
+work=target/example
+cp="target/splice.jar:$(cat target/library-classpath.txt)"
+rm -rf "$work"; mkdir -p "$work/classes"
+fail() { echo "examples/api: $*" >&2; exit 1; }
+
+javac -Xlint:all -Werror -d "$work/classes" -cp "$cp" examples/api/Example.java
+java -cp "$work/classes:$cp" Example "$program" "$function" "$work" > "$work/output.txt"
+
+# 1. As many functions as `splice info` counts.
+listed=$(grep -c '^function ' "$work/output.txt")
+counted=$(java -jar "$cli" info --json "$program" | sed -n 's/^ *"functions" : \([0-9]*\),*$/\1/p')
+[ "$listed" = "$counted" ] || fail "listed $listed functions, splice info counts $counted"
+
+# 2. The disassembly: address and exact text of each instruction, as the JSONL listing has them.
+java -jar "$cli" disasm --format jsonl --function "$function" "$program" \
+  | sed -E 's/.*"address":([0-9]+),.*"mnemonic":"([^"]*)","operands":"([^"]*)".*/\1 \2 \3/' \
+  | while read -r address rest; do printf '%x: %s\n' "$address" "$rest" | sed 's/ $//'; done > "$work/expected-disasm.txt"
+grep -v -e '^function ' -e '^fdata: ' "$work/output.txt" | sed -E 's/^([0-9a-f]+: .*[^ ]) +(NONE|BRANCH|JUMP|CALL|RETURN|INDIRECT|TRAP) \[.*$/\1/' \
+  > "$work/disasm.txt"
+cmp -s "$work/expected-disasm.txt" "$work/disasm.txt" || { diff "$work/expected-disasm.txt" "$work/disasm.txt" | head; fail "disassembly differs"; }
+
+# 3. The patched binary runs as the input does, and the function now starts with the no-op.
+set +e
+qemu-riscv64 "$program" 50 > "$work/run-input.txt"; input_rc=$?
+qemu-riscv64 "$work/patched" 50 > "$work/run-patched.txt"; patched_rc=$?
+set -e
+[ "$input_rc" = "$patched_rc" ] || fail "exit status $patched_rc, the input's is $input_rc"
+cmp -s "$work/run-input.txt" "$work/run-patched.txt" || fail "the patched binary prints something else"
+first=$(java -jar "$cli" disasm --format jsonl --function "$function" "$work/patched" | head -1)
+case "$first" in *'"mnemonic":"addi","operands":"zero, zero, 0"'*) ;; *) fail "no inserted no-op first: $first" ;; esac
+
+# 4. The profile line: from and to as offsets in the function, 0 mispredictions, 7 times.
+start=$(head -1 "$work/expected-disasm.txt" | cut -d: -f1)
+read -r _ from to _ _ < "$work/profile.pa"
+expected=$(printf 'fdata: 1 %s %x 1 %s %x 0 7' "$function" $((0x$from - 0x$start)) "$function" $((0x$to - 0x$start)))
+[ "$(grep '^fdata: ' "$work/output.txt")" = "$expected" ] || fail "profile line '$(grep '^fdata: ' "$work/output.txt")', expected '$expected'"
+echo "examples/api: the library example listed $listed functions, disassembled, patched and translated $function as the CLI does"

@@ -1,0 +1,93 @@
+package dev.splice;
+
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.BadInputException;
+import dev.splice.elf.ElfFile;
+import dev.splice.patch.BranchTarget;
+import dev.splice.patch.Insertion;
+import dev.splice.patch.Patcher;
+import dev.splice.patch.Replacement;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A rewrite of a {@link Binary}, from {@link Binary#rewrite()}: equal-length replacements of
+ * functions and insertions of fragments before instructions, applied when written. Replacements
+ * come first; insertion addresses are the input's. Insertion needs a binary linked with
+ * {@code -Wl,--emit-relocs}. What Splice cannot prove correct is refused (see docs/patch.md).
+ *
+ * <p>Listings and fragments are text in the listing format that {@code splice asm} reads, such as
+ * {@code "addi zero, zero, 0\n"}.
+ */
+public final class Rewrite {
+    private final ElfFile elf;
+    private final List<Replacement> replacements = new ArrayList<>();
+    private final List<Insertion> insertions = new ArrayList<>();
+
+    Rewrite(ElfFile elf) {
+        this.elf = elf;
+    }
+
+    /**
+     * Replaces a function's code by an assembled listing of the same length.
+     *
+     * @param function a function name, or {@code 0xADDRESS} of its first instruction
+     * @param listing the listing text
+     * @return this rewrite
+     */
+    public Rewrite replace(String function, String listing) {
+        replacements.add(new Replacement(function, listing, "listing for " + function));
+        return this;
+    }
+
+    /**
+     * Inserts an assembled fragment before the instruction at an address; branches to the address
+     * run the fragment too. Several fragments at one address run in the order they were added.
+     *
+     * @param address an instruction's address in the input binary
+     * @param fragment the fragment's text
+     * @return this rewrite
+     */
+    public Rewrite insert(long address, String fragment) {
+        return insert(address, fragment, BranchTarget.INSERTED);
+    }
+
+    /**
+     * Inserts an assembled fragment before the instruction at an address.
+     *
+     * @param address an instruction's address in the input binary
+     * @param fragment the fragment's text
+     * @param branchTarget where direct branches, calls and other references to the address go:
+     *     into the fragment ({@link BranchTarget#INSERTED}) or past it ({@link
+     *     BranchTarget#ORIGINAL}); falling through always runs it
+     * @return this rewrite
+     */
+    public Rewrite insert(long address, String fragment, BranchTarget branchTarget) {
+        insertions.add(new Insertion(address, fragment, branchTarget));
+        return this;
+    }
+
+    /**
+     * Applies the rewrite in memory.
+     *
+     * @return the bytes of the rewritten file
+     * @throws BadInputException when a listing or fragment does not assemble or the rewrite is
+     *     refused; the message says what, where and why
+     */
+    public byte[] toBytes() {
+        return Patcher.patch(elf, replacements, insertions);
+    }
+
+    /**
+     * Applies the rewrite and writes the result atomically (a refused rewrite leaves no file), then
+     * makes it executable where the file system allows.
+     *
+     * @param output the file to write (replaced if it exists)
+     * @throws BadInputException as {@link #toBytes()}, or when the file cannot be written
+     */
+    public void writeTo(Path output) {
+        AtomicFiles.write(output, toBytes());
+        output.toFile().setExecutable(true);
+    }
+}
