@@ -111,6 +111,27 @@ public final class Function {
     }
 
     /**
+     * Whether another object is the same function of the same binary.
+     *
+     * @param other an object
+     * @return true for the same symbol of the same {@link Binary}
+     */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Function f && f.binary == binary && f.symbol.equals(symbol);
+    }
+
+    /**
+     * A hash code consistent with {@link #equals(Object)}.
+     *
+     * @return the symbol's hash code
+     */
+    @Override
+    public int hashCode() {
+        return symbol.hashCode();
+    }
+
+    /**
      * The name and address, for messages.
      *
      * @return {@code name@0xADDRESS}

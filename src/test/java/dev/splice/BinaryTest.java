@@ -41,7 +41,11 @@ class BinaryTest {
             assertEquals(elf.functions().get(i).size(), functions.get(i).size());
             assertEquals(elf.functions().get(i).section(), functions.get(i).section());
         }
-        assertTrue(functions.stream().anyMatch(f -> f.name().equals("hot_loop") && f.hasCode()));
+        Binary binary = Binary.open(loops);
+        Function hot = binary.function("hot_loop").orElseThrow();
+        assertTrue(hot.hasCode());
+        assertEquals(hot, binary.functionContaining(hot.address() + 2).orElseThrow());
+        assertTrue(binary.functions().contains(hot));
     }
 
     /** Address, size, bytes, exact text and target of every item as {@code splice disasm --format jsonl} gives them. */
