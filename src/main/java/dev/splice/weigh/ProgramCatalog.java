@@ -6,6 +6,7 @@ import dev.splice.isa.Extension;
 import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
 import dev.splice.weigh.campaign.Catalog;
+import dev.splice.weigh.campaign.PluginRecords;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.splice.weigh;
 
 import dev.splice.base.BadInputException;
+import dev.splice.weigh.campaign.PluginRecords;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package dev.splice.weigh;
 
 import dev.splice.base.BadInputException;
+import dev.splice.weigh.campaign.PluginRecords;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.testing.TestPrograms;
-import dev.splice.weigh.PluginRecords.CatalogEntry;
+import dev.splice.weigh.campaign.PluginRecords.CatalogEntry;
+import dev.splice.weigh.campaign.PluginRecords;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
+import dev.splice.weigh.campaign.PluginRecords;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;

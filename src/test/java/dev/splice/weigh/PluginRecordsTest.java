@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.splice.base.BadInputException;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
+import dev.splice.weigh.campaign.PluginRecords;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

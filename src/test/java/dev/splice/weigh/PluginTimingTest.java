@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.testing.TestPrograms;
-import dev.splice.weigh.PluginRecords.TimingWindow;
-import dev.splice.weigh.PluginRecords.ValidationWindow;
+import dev.splice.weigh.campaign.PluginRecords.TimingWindow;
+import dev.splice.weigh.campaign.PluginRecords.ValidationWindow;
+import dev.splice.weigh.campaign.PluginRecords;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.testing.TestPrograms;
-import dev.splice.weigh.PluginRecords.EncodingCount;
-import dev.splice.weigh.PluginRecords.ValidationWindow;
+import dev.splice.weigh.campaign.PluginRecords.EncodingCount;
+import dev.splice.weigh.campaign.PluginRecords.ValidationWindow;
+import dev.splice.weigh.campaign.PluginRecords;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
-import dev.splice.weigh.PluginRecords;
 import java.nio.file.Path;
 
 /**

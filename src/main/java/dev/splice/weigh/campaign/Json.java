@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.base.BadInputException;
-import dev.splice.weigh.PluginRecords;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

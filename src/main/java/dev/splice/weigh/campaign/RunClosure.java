@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
-import dev.splice.weigh.PluginRecords;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

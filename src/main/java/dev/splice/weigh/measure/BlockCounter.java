@@ -1,7 +1,7 @@
 package dev.splice.weigh.measure;
 
 import dev.splice.base.BadInputException;
-import dev.splice.weigh.PluginRecords;
+import dev.splice.weigh.campaign.PluginRecords;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
 import dev.splice.weigh.probe.ProbeProgram;

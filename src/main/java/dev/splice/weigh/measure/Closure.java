@@ -1,8 +1,8 @@
 package dev.splice.weigh.measure;
 
-import dev.splice.weigh.PluginRecords;
-import dev.splice.weigh.PluginRecords.EncodingCount;
-import dev.splice.weigh.PluginRecords.ValidationWindow;
+import dev.splice.weigh.campaign.PluginRecords;
+import dev.splice.weigh.campaign.PluginRecords.EncodingCount;
+import dev.splice.weigh.campaign.PluginRecords.ValidationWindow;
 import dev.splice.weigh.probe.ProbePair;
 import dev.splice.weigh.probe.ProbeProgram;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
 import dev.splice.weigh.Context;
 import dev.splice.weigh.ContextTable;
-import dev.splice.weigh.PluginRecords;
+import dev.splice.weigh.campaign.PluginRecords;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
 import dev.splice.weigh.campaign.BlockCounts;

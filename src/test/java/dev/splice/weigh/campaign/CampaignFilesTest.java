@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.base.BadInputException;
-import dev.splice.weigh.PluginRecords;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.splice.weigh.Context;
 import dev.splice.weigh.ContextTable;
 import dev.splice.weigh.PluginFixtures;
-import dev.splice.weigh.PluginRecords;
+import dev.splice.weigh.campaign.PluginRecords;
 import dev.splice.weigh.QemuRunner;
 import dev.splice.weigh.probe.ProbeOptions;
 import dev.splice.weigh.probe.ProbeProgram;

@@ -1,12 +1,12 @@
-package dev.splice.weigh;
+package dev.splice.weigh.campaign;
 
 import dev.splice.base.BadInputException;
-import dev.splice.weigh.PluginRecords.CatalogEntry;
-import dev.splice.weigh.PluginRecords.EncodingCount;
-import dev.splice.weigh.PluginRecords.Footer;
-import dev.splice.weigh.PluginRecords.Mode;
-import dev.splice.weigh.PluginRecords.TimingWindow;
-import dev.splice.weigh.PluginRecords.ValidationWindow;
+import dev.splice.weigh.campaign.PluginRecords.CatalogEntry;
+import dev.splice.weigh.campaign.PluginRecords.EncodingCount;
+import dev.splice.weigh.campaign.PluginRecords.Footer;
+import dev.splice.weigh.campaign.PluginRecords.Mode;
+import dev.splice.weigh.campaign.PluginRecords.TimingWindow;
+import dev.splice.weigh.campaign.PluginRecords.ValidationWindow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;

@@ -1,4 +1,4 @@
-package dev.splice.weigh;
+package dev.splice.weigh.campaign;
 
 import dev.splice.base.BadInputException;
 import java.io.IOException;
