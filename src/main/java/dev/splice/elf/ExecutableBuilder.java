@@ -65,7 +65,8 @@ public final class ExecutableBuilder {
         b.put(new byte[] {0x7f, 'E', 'L', 'F', ElfHeader.ELFCLASS64, ElfHeader.ELFDATA2LSB, ElfHeader.EV_CURRENT, 0});
         b.position(16);
         b.putShort((short) ElfHeader.ET_EXEC).putShort((short) ElfHeader.EM_RISCV).putInt(ElfHeader.EV_CURRENT)
-                .putLong(entry).putLong(EHDR).putLong(shoff).putInt(FLAGS).putShort((short) EHDR).putShort((short) PHDR).putShort((short) phnum)
+                .putLong(entry).putLong(EHDR).putLong(shoff).putInt(FLAGS)
+                .putShort((short) EHDR).putShort((short) PHDR).putShort((short) phnum)
                 .putShort((short) SHDR).putShort((short) shnum).putShort((short) (shnum - 1));
         // Program headers: the text segment maps the file from offset 0 (headers included), as ld does.
         long textSegOffset = 0;
