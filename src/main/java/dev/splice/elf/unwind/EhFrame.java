@@ -218,17 +218,6 @@ public final class EhFrame {
         return terminator;
     }
 
-    /** {@return the FDEs, in section order} */
-    public List<Fde> fdes() {
-        List<Fde> out = new ArrayList<>();
-        for (Record r : records) {
-            if (r instanceof Fde f) {
-                out.add(f);
-            }
-        }
-        return out;
-    }
-
     /**
      * A reader of a record's CFA instructions.
      *
