@@ -3,7 +3,7 @@ package dev.splice.profile;
 import dev.splice.base.LongList;
 import dev.splice.bat.BatMap;
 import dev.splice.bat.BatTables;
-import dev.splice.cfg.RiscVCfg;
+import dev.splice.cfg.ControlFlowGraph;
 import dev.splice.cfg.x86.X86Cfg;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,7 +53,7 @@ public final class ProfileTranslator {
     // lies elsewhere): perf2bolt's CFG walk treats them differently in functions without tables.
     private final RawCounts rawOutsideTraces = new RawCounts();
     // Per function index: its CFG (functions without tables, RISC-V), computed on first use.
-    private final RiscVCfg[] cfgs;
+    private final ControlFlowGraph[] cfgs;
     private final boolean[] cfgDone;
     // Where code without tables enters other functions (BOLT's secondary entry points), on first use.
     private Map<Integer, List<Integer>> externalEntries;
@@ -92,7 +92,7 @@ public final class ProfileTranslator {
         maxSpan = span;
         maps = new BatMap[n];
         owner = new int[n];
-        cfgs = new RiscVCfg[n];
+        cfgs = new ControlFlowGraph[n];
         cfgDone = new boolean[n];
         for (int i = 0; i < n; i++) {
             long address = functions.get(i).address();
@@ -295,7 +295,7 @@ public final class ProfileTranslator {
     }
 
     /** The CFG perf2bolt builds for a function without a table (by index), built once; null if none. */
-    private RiscVCfg cfg(int f) {
+    private ControlFlowGraph cfg(int f) {
         if (!cfgDone[f]) {
             if (externalEntries == null) {
                 externalEntries = binary.externalEntries(i -> maps[i] == null);
@@ -314,8 +314,8 @@ public final class ProfileTranslator {
         }
         BatMap map = maps[f];
         if (map == null) {
-            // No table: perf2bolt walks the CFG it builds itself (RiscVCfg, X86Cfg; docs/bat.md).
-            RiscVCfg cfg = cfg(f);
+            // No table: perf2bolt walks the CFG it builds itself (cfg.riscv.RiscVCfg, cfg.x86.X86Cfg; docs/bat.md).
+            ControlFlowGraph cfg = cfg(f);
             if (cfg == null) {
                 return;
             }

@@ -2,7 +2,8 @@ package dev.splice.profile;
 
 import dev.splice.bat.BatTables;
 import dev.splice.cfg.LandingPads;
-import dev.splice.cfg.RiscVCfg;
+import dev.splice.cfg.ControlFlowGraph;
+import dev.splice.cfg.riscv.RiscVCfg;
 import dev.splice.cfg.riscv.RiscVDataReferences;
 import dev.splice.cfg.x86.X86Binary;
 import dev.splice.cfg.x86.X86Cfg;
@@ -118,6 +119,12 @@ public final class RewrittenBinary {
             // The CFGs, returns and entry points below decode machine code of these two only.
             throw new dev.splice.base.BadInputException(elf.name() + ": ELF machine " + elf.header().machine()
                     + " is neither RISC-V (243) nor x86-64 (62); Splice translates profiles of those two");
+        }
+        if (elf.isRiscV()) {
+            // The instruction table loads while the functions are found; RISC-V decoding needs it only after.
+            Thread table = new Thread(RiscVCfg::loadInstructionTable, "splice-isa-table");
+            table.setDaemon(true);
+            table.start();
         }
         List<Section> sections = new ArrayList<>();
         for (dev.splice.elf.Section s : elf.sections()) {
@@ -300,13 +307,8 @@ public final class RewrittenBinary {
         }
         byte[] b = elf.contents(plt);
         for (int entry = 32; entry + 16 <= b.length; entry += 16) {
-            int auipc = dev.splice.base.Le.u32(b, entry);
-            int ld = dev.splice.base.Le.u32(b, entry + 4);
-            if ((auipc & 0x7f) != 0x17 || (ld & 0x707f) != 0x3003 || ((ld >>> 15) & 31) != ((auipc >>> 7) & 31)) {
-                continue;
-            }
-            long slot = plt.address() + entry + (auipc & 0xfffff000) + (ld >> 20);
-            String callee = slots.get(slot);
+            java.util.OptionalLong slot = RiscVCfg.pltSlot(b, entry, plt.address() + entry);
+            String callee = slot.isPresent() ? slots.get(slot.getAsLong()) : null;
             if (callee != null && !callee.isEmpty()) {
                 entries.add(new Function(callee + "@PLT", plt.address() + entry, 16, plt.address() + entry + 16));
             }
@@ -410,28 +412,7 @@ public final class RewrittenBinary {
         int at = (int) (address - s.address());
         byte[] b = s.bytes();
         if (riscv) {
-            if (at + 2 > b.length) {
-                return false;
-            }
-            int half = (b[at] & 0xff) | (b[at + 1] & 0xff) << 8;
-            if ((half & 3) != 3) {
-                // c.jr rs1: funct4=1000, rs2=0, op=10; rs1 in {ra, t0}
-                if ((half & 0xf07f) == 0x8002) {
-                    int rs1 = (half >>> 7) & 31;
-                    return rs1 == 1 || rs1 == 5;
-                }
-                return false;
-            }
-            if (at + 4 > b.length) {
-                return false;
-            }
-            int word = half | (b[at + 2] & 0xff) << 16 | (b[at + 3] & 0xff) << 24;
-            // jalr x0, imm(rs1) with rs1 in {ra, t0}
-            if ((word & 0x7fff) == 0x0067) {
-                int rs1 = (word >>> 15) & 31;
-                return rs1 == 1 || rs1 == 5;
-            }
-            return false;
+            return RiscVCfg.isReturn(b, at);
         }
         // x86-64: ret / ret imm16, after legacy prefixes (rep, repne/bnd, operand size).
         int i = at;
@@ -445,7 +426,7 @@ public final class RewrittenBinary {
      * The CFG perf2bolt builds for a function (by index) that has no translation table, from its
      * bytes up to its size; null where it builds none.
      */
-    RiscVCfg cfg(int index, int[] entries) {
+    ControlFlowGraph cfg(int index, int[] entries) {
         Function f = functions[index];
         if (notSimple.contains(f.address()) || f.size() <= 0) {
             return null;
