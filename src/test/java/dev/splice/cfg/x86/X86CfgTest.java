@@ -9,9 +9,7 @@ import dev.splice.cfg.ControlFlowGraph;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.elf.Section;
-import dev.splice.elf.unwind.EhFrameRanges;
-import dev.splice.profile.FunctionDiscovery;
-import dev.splice.profile.RewrittenBinary;
+import dev.splice.profile.NotSimpleFunctions;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
 import java.io.IOException;
@@ -137,7 +135,7 @@ class X86CfgTest {
         X86Binary binary = X86Binary.of(elf);
         Map<Long, TreeSet<Integer>> entries = entries(elf);
         Map<Long, long[]> pads = LandingPads.of(elf);
-        java.util.Set<Long> notSimple = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf)).notSimple();
+        java.util.Set<Long> notSimple = NotSimpleFunctions.of(elf);
         java.util.Random random = new java.util.Random(11);
         StringBuilder records = new StringBuilder();
         Map<String, Long> ours = new TreeMap<>();
@@ -433,7 +431,7 @@ class X86CfgTest {
         // Functions perf2bolt's function discovery already finds not simple (no CFG; the caller
         // of X86Cfg does not ask for one): in conflict with an FDE, bad padding, split functions
         // in non-relocation mode.
-        java.util.Set<Long> notSimple = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf)).notSimple();
+        java.util.Set<Long> notSimple = NotSimpleFunctions.of(elf);
         int checked = 0;
         for (Function f : elf.functions()) {
             BoltFunction theirs = bolt.get(f.address());
