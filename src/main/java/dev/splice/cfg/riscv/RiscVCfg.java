@@ -183,7 +183,7 @@ public final class RiscVCfg {
             isInstruction[pc] = true;
             int bits = length == 2 ? half
                     : half | (code[base + pc + 2] & 0xff) << 16 | (code[base + pc + 3] & 0xff) << 24;
-            Opcode op = Table.DECODER.decode(bits, length);
+            Opcode op = opcodeAt(code, base + pc, length, half);
             long t = Long.MIN_VALUE;
             Kind k = Kind.PLAIN;
             if (op != null && Table.TRANSFERS[op.id()]) {
@@ -295,7 +295,7 @@ public final class RiscVCfg {
             }
             int bits = length == 2 ? half
                     : half | (code[base + pc + 2] & 0xff) << 16 | (code[base + pc + 3] & 0xff) << 24;
-            Opcode op = Table.DECODER.decode(bits, length);
+            Opcode op = opcodeAt(code, base + pc, length, half);
             long t = Long.MIN_VALUE;
             boolean pair = false;
             long nextAuipc = -1;
@@ -341,8 +341,20 @@ public final class RiscVCfg {
             return false;
         }
         int bits = length == 2 ? half : half | (code[at + 2] & 0xff) << 16 | (code[at + 3] & 0xff) << 24;
-        Opcode op = Table.DECODER.decode(bits, length);
-        return op != null && op.controlFlow(bits) == ControlFlow.RETURN;
+        Opcode op = opcodeAt(code, at, length, half);
+        return op != null && Table.TRANSFERS[op.id()] && op.controlFlow(bits) == ControlFlow.RETURN;
+    }
+
+    /**
+     * The opcode of the word of {@code length} bytes at {@code code[at]} (2 or 4, as the walk takes
+     * the low bits of its first parcel {@code half}), or null: the decoder's packed tables, one or
+     * two array reads for most words.
+     */
+    private static Opcode opcodeAt(byte[] code, int at, int length, int half) {
+        if (length == 4 && (half & 0x1c) == 0x1c) {
+            return null; // a 48-bit or longer (or reserved) encoding: no row of the table
+        }
+        return Table.DECODER.opcode(Table.DECODER.decodeAt(code, at, at + length));
     }
 
     /**
