@@ -4,6 +4,7 @@ import dev.splice.base.Le;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
 import dev.splice.isa.Extension;
+import dev.splice.patch.PatchException.Reason;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Locale;
@@ -15,11 +16,11 @@ import java.util.Set;
  * section ("rv64i2p1_m2p0_..._c2p0_zicsr2p0"); a binary without one is taken as rv64gc.
  * Extensions Splice does not know (zmmul, ...) are ignored: no listing can name them.
  */
-public record BinaryTarget(Set<Extension> extensions, String source) {
+record BinaryTarget(Set<Extension> extensions, String source) {
     private static final int TAG_FILE = 1;
     private static final int TAG_RISCV_ARCH = 5;
 
-    public static BinaryTarget of(ElfFile elf) {
+    static BinaryTarget of(ElfFile elf) {
         Optional<Section> attributes = elf.section(".riscv.attributes");
         if (attributes.isPresent()) {
             String arch = archString(elf.contents(attributes.get()));
@@ -31,13 +32,13 @@ public record BinaryTarget(Set<Extension> extensions, String source) {
     }
 
     /** Throws unless every extension of the listing's target is enabled in the binary. */
-    public void require(String listingTarget, String listingName) {
+    void require(String listingTarget, String listingName) {
         Set<Extension> wanted = Extension.parseTarget(listingTarget);
         Set<Extension> missing = EnumSet.noneOf(Extension.class);
         missing.addAll(wanted);
         missing.removeAll(extensions);
         if (!missing.isEmpty()) {
-            throw new PatchException(listingName + ": .target " + listingTarget + " does not match the binary: it needs "
+            throw new PatchException(Reason.TARGET_MISMATCH, listingName + ": .target " + listingTarget + " does not match the binary: it needs "
                     + Extension.targetName(EnumSet.of(Extension.I, missing.toArray(new Extension[0]))).substring(5)
                     + " which the binary's " + source + " does not enable");
         }

@@ -5,6 +5,7 @@ import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.patch.PatchException.Reason;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,12 +42,14 @@ final class EhFrameRewriter {
     private static final byte[] SKIP_BODY = {1, 0, 1, 0x7c, 1};
 
     private final ElfFile elf;
-    private final Inserter inserter;
+    private final MovedCode moved;
+    private final RelocationIndex relocations;
     private final String file;
 
-    EhFrameRewriter(ElfFile elf, Inserter inserter) {
+    EhFrameRewriter(ElfFile elf, MovedCode moved, RelocationIndex relocations) {
         this.elf = elf;
-        this.inserter = inserter;
+        this.moved = moved;
+        this.relocations = relocations;
         this.file = elf.name();
     }
 
@@ -224,25 +227,25 @@ final class EhFrameRewriter {
             }
             q = (int) (r[1] + r[0]);
         }
-        MovedFunction m = inserter.moved().find(begin);
-        MovedFunction mEnd = range > 0 ? inserter.moved().find(begin + range - 1) : null;
+        MovedFunction m = moved.find(begin);
+        MovedFunction mEnd = range > 0 ? moved.find(begin + range - 1) : null;
         if (m == null && mEnd == null) {
             return new Fde(at, end, cie, p, lsdaField, q, begin, null, null);
         }
         if (m == null || m != mEnd || begin != m.function.address() || range != m.function.size()) {
             MovedFunction culprit = m != null ? m : mEnd;
-            throw new PatchException(refuse(at, "FDE [0x" + Long.toHexString(begin) + ", 0x" + Long.toHexString(begin + range)
+            throw new PatchException(Reason.UNWIND_INFO, refuse(at, "FDE [0x" + Long.toHexString(begin) + ", 0x" + Long.toHexString(begin + range)
                     + ") covers moved code but not exactly one whole moved function").getMessage(), culprit.function.address());
         }
-        if (lsda != 0 && !inserter.hasRelocationsFor(lsda)) {
-            throw new PatchException(file + ": function '" + m.function.name() + "' has a C++ exception table "
+        if (lsda != 0 && !relocations.appliesTo(lsda)) {
+            throw new PatchException(Reason.LSDA_WITHOUT_RELOCATIONS, file + ": function '" + m.function.name() + "' has a C++ exception table "
                     + "(LSDA at 0x" + Long.toHexString(lsda) + ") without relocations; its call-site ranges "
                     + "cannot be migrated, so it cannot move");
         }
         try {
             return new Fde(at, end, cie, p, lsdaField, q, begin, m, newProgram(b, q, end, cie.codeAlign, begin, m.newStart, at));
         } catch (PatchException e) {
-            throw new PatchException(e.getMessage() + " (function '" + m.function.name() + "')", m.function.address());
+            throw new PatchException(e.reason(), e.getMessage() + " (function '" + m.function.name() + "')", m.function.address());
         }
     }
 
@@ -253,7 +256,7 @@ final class EhFrameRewriter {
             write(b, f.pcField, enc, eh.address() + f.pcField, f.moved.newStart, f.at);
             write(b, f.pcField + size(enc, f.at), enc & 0x0f, 0, f.moved.newSize, f.at);
         } catch (PatchException e) {
-            throw new PatchException(e.getMessage() + " (function '" + f.moved.function.name() + "')", f.moved.function.address());
+            throw new PatchException(e.reason(), e.getMessage() + " (function '" + f.moved.function.name() + "')", f.moved.function.address());
         }
         System.arraycopy(f.program, 0, b, f.programAt, f.program.length);
         Arrays.fill(b, f.programAt + f.program.length, f.end, (byte) 0);
@@ -327,7 +330,7 @@ final class EhFrameRewriter {
             }
         } catch (PatchException e) {
             throw f.moved == null ? e
-                    : new PatchException(e.getMessage() + " (function '" + f.moved.function.name() + "')", f.moved.function.address());
+                    : new PatchException(e.reason(), e.getMessage() + " (function '" + f.moved.function.name() + "')", f.moved.function.address());
         }
         movedFdes.put(eh.address() + f.at, address + at);
         out.writeBytes(r);
@@ -365,7 +368,7 @@ final class EhFrameRewriter {
                 int width = high == 0x40 ? 0 : op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
                 long delta = width == 0 ? op & 0x3f : width == 1 ? b[p + 1] & 0xff : width == 2 ? Le.u16(b, p + 1) : Le.u32L(b, p + 1);
                 long oldNext = oldLoc + delta * codeAlign;
-                long newNext = inserter.moved().mapFallThrough(oldNext);
+                long newNext = moved.mapFallThrough(oldNext);
                 long newDelta = newNext - newLoc;
                 if (newDelta < 0 || newDelta % codeAlign != 0) {
                     throw refuse(at, "CFA row at 0x" + Long.toHexString(oldNext) + " cannot be moved");
@@ -431,13 +434,13 @@ final class EhFrameRewriter {
         }
         byte[] b = elf.contents(hdr);
         if (b.length < 12 || b[0] != 1 || (b[2] & 0xff) != 0x03 || (b[3] & 0xff) != 0x3b) {
-            throw new PatchException(file + ": .eh_frame_hdr has an encoding Splice does not handle");
+            throw new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame_hdr has an encoding Splice does not handle");
         }
         int p = 4 + size(b[1] & 0xff, 0);
         long count = Le.u32L(b, p);
         p += 4;
         if (p + count * 8 > b.length) {
-            throw new PatchException(file + ": .eh_frame_hdr table runs past its section");
+            throw new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame_hdr table runs past its section");
         }
         List<long[]> rows = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -450,7 +453,7 @@ final class EhFrameRewriter {
             long rel = rows.get(i)[0] - hdr.address();
             long fdeRel = rows.get(i)[1] - hdr.address();
             if (!Rv.fits(rel, 32) || !Rv.fits(fdeRel, 32)) {
-                throw new PatchException(file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
+                throw new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
             }
             Le.putU32(b, p + 8 * i, (int) rel);
             Le.putU32(b, p + 8 * i + 4, (int) fdeRel);
@@ -499,7 +502,7 @@ final class EhFrameRewriter {
     }
 
     private PatchException refuse(int at, String why) {
-        return new PatchException(file + ": .eh_frame+0x" + Integer.toHexString(at) + ": " + why);
+        return new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame+0x" + Integer.toHexString(at) + ": " + why);
     }
 
 

@@ -28,11 +28,8 @@ final class MovedFunction {
         int rd;
         /** Branch and jump: the original absolute target. */
         long target;
-        /**
-         * 0: original size (compressed when it was), 1: full 32-bit form, 2: long form (branch: inverted
-         * branch over jal; jump: auipc + jalr), 3 (branches only): inverted branch over auipc t1 + jr t1.
-         */
-        int form;
+        /** Branch, jump and jump back: the form in the new code (the original one until layout widens it). */
+        BranchForm form;
         long newAddress;
         /** AUIPC: the instructions completing the pair, with their original absolute targets. */
         List<Partner> partners = List.of();
@@ -68,8 +65,7 @@ final class MovedFunction {
         int size() {
             return switch (kind) {
                 case FRAGMENT -> bytes.length;
-                case BRANCH -> form == 0 ? oldSize : form == 1 ? 4 : form == 2 ? 8 : 12;
-                case JUMP, FALLTHROUGH -> form == 0 ? oldSize : form == 1 ? 4 : 8;
+                case BRANCH, JUMP, FALLTHROUGH -> form.size();
                 default -> oldSize;
             };
         }

@@ -12,10 +12,6 @@ final class Rel {
             RELAX = 51, SUB6 = 52, SET6 = 53, SET8 = 54, SET16 = 55, SET32 = 56, PCREL32 = 57, SET_ULEB128 = 60,
             SUB_ULEB128 = 61;
 
-    static boolean isHi(int type) {
-        return type == PCREL_HI20 || type == GOT_HI20 || type == TLS_GOT_HI20 || type == TLS_GD_HI20;
-    }
-
     static boolean isPcrelLo(int type) {
         return type == PCREL_LO12_I || type == PCREL_LO12_S;
     }

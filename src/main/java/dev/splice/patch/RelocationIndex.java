@@ -5,6 +5,7 @@ import dev.splice.elf.Relocation;
 import dev.splice.elf.RelocationSection;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.patch.PatchException.Reason;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -42,10 +43,13 @@ final class RelocationIndex {
     /** Every relocation sorted (stably) by offset, and the offsets. */
     private final Reloc[] byOffset;
     private final long[] offsets;
+    /** The sections that relocation sections apply to (allocated or not). */
+    private final List<Section> relocated;
 
-    private RelocationIndex(List<Reloc> all, Map<Long, List<Reloc>> lowParts) {
+    private RelocationIndex(List<Reloc> all, Map<Long, List<Reloc>> lowParts, List<Section> relocated) {
         this.all = all;
         this.lowParts = lowParts;
+        this.relocated = relocated;
         byOffset = all.toArray(new Reloc[0]);
         Arrays.sort(byOffset, Comparator.comparingLong(Reloc::offset)); // stable: same-offset order kept
         offsets = new long[byOffset.length];
@@ -58,9 +62,13 @@ final class RelocationIndex {
     static RelocationIndex read(ElfFile elf, String file) {
         List<Reloc> all = new ArrayList<>();
         Map<Long, List<Reloc>> lowParts = new HashMap<>();
+        List<Section> relocated = new ArrayList<>();
         boolean any = false;
         for (RelocationSection rs : elf.relocations()) {
             Section on = rs.target();
+            if (on.index() != 0) {
+                relocated.add(on);
+            }
             if (on.index() == 0 || !on.isAllocated()) {
                 continue; // .rela.dyn (none in static executables we accept), debug sections
             }
@@ -74,7 +82,7 @@ final class RelocationIndex {
                 String name = "";
                 if (r.symbolIndex() != 0) {
                     if (r.symbolIndex() >= symbols.size()) {
-                        throw new PatchException(file + ": " + rs.section().name() + ": relocation at 0x"
+                        throw new PatchException(Reason.MALFORMED_INPUT, file + ": " + rs.section().name() + ": relocation at 0x"
                                 + Long.toHexString(r.offset()) + " names symbol " + r.symbolIndex() + " of " + symbols.size());
                     }
                     Symbol s = symbols.get(r.symbolIndex());
@@ -92,10 +100,20 @@ final class RelocationIndex {
             }
         }
         if (!any) {
-            throw new PatchException(file + ": has no relocations for its code; insertion moves code and must know every "
+            throw new PatchException(Reason.NO_RELOCATIONS, file + ": has no relocations for its code; insertion moves code and must know every "
                     + "reference to it: link with -Wl,--emit-relocs");
         }
-        return new RelocationIndex(all, lowParts);
+        return new RelocationIndex(all, lowParts, relocated);
+    }
+
+    /** True if a relocation section applies to the section holding {@code address}. */
+    boolean appliesTo(long address) {
+        for (Section s : relocated) {
+            if (s.contains(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Every relocation, in the order of their sections and entries. */
