@@ -220,6 +220,9 @@ public final class Decoder {
     /**
      * Instruction length in bytes from the first 16-bit parcel by the RISC-V length encoding: 2, 4,
      * 6 or 8; -1 for the reserved encodings of 80 bits and more.
+     *
+     * @param parcel the first 16 bits of the instruction
+     * @return the length in bytes, or -1
      */
     public static int length(int parcel) {
         if ((parcel & 0x3) != 0x3) {
@@ -243,6 +246,11 @@ public final class Decoder {
      * {@link #isLoose(int)}. An item is a valid instruction (opcode non-null), an invalid or
      * 48/64-bit instruction word (opcode null), or loose bytes that cannot form an instruction
      * (a truncated instruction at the end, one byte, a reserved length encoding: 2 bytes).
+     *
+     * @param code the bytes
+     * @param offset where the item starts
+     * @param end where the sweep ends
+     * @return the packed result
      */
     public int decodeAt(byte[] code, int offset, int end) {
         int left = end - offset;
@@ -276,6 +284,12 @@ public final class Decoder {
      * lengths come from the low bits without branches, and the table lookups, which nothing
      * waits for, run alongside. A 48/64-bit instruction (the table marks its parcels {@code LONG},
      * so no separate test of the low bits is needed) goes one at a time.
+     *
+     * @param code the bytes
+     * @param from the first byte of the sweep
+     * @param to the end of the sweep
+     * @param out the packed results, one per item
+     * @return the number of items
      */
     public int decodeAll(byte[] code, int from, int to, int[] out) {
         char[] table = direct;
@@ -326,17 +340,32 @@ public final class Decoder {
     private static final java.lang.invoke.VarHandle LONG_LE =
             java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
-    /** The size in bytes of a packed item (2, 4, 6 or 8; 1 to 3 for loose bytes). */
+    /**
+     * The size of a packed item.
+     *
+     * @param packed a result of {@link #decodeAt} or {@link #decodeAll}
+     * @return its size in bytes (2, 4, 6 or 8; 1 to 3 for loose bytes)
+     */
     public static int size(int packed) {
         return packed & SIZE_MASK;
     }
 
-    /** True if the packed item is loose bytes, not an instruction word. */
+    /**
+     * Whether a packed item is loose bytes, not an instruction word.
+     *
+     * @param packed a result of {@link #decodeAt} or {@link #decodeAll}
+     * @return true for loose bytes
+     */
     public static boolean isLoose(int packed) {
         return (packed & LOOSE) != 0;
     }
 
-    /** The opcode of a packed item, or null when it is not a valid instruction. */
+    /**
+     * The opcode of a packed item.
+     *
+     * @param packed a result of {@link #decodeAt} or {@link #decodeAll}
+     * @return the opcode, or null when the item is not a valid instruction
+     */
     public Opcode opcode(int packed) {
         int id = packed >>> ID_SHIFT;
         return id == 0 ? null : byId[id - 1];
@@ -345,6 +374,10 @@ public final class Decoder {
     /**
      * The opcode of a 2- or 4-byte instruction (in the low 16 or 32 bits of {@code bits}), or null
      * when the word is not a valid, canonical instruction of the enabled extensions.
+     *
+     * @param bits the instruction word
+     * @param size 2 or 4
+     * @return the opcode, or null
      */
     public Opcode decode(int bits, int size) {
         if (size == 2) {

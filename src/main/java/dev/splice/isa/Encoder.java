@@ -12,6 +12,13 @@ public final class Encoder {
      * prints (plus decimal/hex/negative immediates, ABI and x-names, CSR names or numbers,
      * rounding-mode names, fence sets). A pc-relative target is an absolute address (number), ". +
      * offset", or a symbol resolved through {@code symbols}; the encoded offset is target - pc.
+     *
+     * @param op the instruction
+     * @param operands the operand text
+     * @param pc the instruction's address
+     * @param symbols resolves symbol names used as targets
+     * @return the instruction word (a 16-bit one in the low half)
+     * @throws OperandException if an operand is malformed, out of range or reserved
      */
     public static int assemble(Opcode op, String operands, long pc, SymbolResolver symbols)
             throws OperandException {
@@ -24,6 +31,11 @@ public final class Encoder {
      * Encodes from operand values in the table's operand order (registers as numbers, immediates as
      * values, pc-relative operands as byte offsets). Trailing optional operands (rounding mode,
      * c.nop's immediate) may be left out.
+     *
+     * @param op the instruction
+     * @param values the operand values
+     * @return the instruction word (a 16-bit one in the low half)
+     * @throws OperandException if a value is out of range or reserved, or the count is wrong
      */
     public static int encode(Opcode op, long... values) throws OperandException {
         Field[] fs = op.fields;

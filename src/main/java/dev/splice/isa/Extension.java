@@ -6,9 +6,36 @@ import java.util.Set;
 
 /** The RV64 extensions Splice knows, in canonical ISA-string order. */
 public enum Extension {
-    I("i"), M("m"), A("a"), F("f"), D("d"), C("c"),
-    ZICBOM("zicbom"), ZICBOZ("zicboz"), ZICOND("zicond"), ZICSR("zicsr"), ZIFENCEI("zifencei"),
-    ZIHINTPAUSE("zihintpause"), ZBA("zba"), ZBB("zbb"), ZBS("zbs");
+    /** The base integer instruction set. */
+    I("i"),
+    /** Integer multiplication and division. */
+    M("m"),
+    /** Atomic instructions. */
+    A("a"),
+    /** Single-precision floating point. */
+    F("f"),
+    /** Double-precision floating point. */
+    D("d"),
+    /** Compressed (16-bit) instructions. */
+    C("c"),
+    /** Cache-block management (cbo.clean, cbo.flush, cbo.inval). */
+    ZICBOM("zicbom"),
+    /** Cache-block zero (cbo.zero). */
+    ZICBOZ("zicboz"),
+    /** Integer conditional operations (czero.eqz, czero.nez). */
+    ZICOND("zicond"),
+    /** Control and status register instructions. */
+    ZICSR("zicsr"),
+    /** Instruction-fetch fence (fence.i). */
+    ZIFENCEI("zifencei"),
+    /** The pause hint (a fence encoding: no rows of its own). */
+    ZIHINTPAUSE("zihintpause"),
+    /** Address generation (sh1add, add.uw, ...). */
+    ZBA("zba"),
+    /** Basic bit manipulation. */
+    ZBB("zbb"),
+    /** Single-bit instructions. */
+    ZBS("zbs");
 
     private final String isaName;
 
@@ -16,7 +43,7 @@ public enum Extension {
         this.isaName = isaName;
     }
 
-    /** The lower-case name used in ISA strings ("m", "zba", ...). */
+    /** {@return the lower-case name used in ISA strings ("m", "zba", ...)} */
     public String isaName() {
         return isaName;
     }
@@ -24,7 +51,7 @@ public enum Extension {
     /** The extensions that "g" stands for. */
     private static final Set<Extension> G = EnumSet.of(I, M, A, F, D, ZICSR, ZIFENCEI);
 
-    /** Every extension Splice knows. */
+    /** {@return every extension Splice knows (a new, modifiable set)} */
     public static Set<Extension> all() {
         return EnumSet.allOf(Extension.class);
     }
@@ -32,6 +59,9 @@ public enum Extension {
     /**
      * Parses a target string such as "rv64gc" or "rv64gc_zba_zbb_zicond" (case-insensitive);
      * throws IllegalArgumentException naming the bad part.
+     *
+     * @param target the target string
+     * @return the extensions it enables
      */
     public static Set<Extension> parseTarget(String target) {
         if (target == null) {
@@ -80,7 +110,12 @@ public enum Extension {
         return null;
     }
 
-    /** The canonical target string: "rv64gc" (or "rv64i..."), then "_z..." suffixes in canonical order. */
+    /**
+     * The canonical target string: "rv64gc" (or "rv64i..."), then "_z..." suffixes in canonical order.
+     *
+     * @param extensions the enabled extensions
+     * @return the target string
+     */
     public static String targetName(Set<Extension> extensions) {
         StringBuilder sb = new StringBuilder("rv64");
         boolean g = extensions.containsAll(G);

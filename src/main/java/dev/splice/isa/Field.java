@@ -1,11 +1,32 @@
 package dev.splice.isa;
 
 /**
- * One operand field of the table: where its value bits sit in the instruction word. The value is
- * assembled from scattered instruction bits (segments), so scaled immediates such as c.ldsp's
- * offset need no special code.
+ * One operand field of the table ({@code field} lines, docs/isa.md): where its value bits sit in
+ * the instruction word. The value is assembled from scattered instruction bits (segments), so
+ * scaled immediates such as c.ldsp's offset need no special code. {@link #value} reads a field
+ * from an instruction word and {@link #with} writes it back, for any word of an instruction that
+ * has the field: {@code Isa.rv64().field("imm12").with(bits, 16)} sets the I immediate of an addi,
+ * a load or a jalr. Nothing is allocated.
  */
-final class Field {
+public final class Field {
+    /** What a field's value is. */
+    public enum Type {
+        /** An integer register number, 0 to 31 (8 to 15 for the 3-bit compressed fields). */
+        INTEGER_REGISTER,
+        /** A floating-point register number, 0 to 31 (8 to 15 for the 3-bit compressed fields). */
+        FLOAT_REGISTER,
+        /** An immediate, signed or not (see {@link Field#min()} and {@link Field#max()}). */
+        IMMEDIATE,
+        /** A signed byte offset from the instruction to a branch or jump target. */
+        BRANCH_OFFSET,
+        /** A CSR number, 0 to 4095. */
+        CSR,
+        /** A rounding mode, 0 to 7 (5 and 6 are reserved). */
+        ROUNDING_MODE,
+        /** A fence's predecessor or successor set (i, o, r, w as bits 3 to 0). */
+        FENCE_SET
+    }
+
     final String name;
     final OperandKind kind;
     /** Per segment: lowest instruction bit, number of bits, lowest value bit. */
@@ -56,6 +77,24 @@ final class Field {
         this.valueLo0 = instLo.length > 0 ? valueLo[0] : 0;
     }
 
+    /** {@return the field's name in the table ("rd", "imm12", "cjoff", ...)} */
+    public String name() {
+        return name;
+    }
+
+    /** {@return what the value is: a register number, an immediate, a branch offset, ...} */
+    public Type type() {
+        return switch (kind) {
+            case XREG, XREGQ -> Type.INTEGER_REGISTER;
+            case FREG, FREGQ -> Type.FLOAT_REGISTER;
+            case SIMM, UIMM, HEX20, CLUI -> Type.IMMEDIATE;
+            case PCREL -> Type.BRANCH_OFFSET;
+            case CSR -> Type.CSR;
+            case RM, RMX -> Type.ROUNDING_MODE;
+            case FENCE -> Type.FENCE_SET;
+        };
+    }
+
     /** The raw (unsigned, unbiased) value bits of this field in {@code bits}. */
     int raw(int bits) {
         if (oneSegment) {
@@ -68,8 +107,14 @@ final class Field {
         return v;
     }
 
-    /** The operand value: register number, sign-extended immediate or byte offset. */
-    long value(int bits) {
+    /**
+     * The operand value in {@code bits}: register number, sign-extended immediate or byte offset
+     * (for c.lui's immediate the signed 6-bit value, which prints as the 20-bit value lui takes).
+     *
+     * @param bits an instruction word that has this field (a 16-bit one in the low half)
+     * @return the value, between {@link #min()} and {@link #max()}
+     */
+    public long value(int bits) {
         return ((raw(bits) << signShift) >> signShift) + bias;
     }
 
@@ -82,6 +127,43 @@ final class Field {
             out |= seg << instLo[i];
         }
         return out;
+    }
+
+    /**
+     * {@code bits} with this field set to {@code value} (the other bits unchanged).
+     *
+     * @param bits an instruction word that has this field
+     * @param value the new value
+     * @return the new instruction word
+     * @throws IllegalArgumentException if the value does not fit ({@link #fits})
+     */
+    public int with(int bits, long value) {
+        String problem = check(value);
+        if (problem != null) {
+            throw new IllegalArgumentException(name + ": " + value + " " + problem);
+        }
+        return (bits & ~instMask) | insert(value);
+    }
+
+    /**
+     * Whether {@code value} fits: within {@link #min()} and {@link #max()} and a multiple of
+     * {@link #alignment()}.
+     *
+     * @param value a candidate value
+     * @return true if {@link #with} accepts it
+     */
+    public boolean fits(long value) {
+        return check(value) == null;
+    }
+
+    /** {@return the smallest value the field holds (-2048 for imm12, 8 for a compressed register)} */
+    public long min() {
+        return minValue();
+    }
+
+    /** {@return the largest value the field holds (2047 for imm12, 0xfffff for uimm20)} */
+    public long max() {
+        return maxValue();
     }
 
     long minValue() {
@@ -98,8 +180,8 @@ final class Field {
         };
     }
 
-    /** The smallest step between valid values (2 for branch offsets, 8 for c.ldsp ...). */
-    long alignment() {
+    /** {@return the smallest step between valid values (2 for branch offsets, 8 for c.ldsp, 1 for most)} */
+    public long alignment() {
         return Long.lowestOneBit(valueMask);
     }
 
@@ -117,6 +199,7 @@ final class Field {
         return null;
     }
 
+    /** {@return the field's name} */
     @Override
     public String toString() {
         return name;

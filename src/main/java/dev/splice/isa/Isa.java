@@ -25,8 +25,10 @@ public final class Isa {
     private final String[] csrByNumber = new String[4096];
     private final byte[][] csrBytesByNumber = new byte[4096][];
     private final Map<String, Integer> csrNumbers = new HashMap<>();
+    private final Map<String, Field> fields;
+    private final Set<Extension> extensions;
 
-    Isa(List<Opcode> opcodes, Map<Integer, String> csrNames) {
+    Isa(List<Opcode> opcodes, Map<Integer, String> csrNames, Map<String, Field> fields) {
         this.opcodes = List.copyOf(opcodes);
         if (opcodes.size() > MAX_OPCODES) {
             throw new IllegalStateException("table has more than " + MAX_OPCODES + " rows");
@@ -39,6 +41,12 @@ public final class Isa {
                 throw new IllegalStateException("duplicate mnemonic in table: " + op.mnemonic());
             }
         }
+        this.fields = Map.copyOf(fields);
+        EnumSet<Extension> used = EnumSet.noneOf(Extension.class);
+        for (Opcode op : opcodes) {
+            used.addAll(op.requires());
+        }
+        this.extensions = Collections.unmodifiableSet(used);
         this.csrNames = Map.copyOf(csrNames);
         csrNames.forEach((k, v) -> {
             csrNumbers.put(v, k);
@@ -47,27 +55,67 @@ public final class Isa {
         });
     }
 
-    /** The whole RV64 table. */
+    /** {@return the whole RV64 table (read once, then shared)} */
     public static Isa rv64() {
         return Holder.RV64;
     }
 
-    /** The opcode with this exact mnemonic (as the exact printer prints it), or null. */
+    /**
+     * The row with this exact mnemonic.
+     *
+     * @param mnemonic as the exact printer prints it ("c.addi", "lr.w.aq")
+     * @return the opcode, or null
+     */
     public Opcode opcode(String mnemonic) {
         return byMnemonic.get(mnemonic);
     }
 
+    /** {@return every row of the table, in table order; a row's position is its {@link Opcode#id()}} */
     public List<Opcode> opcodes() {
         return opcodes;
     }
 
-    /** A decoder for the enabled extensions (built once per set of extensions, then shared). */
+    /**
+     * The extensions the table has instructions of, in canonical order: a decoder for these
+     * decodes every row. (Zihintpause is no such extension: its pause is a fence hint.)
+     *
+     * @return an unmodifiable set
+     */
+    public Set<Extension> extensions() {
+        return extensions;
+    }
+
+    /**
+     * The operand field of the table with this name ("rd", "imm12", "simm12s", "uimm20", ...), for
+     * reading or writing that field of any instruction word that has it.
+     *
+     * @param name a field name of the table
+     * @return the field, or null if the table has none of that name
+     */
+    public Field field(String name) {
+        return fields.get(name);
+    }
+
+    /**
+     * A decoder for the enabled extensions (built once per set of extensions that the table has
+     * instructions of, then shared).
+     *
+     * @param enabled the extensions whose instructions decode
+     * @return the decoder
+     */
     public Decoder decoder(Set<Extension> enabled) {
-        Set<Extension> key = enabled.isEmpty() ? EnumSet.noneOf(Extension.class) : EnumSet.copyOf(enabled);
+        EnumSet<Extension> key = EnumSet.noneOf(Extension.class);
+        key.addAll(enabled);
+        key.retainAll(extensions);
         return decoders.computeIfAbsent(key, k -> new Decoder(opcodes, k));
     }
 
-    /** The name of a CSR number, or null if it has none. */
+    /**
+     * The name of a CSR.
+     *
+     * @param number the CSR number
+     * @return its name, or null if it has none
+     */
     public String csrName(int number) {
         return number >= 0 && number < csrByNumber.length ? csrByNumber[number] : null;
     }
@@ -77,12 +125,17 @@ public final class Isa {
         return number >= 0 && number < csrBytesByNumber.length ? csrBytesByNumber[number] : null;
     }
 
-    /** The number of a named CSR, or -1. */
+    /**
+     * The number of a named CSR.
+     *
+     * @param name the CSR's name
+     * @return its number, or -1
+     */
     public int csrNumber(String name) {
         return csrNumbers.getOrDefault(name, -1);
     }
 
-    /** Every named CSR by number. */
+    /** {@return every named CSR by number} */
     public Map<Integer, String> csrNames() {
         return Collections.unmodifiableMap(csrNames);
     }

@@ -20,7 +20,15 @@ public final class Printer {
         this.aliases = aliases;
     }
 
-    /** Appends "mnemonic operands" (operands separated by ", ", memory operands as "imm(reg)"). */
+    /**
+     * Appends "mnemonic operands" (operands separated by ", ", memory operands as "imm(reg)").
+     *
+     * @param op the instruction
+     * @param bits its word
+     * @param pc its address (for pc-relative targets)
+     * @param out where the text goes
+     * @param targets names pc-relative targets
+     */
     public void print(Opcode op, int bits, long pc, TextBuffer out, TargetNamer targets) {
         if (aliases) {
             // A compressed instruction's own aliases first (HINTs, c.mv), then its expansion's.
@@ -44,7 +52,15 @@ public final class Printer {
         }
     }
 
-    /** The same, appended to a StringBuilder. */
+    /**
+     * The same, appended to a StringBuilder.
+     *
+     * @param op the instruction
+     * @param bits its word
+     * @param pc its address (for pc-relative targets)
+     * @param out where the text goes
+     * @param targets names pc-relative targets
+     */
     public void print(Opcode op, int bits, long pc, StringBuilder out, TargetNamer targets) {
         TextBuffer text = new TextBuffer(64);
         print(op, bits, pc, text, targets);
@@ -66,12 +82,12 @@ public final class Printer {
     }
 
     /** Appends only the operand text. */
-    public void printOperands(Opcode op, int bits, long pc, TextBuffer out, TargetNamer targets) {
+    void printOperands(Opcode op, int bits, long pc, TextBuffer out, TargetNamer targets) {
         operands(op.operands, bits, pc, out, targets);
     }
 
     /** The same, appended to a StringBuilder. */
-    public void printOperands(Opcode op, int bits, long pc, StringBuilder out, TargetNamer targets) {
+    void printOperands(Opcode op, int bits, long pc, StringBuilder out, TargetNamer targets) {
         TextBuffer text = new TextBuffer(64);
         printOperands(op, bits, pc, text, targets);
         out.append(text);

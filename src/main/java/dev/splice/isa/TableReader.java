@@ -25,6 +25,8 @@ final class TableReader {
     private final Map<String, Opcode> byName = new LinkedHashMap<>();
     private final Map<String, List<Alias>> aliases = new LinkedHashMap<>();
     private final Map<Integer, String> csrs = new TreeMap<>();
+    /** Per mnemonic: its {@code flow} class as the table writes it. */
+    private final Map<String, String> flows = new LinkedHashMap<>();
     private int lineNo;
 
     private TableReader(String source) {
@@ -99,6 +101,7 @@ final class TableReader {
             case "insn" -> insn(line.substring(4));
             case "alias" -> alias(line.substring(5));
             case "csr" -> csr(words);
+            case "flow" -> flow(words);
             default -> throw error("unknown line kind '" + words[0] + "'");
         }
     }
@@ -339,6 +342,31 @@ final class TableReader {
         }
     }
 
+    /** {@code flow CLASS MNEMONIC...}: the control-flow class of 32-bit (or unexpanded) instructions. */
+    private void flow(String[] w) {
+        if (w.length < 3) {
+            throw error("flow needs CLASS MNEMONIC...");
+        }
+        if (!FLOW_CLASSES.contains(w[1])) {
+            throw error("unknown flow class '" + w[1] + "' (one of " + FLOW_CLASSES + ")");
+        }
+        for (int i = 2; i < w.length; i++) {
+            Opcode op = byName.get(w[i]);
+            if (op == null) {
+                throw error("flow of unknown instruction " + w[i]);
+            }
+            if (op.expandsTo != null || !op.expansion.isEmpty()) {
+                throw error(w[i] + " has the flow of the instruction it expands to");
+            }
+            if (flows.put(w[i], w[1]) != null) {
+                throw error("flow of " + w[i] + " given twice");
+            }
+        }
+    }
+
+    private static final List<String> FLOW_CLASSES =
+            List.of("branch", "jump-and-link", "jump-and-link-register", "trap", "trap-return");
+
     private void putCsr(int number, String name) {
         if (number < 0 || number > 0xfff || csrs.put(number, name) != null) {
             throw error("bad or duplicate CSR " + name);
@@ -360,6 +388,185 @@ final class TableReader {
                 }
             }
         }
-        return new Isa(opcodes, csrs);
+        for (Opcode op : opcodes) {
+            if (op.size() == 4) {
+                roles(op);
+            }
+        }
+        for (Opcode op : opcodes) {
+            if (op.size() == 2) {
+                compressedRoles(op);
+            }
+            flowOf(op);
+        }
+        return new Isa(opcodes, csrs, fields);
+    }
+
+    /** A 32-bit instruction's operand roles, by the base formats' field positions. */
+    private void roles(Opcode op) {
+        Field[] byRole = new Field[Operand.values().length];
+        int present = 0;
+        for (Field f : op.fields) {
+            Operand role = role(f);
+            if (role == null) {
+                throw new IllegalStateException(source + ": " + op.mnemonic() + ": field " + f.name
+                        + " has no operand role (not where the base formats put rd, rs1, rs2, rs3)");
+            }
+            if (byRole[role.ordinal()] != null) {
+                throw new IllegalStateException(source + ": " + op.mnemonic() + " has two " + role + " fields");
+            }
+            byRole[role.ordinal()] = f;
+            present |= 1 << role.ordinal();
+        }
+        op.setRoles(byRole, new long[byRole.length], present);
+    }
+
+    private static Operand role(Field f) {
+        return switch (f.kind) {
+            case XREG, FREG -> switch (f.instMask) {
+                case 0x00000f80 -> Operand.RD;
+                case 0x000f8000 -> Operand.RS1;
+                case 0x01f00000 -> Operand.RS2;
+                case 0xf8000000 -> Operand.RS3;
+                default -> null;
+            };
+            case SIMM, UIMM, HEX20 -> Operand.IMM;
+            case PCREL -> Operand.BRANCH_OFFSET;
+            case CSR -> Operand.CSR;
+            case RM, RMX -> Operand.RM;
+            case FENCE -> f.instMask == 0x0f000000 ? Operand.PRED : f.instMask == 0x00f00000 ? Operand.SUCC : null;
+            default -> null;
+        };
+    }
+
+    /**
+     * A compressed instruction's roles: those of the 32-bit instruction it expands to, each from
+     * the word at the same place in the expansion (one of its fields, a register name, a number).
+     */
+    private void compressedRoles(Opcode op) {
+        if (op.expandsTo == null) {
+            if (op.fields.length > 0) {
+                throw new IllegalStateException(source + ": " + op.mnemonic() + " has operands but no expansion");
+            }
+            return;
+        }
+        String exp = op.expansion;
+        int sp = exp.indexOf(' ');
+        String text = sp < 0 ? "" : exp.substring(sp + 1).strip();
+        Opcode wide = op.expandsTo;
+        String templateText = wide.operands.text();
+        List<String> mine = new ArrayList<>();
+        List<String> theirs = new ArrayList<>();
+        if (!skeleton(text, mine).equals(skeleton(templateText, theirs)) || mine.size() != theirs.size()) {
+            throw new IllegalStateException(source + ": " + op.mnemonic() + "'s expansion '" + exp
+                    + "' does not have the operands of " + wide.mnemonic() + " (" + templateText + ")");
+        }
+        Field[] byRole = new Field[Operand.values().length];
+        long[] values = new long[byRole.length];
+        int present = 0;
+        Set<Field> used = new java.util.HashSet<>();
+        for (int i = 0; i < theirs.size(); i++) {
+            Field target = wide.field(theirs.get(i));
+            String word = mine.get(i);
+            if (target == null) {
+                if (!word.equals(theirs.get(i))) {
+                    throw new IllegalStateException(source + ": " + op.mnemonic() + "'s expansion has '" + word
+                            + "' where " + wide.mnemonic() + " has '" + theirs.get(i) + "'");
+                }
+                continue;
+            }
+            Operand role = null;
+            for (Operand r : Operand.values()) {
+                if (wide.field(r) == target) {
+                    role = r;
+                }
+            }
+            Field own = op.field(word);
+            if (own != null) {
+                byRole[role.ordinal()] = own;
+                used.add(own);
+            } else {
+                values[role.ordinal()] = implied(op, target, word);
+            }
+            present |= 1 << role.ordinal();
+        }
+        if (used.size() != op.fields.length) {
+            throw new IllegalStateException(source + ": " + op.mnemonic() + "'s expansion leaves out an operand");
+        }
+        op.setRoles(byRole, values, present);
+    }
+
+    /** The text with each word (field name, register, number) as "w", without spaces; the words into {@code out}. */
+    private static String skeleton(String text, List<String> out) {
+        StringBuilder sb = new StringBuilder();
+        int i = 0;
+        while (i < text.length()) {
+            char c = text.charAt(i);
+            if (Character.isLetterOrDigit(c) || c == '_' || c == '.') {
+                int j = i;
+                while (j < text.length() && (Character.isLetterOrDigit(text.charAt(j)) || text.charAt(j) == '_'
+                        || text.charAt(j) == '.')) {
+                    j++;
+                }
+                out.add(text.substring(i, j));
+                sb.append('w');
+                i = j;
+            } else {
+                if (c != ' ') {
+                    sb.append(c);
+                }
+                i++;
+            }
+        }
+        return sb.toString();
+    }
+
+    private long implied(Opcode op, Field target, String word) {
+        long v = switch (target.kind) {
+            case XREG -> Names.xreg(word);
+            case FREG -> Names.freg(word);
+            default -> {
+                try {
+                    yield number(word);
+                } catch (NumberFormatException e) {
+                    yield -1;
+                }
+            }
+        };
+        if (v < 0 || target.check(v) != null) {
+            throw new IllegalStateException(source + ": " + op.mnemonic() + "'s expansion: '" + word
+                    + "' is no value of " + target.name);
+        }
+        return v;
+    }
+
+    /** The control-flow rule of an instruction, from its flow line or its expansion's. */
+    private void flowOf(Opcode op) {
+        String cls = flows.get(op.expandsTo != null ? op.expandsTo.mnemonic() : op.mnemonic());
+        String problem = null;
+        if (cls == null) {
+            op.setFlow(Opcode.FLOW_FIXED, ControlFlow.NONE);
+            if (op.hasBranchTarget()) {
+                problem = "has a branch target but no flow";
+            }
+        } else {
+            switch (cls) {
+                case "branch" -> op.setFlow(Opcode.FLOW_FIXED, ControlFlow.BRANCH);
+                case "jump-and-link" -> op.setFlow(Opcode.FLOW_JAL, null);
+                case "jump-and-link-register" -> op.setFlow(Opcode.FLOW_JALR, null);
+                case "trap" -> op.setFlow(Opcode.FLOW_FIXED, ControlFlow.TRAP);
+                default -> op.setFlow(Opcode.FLOW_FIXED, ControlFlow.TRAP_RETURN);
+            }
+            boolean direct = cls.equals("branch") || cls.equals("jump-and-link");
+            if (direct != op.hasBranchTarget() || direct && !op.has(Operand.BRANCH_OFFSET)) {
+                problem = "is a " + cls + (direct ? " without" : " with") + " a branch target";
+            } else if (cls.startsWith("jump-and-link") && !op.has(Operand.RD)
+                    || cls.equals("jump-and-link-register") && !op.has(Operand.RS1)) {
+                problem = "is a " + cls + " without rd and rs1";
+            }
+        }
+        if (problem != null) {
+            throw new IllegalStateException(source + ": " + op.mnemonic() + " " + problem);
+        }
     }
 }

@@ -26,6 +26,11 @@ public final class TextBuffer {
     private byte[] bytes;
     private int length;
 
+    /**
+     * An empty buffer.
+     *
+     * @param capacity the initial capacity in bytes (it grows as needed)
+     */
     public TextBuffer(int capacity) {
         bytes = new byte[Math.max(16, capacity)];
     }
@@ -33,6 +38,9 @@ public final class TextBuffer {
     /**
      * The text as ASCII bytes: characters outside ASCII become '?', as when a listing line was
      * encoded to ISO-8859-1 and its high bytes replaced (a surrogate pair becomes one '?').
+     *
+     * @param text any text
+     * @return its bytes
      */
     public static byte[] ascii(String text) {
         byte[] b = text.getBytes(StandardCharsets.ISO_8859_1);
@@ -44,18 +52,18 @@ public final class TextBuffer {
         return b;
     }
 
+    /** {@return the number of bytes of text} */
     public int length() {
         return length;
     }
 
-    /** Truncates to {@code newLength}, or ends a {@link #claim}ed stretch (at most its end). */
+    /**
+     * Truncates to {@code newLength}, or ends a {@link #claim}ed stretch (at most its end).
+     *
+     * @param newLength the new length
+     */
     public void setLength(int newLength) {
         length = newLength;
-    }
-
-    /** The byte at {@code index} (below {@link #length()}). */
-    public byte byteAt(int index) {
-        return bytes[index];
     }
 
     /** Makes room for {@code more} bytes (small, so that the JIT inlines it everywhere). */
@@ -69,16 +77,24 @@ public final class TextBuffer {
         bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));
     }
 
+    /**
+     * Appends one byte.
+     *
+     * @param b an ASCII character
+     * @return this buffer
+     */
     public TextBuffer append(byte b) {
         reserve(1);
         bytes[length++] = b;
         return this;
     }
 
-    public TextBuffer append(char c) {
-        return append((byte) (c < 0x80 ? c : '?'));
-    }
-
+    /**
+     * Appends the bytes of {@code text}.
+     *
+     * @param text ASCII text
+     * @return this buffer
+     */
     public TextBuffer append(byte[] text) {
         int n = text.length;
         if (n > 8) {
@@ -95,6 +111,14 @@ public final class TextBuffer {
         return this;
     }
 
+    /**
+     * Appends {@code count} bytes of {@code text} from {@code from}.
+     *
+     * @param text ASCII text
+     * @param from the first byte
+     * @param count the number of bytes
+     * @return this buffer
+     */
     public TextBuffer append(byte[] text, int from, int count) {
         reserve(count);
         System.arraycopy(text, from, bytes, length, count);
@@ -102,7 +126,12 @@ public final class TextBuffer {
         return this;
     }
 
-    /** Appends the text, each character outside ASCII as '?' (see {@link #ascii}). */
+    /**
+     * Appends the text, each character outside ASCII as '?' (see {@link #ascii}).
+     *
+     * @param text any text
+     * @return this buffer
+     */
     public TextBuffer append(String text) {
         int n = text.length();
         reserve(n);
@@ -116,7 +145,12 @@ public final class TextBuffer {
         return this;
     }
 
-    /** Appends {@code count} spaces. */
+    /**
+     * Appends spaces.
+     *
+     * @param count how many
+     * @return this buffer
+     */
     public TextBuffer spaces(int count) {
         if (count > SPACES.length) {
             return spaces(SPACES.length).spaces(count - SPACES.length);
@@ -124,7 +158,12 @@ public final class TextBuffer {
         return append(SPACES, 0, count);
     }
 
-    /** Appends the signed decimal form of {@code value}, as {@link StringBuilder#append(long)}. */
+    /**
+     * Appends the signed decimal form of {@code value}, as {@link StringBuilder#append(long)}.
+     *
+     * @param value any value
+     * @return this buffer
+     */
     public TextBuffer appendDecimal(long value) {
         if (value == Long.MIN_VALUE) {
             return append("-9223372036854775808");
@@ -167,13 +206,24 @@ public final class TextBuffer {
         return this;
     }
 
-    /** Appends {@code value} as unsigned hex without leading zeros or prefix ("0" for zero). */
+    /**
+     * Appends {@code value} as unsigned hex without leading zeros or prefix ("0" for zero).
+     *
+     * @param value any value
+     * @return this buffer
+     */
     public TextBuffer appendHex(long value) {
         int digits = value == 0 ? 1 : ((63 - Long.numberOfLeadingZeros(value)) >> 2) + 1;
         return appendHex(value, digits);
     }
 
-    /** Appends the low {@code digits} (at most 16) hex digits of {@code value}, zero-padded. */
+    /**
+     * Appends the low {@code digits} (at most 16) hex digits of {@code value}, zero-padded.
+     *
+     * @param value any value
+     * @param digits how many digits
+     * @return this buffer
+     */
     public TextBuffer appendHex(long value, int digits) {
         reserve(digits);
         length = putHex(bytes, length, value, digits);
@@ -183,6 +233,12 @@ public final class TextBuffer {
     /**
      * Writes the low {@code digits} hex digits of {@code value} into {@code b} at {@code at} and
      * returns the position after them (for callers that fill a {@link #claim}ed stretch).
+     *
+     * @param b the array ({@link #array()})
+     * @param at where the digits go
+     * @param value any value
+     * @param digits how many digits
+     * @return the position after the digits
      */
     public static int putHex(byte[] b, int at, long value, int digits) {
         int end = at + digits;
@@ -203,29 +259,44 @@ public final class TextBuffer {
      * Makes room for {@code count} bytes and returns the current length: the caller writes up to
      * that many bytes into {@link #array()} from there, then calls {@link #setLength} with the end. For the
      * fixed parts of a listing line, one capacity check instead of one per piece.
+     *
+     * @param count the most bytes the caller writes
+     * @return where they go in {@link #array()}
      */
     public int claim(int count) {
         reserve(count);
         return length;
     }
 
-    /** The backing array (valid until the next append or claim). */
+    /** {@return the backing array (valid until the next append or claim)} */
     public byte[] array() {
         return bytes;
     }
 
-    /** Copies {@code count} bytes of the text from {@code from} into {@code target}. */
+    /**
+     * Copies {@code count} bytes of the text from {@code from} into {@code target}.
+     *
+     * @param from the first byte of the text
+     * @param target the array to copy into
+     * @param at where they go in it
+     * @param count how many bytes
+     */
     public void copyTo(int from, byte[] target, int at, int count) {
         System.arraycopy(bytes, from, target, at, count);
     }
 
-    /** Writes the text to {@code out} and empties the buffer. */
+    /**
+     * Writes the text to {@code out} and empties the buffer.
+     *
+     * @param out where the text goes
+     * @throws IOException if writing fails
+     */
     public void drainTo(OutputStream out) throws IOException {
         out.write(bytes, 0, length);
         length = 0;
     }
 
-    /** The text as a String (for callers of the StringBuilder printing API). */
+    /** {@return the text as a String (for callers of the StringBuilder printing API)} */
     @Override
     public String toString() {
         return new String(bytes, 0, length, StandardCharsets.ISO_8859_1);

@@ -2,6 +2,7 @@ package dev.splice.listing;
 
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Extension;
+import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.Printer;
 import dev.splice.isa.TargetNamer;
@@ -35,11 +36,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * ({@link TextBuffer}) with no allocation per instruction.
  */
 public final class ListingWriter {
-    /** Every extension the decoder knows; the listing's .target names the ones actually used. */
-    static final Set<Extension> ALL_EXTENSIONS = EnumSet.of(Extension.I, Extension.M, Extension.A,
-            Extension.F, Extension.D, Extension.C, Extension.ZICSR, Extension.ZIFENCEI,
-            Extension.ZIHINTPAUSE, Extension.ZICBOM, Extension.ZICBOZ, Extension.ZBA, Extension.ZBB,
-            Extension.ZBS, Extension.ZICOND);
+    /**
+     * Every extension the table has instructions of (so every row is disassembled); the listing's
+     * .target names the ones actually used.
+     */
+    static final Set<Extension> ALL_EXTENSIONS = Isa.rv64().extensions();
     /** What every listing's target includes, used or not: "rv64gc". */
     static final Set<Extension> BASE_TARGET = EnumSet.of(Extension.I, Extension.M, Extension.A,
             Extension.F, Extension.D, Extension.C, Extension.ZICSR, Extension.ZIFENCEI);
