@@ -21,15 +21,33 @@ public final class AtomicFiles {
     /** Produces a file's content. */
     @FunctionalInterface
     public interface Body {
+        /**
+         * Writes the content.
+         *
+         * @param out where to write it (buffered; closed by the caller)
+         * @throws IOException when writing fails
+         */
         void write(OutputStream out) throws IOException;
     }
 
     private AtomicFiles() {}
 
+    /**
+     * Writes {@code bytes} to {@code target} atomically.
+     *
+     * @param target the output file
+     * @param bytes its content
+     */
     public static void write(Path target, byte[] bytes) {
         write(target, out -> out.write(bytes));
     }
 
+    /**
+     * Writes {@code text} as UTF-8 to {@code target} atomically.
+     *
+     * @param target the output file
+     * @param text its content
+     */
     public static void write(Path target, String text) {
         write(target, text.getBytes(StandardCharsets.UTF_8));
     }
@@ -38,6 +56,9 @@ public final class AtomicFiles {
      * Writes {@code body}'s output to {@code target} atomically. A device or pipe (such as
      * {@code -o /dev/null}) has nothing to replace and is written through. Failures become a
      * {@link BadInputException} that names the file.
+     *
+     * @param target the output file
+     * @param body what writes its content
      */
     public static void write(Path target, Body body) {
         Path absolute = target.toAbsolutePath();
@@ -69,7 +90,12 @@ public final class AtomicFiles {
         }
     }
 
-    /** Writes to the file, or to standard output when {@code target} is null. */
+    /**
+     * Writes to the file, or to standard output when {@code target} is null.
+     *
+     * @param target the output file, or null for standard output
+     * @param body what writes the content
+     */
     public static void writeOrPrint(Path target, Body body) {
         if (target != null) {
             write(target, body);

@@ -8,10 +8,21 @@ package dev.splice.base;
 public class BadInputException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A refusal.
+     *
+     * @param message what, where and why
+     */
     public BadInputException(String message) {
         super(message);
     }
 
+    /**
+     * A refusal caused by another exception (an I/O error, ...).
+     *
+     * @param message what, where and why
+     * @param cause the underlying exception
+     */
     public BadInputException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -1,9 +1,12 @@
 package dev.splice.base;
 
+import java.nio.charset.StandardCharsets;
 
 /**
- * Reads little-endian fixed-size fields and LEB128 numbers from a byte array, refusing to read past
- * the end. Every error names the source and the byte offset where the bad field starts.
+ * Reads little-endian fixed-size fields, LEB128 numbers and NUL-terminated strings from a range of
+ * a byte array, refusing to read past its end: the bounded input of every binary table Splice
+ * parses (BAT, {@code .eh_frame}, LSDAs, attributes). Every error is a {@link BadInputException}
+ * that names the source and the byte offset where the bad field starts.
  */
 public final class ByteReader {
     private final byte[] bytes;
@@ -11,6 +14,14 @@ public final class ByteReader {
     private final String source;
     private int position;
 
+    /**
+     * A reader of {@code bytes[start, end)}, positioned at {@code start}.
+     *
+     * @param bytes the array (not copied)
+     * @param start the first byte to read
+     * @param end the end of the readable range (exclusive)
+     * @param source what the bytes are, for messages ("file: section")
+     */
     public ByteReader(byte[] bytes, int start, int end, String source) {
         this.bytes = bytes;
         this.position = start;
@@ -18,22 +29,33 @@ public final class ByteReader {
         this.source = source;
     }
 
+    /** {@return the offset of the next byte to read, in the whole array} */
     public int position() {
         return position;
     }
 
+    /** {@return the number of bytes left before the end of the range} */
     public int remaining() {
         return end - position;
     }
 
+    /** {@return true when every byte of the range has been read} */
     public boolean atEnd() {
         return position >= end;
     }
 
+    /**
+     * The refusal of a field: "source: offset N: what".
+     *
+     * @param offset the offset of the field in the whole array
+     * @param what what is wrong
+     * @return the exception, for the caller to throw
+     */
     public BadInputException error(int offset, String what) {
         return new BadInputException(source + ": offset " + offset + ": " + what);
     }
 
+    /** {@return the next byte, unsigned} */
     public int u8() {
         if (position >= end) {
             throw error(position, "truncated table (expected another byte)");
@@ -41,6 +63,17 @@ public final class ByteReader {
         return bytes[position++] & 0xff;
     }
 
+    /** {@return the next 16-bit little-endian field, unsigned} */
+    public int u16() {
+        if (end - position < 2) {
+            throw error(position, "truncated table (expected a 2-byte field)");
+        }
+        int v = (bytes[position] & 0xff) | (bytes[position + 1] & 0xff) << 8;
+        position += 2;
+        return v;
+    }
+
+    /** {@return the next 32-bit little-endian field (negative when it is 2^31 or more)} */
     public int u32() {
         int start = position;
         if (end - position < 4) {
@@ -52,6 +85,7 @@ public final class ByteReader {
         return v;
     }
 
+    /** {@return the next 64-bit little-endian field} */
     public long u64() {
         int start = position;
         if (end - position < 8) {
@@ -65,6 +99,12 @@ public final class ByteReader {
         return v;
     }
 
+    /**
+     * The next {@code count} bytes, copied.
+     *
+     * @param count how many
+     * @return a new array of them
+     */
     public byte[] bytes(int count) {
         if (count < 0 || end - position < count) {
             throw error(position, "truncated table (expected " + count + " more bytes)");
@@ -75,14 +115,41 @@ public final class ByteReader {
         return out;
     }
 
-    void skip(int count) {
+    /**
+     * Skips {@code count} bytes.
+     *
+     * @param count how many (refused when negative or past the end)
+     */
+    public void skip(int count) {
         if (count < 0 || end - position < count) {
             throw error(position, "truncated table (expected " + count + " more bytes)");
         }
         position += count;
     }
 
-    /** An unsigned LEB128 number of up to 64 bits (bits beyond 64 are refused, as LLVM does). */
+    /**
+     * The NUL-terminated string at the position (UTF-8); the position moves past the NUL.
+     *
+     * @return the string without its NUL (refused when the range ends before one)
+     */
+    public String cstring() {
+        int start = position;
+        int at = position;
+        while (at < end && bytes[at] != 0) {
+            at++;
+        }
+        if (at >= end) {
+            throw error(start, "string is not NUL-terminated");
+        }
+        position = at + 1;
+        return new String(bytes, start, at - start, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * An unsigned LEB128 number of up to 64 bits (bits beyond 64 are refused, as LLVM does).
+     *
+     * @return the value (values of 2^63 and more are negative)
+     */
     public long uleb() {
         int start = position;
         long value = 0;
@@ -104,7 +171,11 @@ public final class ByteReader {
         }
     }
 
-    /** A signed LEB128 number of up to 64 bits. */
+    /**
+     * A signed LEB128 number of up to 64 bits (bits beyond 64 other than sign extension are refused).
+     *
+     * @return the value
+     */
     public long sleb() {
         int start = position;
         long value = 0;

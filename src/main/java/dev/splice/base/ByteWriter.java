@@ -7,10 +7,15 @@ public final class ByteWriter {
     private byte[] bytes = new byte[256];
     private int size;
 
-    int size() {
+    /** An empty buffer. */
+    public ByteWriter() {}
+
+    /** {@return the number of bytes written so far} */
+    public int size() {
         return size;
     }
 
+    /** {@return a copy of the bytes written so far} */
     public byte[] toByteArray() {
         return Arrays.copyOf(bytes, size);
     }
@@ -21,11 +26,32 @@ public final class ByteWriter {
         }
     }
 
-    void u8(int v) {
+    /**
+     * Appends one byte.
+     *
+     * @param v the byte (only the low 8 bits are written)
+     */
+    public void u8(int v) {
         ensure(1);
         bytes[size++] = (byte) v;
     }
 
+    /**
+     * Appends a 16-bit field, little-endian.
+     *
+     * @param v the value (only the low 16 bits are written)
+     */
+    public void u16(int v) {
+        ensure(2);
+        bytes[size++] = (byte) v;
+        bytes[size++] = (byte) (v >>> 8);
+    }
+
+    /**
+     * Appends a 32-bit field, little-endian.
+     *
+     * @param v the value
+     */
     public void u32(int v) {
         ensure(4);
         for (int i = 0; i < 4; i++) {
@@ -33,6 +59,11 @@ public final class ByteWriter {
         }
     }
 
+    /**
+     * Appends a 64-bit field, little-endian.
+     *
+     * @param v the value
+     */
     public void u64(long v) {
         ensure(8);
         for (int i = 0; i < 8; i++) {
@@ -40,13 +71,33 @@ public final class ByteWriter {
         }
     }
 
+    /**
+     * Appends bytes.
+     *
+     * @param b the bytes to copy
+     */
     public void bytes(byte[] b) {
-        ensure(b.length);
-        System.arraycopy(b, 0, bytes, size, b.length);
-        size += b.length;
+        bytes(b, 0, b.length);
     }
 
-    /** Unsigned LEB128 of a 64-bit value taken as unsigned (a negative long takes 10 bytes). */
+    /**
+     * Appends a range of bytes.
+     *
+     * @param b the array
+     * @param from the first byte to copy
+     * @param count how many
+     */
+    public void bytes(byte[] b, int from, int count) {
+        ensure(count);
+        System.arraycopy(b, from, bytes, size, count);
+        size += count;
+    }
+
+    /**
+     * Appends an unsigned LEB128 number, shortest form.
+     *
+     * @param v the value, taken as unsigned (a negative long takes 10 bytes)
+     */
     public void uleb(long v) {
         do {
             int b = (int) (v & 0x7f);
@@ -55,7 +106,11 @@ public final class ByteWriter {
         } while (v != 0);
     }
 
-    /** Signed LEB128, shortest form. */
+    /**
+     * Appends a signed LEB128 number, shortest form.
+     *
+     * @param v the value
+     */
     public void sleb(long v) {
         boolean more;
         do {
@@ -66,6 +121,11 @@ public final class ByteWriter {
         } while (more);
     }
 
+    /**
+     * Appends zero bytes up to a multiple of {@code alignment}.
+     *
+     * @param alignment the alignment in bytes (positive)
+     */
     public void padTo(int alignment) {
         while (size % alignment != 0) {
             u8(0);

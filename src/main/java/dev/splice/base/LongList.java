@@ -7,6 +7,14 @@ public final class LongList {
     private long[] values = new long[16];
     private int size;
 
+    /** An empty list. */
+    public LongList() {}
+
+    /**
+     * Appends a value.
+     *
+     * @param v the value
+     */
     public void add(long v) {
         if (size == values.length) {
             values = Arrays.copyOf(values, size * 2);
@@ -14,6 +22,12 @@ public final class LongList {
         values[size++] = v;
     }
 
+    /**
+     * The value at an index.
+     *
+     * @param i the index, below {@link #size()}
+     * @return the value
+     */
     public long get(int i) {
         if (i >= size) {
             throw new IndexOutOfBoundsException(i);
@@ -21,10 +35,12 @@ public final class LongList {
         return values[i];
     }
 
+    /** {@return the number of values} */
     public int size() {
         return size;
     }
 
+    /** Removes every value (the storage is kept for reuse). */
     public void clear() {
         size = 0;
     }

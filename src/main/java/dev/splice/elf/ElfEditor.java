@@ -40,7 +40,6 @@ public final class ElfEditor {
     private final List<Entry> sections = new ArrayList<>();
     private final List<Segment> segments;
     private long programHeaderOffset = -1;
-    private boolean mapProgramHeaders = true;
     /** The most zero padding the editor adds to find a free address for a moved program header table. */
     private static final long MAX_GAP = 64L << 20;
     /** Segments whose placement follows sections: segment index -> section indices. */
@@ -247,14 +246,6 @@ public final class ElfEditor {
         segments.add(new Segment(index, s.type(), s.flags(), s.offset(), s.virtualAddress(), s.physicalAddress(),
                 s.fileSize(), s.memorySize(), s.alignment()));
         return index;
-    }
-
-    /**
-     * Whether a program header table that outgrows its slot gets its own PT_LOAD (default true),
-     * so that the C library still finds it through AT_PHDR.
-     */
-    public void setMapProgramHeaders(boolean map) {
-        this.mapProgramHeaders = map;
     }
 
     /** Puts the program header table at this file offset (e.g. inside a section the caller reserved for it). */
@@ -508,11 +499,6 @@ public final class ElfEditor {
         AtomicFiles.write(out, toBytes());
     }
 
-    /** The edited file, read back and validated. */
-    public ElfFile toElfFile() {
-        return ElfFile.parse(toBytes(), name);
-    }
-
     private record Built(byte[] bytes, Layout layout) {}
 
     private Built build() {
@@ -602,7 +588,7 @@ public final class ElfEditor {
             if (phMoves) {
                 if (programHeaderOffset >= 0) {
                     phoff = programHeaderOffset;
-                } else if (mapProgramHeaders && finalSegments.stream().anyMatch(Segment::isLoad)) {
+                } else if (finalSegments.stream().anyMatch(Segment::isLoad)) {
                     phoff = placeMappedProgramHeaders(out, finalSegments);
                 } else {
                     phoff = alignUp(out.size(), 8);

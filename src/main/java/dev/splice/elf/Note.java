@@ -1,5 +1,7 @@
 package dev.splice.elf;
 
+import dev.splice.base.Hex;
+
 /**
  * One note: owner (name without the terminating NUL), type, descriptor bytes, the section it came
  * from (the null section when read from a PT_NOTE segment) and the file offset of the note header.

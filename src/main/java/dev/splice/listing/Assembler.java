@@ -1,5 +1,6 @@
 package dev.splice.listing;
 
+import dev.splice.base.Hex;
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Encoder;
 import dev.splice.isa.Extension;

@@ -3,6 +3,7 @@ package dev.splice.listing;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.splice.base.Hex;
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.Printer;

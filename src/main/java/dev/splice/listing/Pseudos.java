@@ -1,5 +1,6 @@
 package dev.splice.listing;
 
+import dev.splice.base.Hex;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,14 +1,11 @@
 package dev.splice.patch;
 
-import dev.splice.base.Le;
 import dev.splice.elf.ElfFile;
-import dev.splice.elf.Section;
+import dev.splice.elf.reloc.RiscVAttributes;
 import dev.splice.isa.Extension;
 import dev.splice.patch.PatchException.Reason;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -17,18 +14,10 @@ import java.util.Set;
  * Extensions Splice does not know (zmmul, ...) are ignored: no listing can name them.
  */
 record BinaryTarget(Set<Extension> extensions, String source) {
-    private static final int TAG_FILE = 1;
-    private static final int TAG_RISCV_ARCH = 5;
-
     static BinaryTarget of(ElfFile elf) {
-        Optional<Section> attributes = elf.section(".riscv.attributes");
-        if (attributes.isPresent()) {
-            String arch = archString(elf.contents(attributes.get()));
-            if (arch != null) {
-                return new BinaryTarget(parseArch(arch), "Tag_RISCV_arch \"" + arch + "\"");
-            }
-        }
-        return new BinaryTarget(Extension.parseTarget("rv64gc"), "rv64gc (no Tag_RISCV_arch)");
+        return RiscVAttributes.arch(elf)
+                .map(arch -> new BinaryTarget(parseArch(arch), "Tag_RISCV_arch \"" + arch + "\""))
+                .orElseGet(() -> new BinaryTarget(Extension.parseTarget("rv64gc"), "rv64gc (no Tag_RISCV_arch)"));
     }
 
     /** Throws unless every extension of the listing's target is enabled in the binary. */
@@ -109,82 +98,4 @@ record BinaryTarget(Set<Extension> extensions, String source) {
     private static boolean isDigit(char c) {
         return c >= '0' && c <= '9';
     }
-
-    /** The arch string from the "riscv" subsection's file attributes, or null. */
-    private static String archString(byte[] b) {
-        if (b.length < 1 || b[0] != 'A') {
-            return null;
-        }
-        int at = 1;
-        while (at + 4 <= b.length) {
-            long length = Le.u32L(b, at);
-            if (length < 4 || at + length > b.length) {
-                return null;
-            }
-            int end = (int) (at + length);
-            int p = at + 4;
-            int vendorEnd = p;
-            while (vendorEnd < end && b[vendorEnd] != 0) {
-                vendorEnd++;
-            }
-            String vendor = new String(b, p, vendorEnd - p, StandardCharsets.US_ASCII);
-            p = vendorEnd + 1;
-            if (vendor.equals("riscv")) {
-                while (p + 5 <= end) {
-                    int tag = b[p] & 0xff;
-                    long size = Le.u32L(b, p + 1);
-                    if (size < 5 || p + size > end) {
-                        return null;
-                    }
-                    if (tag == TAG_FILE) {
-                        String arch = fileAttribute(b, p + 5, (int) (p + size));
-                        if (arch != null) {
-                            return arch;
-                        }
-                    }
-                    p += (int) size;
-                }
-            }
-            at = end;
-        }
-        return null;
-    }
-
-    private static String fileAttribute(byte[] b, int p, int end) {
-        while (p < end) {
-            long[] tag = uleb(b, p, end);
-            p = (int) tag[1];
-            if (tag[0] % 2 == 1 || tag[0] == 0) { // odd tags are strings (RISC-V psABI)
-                int s = p;
-                while (p < end && b[p] != 0) {
-                    p++;
-                }
-                String value = new String(b, s, p - s, StandardCharsets.US_ASCII);
-                p++;
-                if (tag[0] == TAG_RISCV_ARCH) {
-                    return value;
-                }
-            } else {
-                p = (int) uleb(b, p, end)[1];
-            }
-        }
-        return null;
-    }
-
-    private static long[] uleb(byte[] b, int p, int end) {
-        long v = 0;
-        int shift = 0;
-        while (p < end) {
-            int x = b[p++] & 0xff;
-            if (shift < 63) {
-                v |= (long) (x & 0x7f) << shift;
-            }
-            shift += 7;
-            if ((x & 0x80) == 0) {
-                break;
-            }
-        }
-        return new long[] {v, p};
-    }
-
 }

@@ -1,12 +1,19 @@
 package dev.splice.patch;
 
+import dev.splice.base.BadInputException;
+import dev.splice.base.ByteWriter;
 import dev.splice.base.Le;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.elf.unwind.Cfa;
+import dev.splice.elf.unwind.CfaReader;
+import dev.splice.elf.unwind.EhFrame;
+import dev.splice.elf.unwind.EhFrameHeader;
+import dev.splice.elf.unwind.PointerEncoding;
+import dev.splice.elf.unwind.UnwindFormatException;
 import dev.splice.patch.PatchException.Reason;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -17,7 +24,8 @@ import java.util.Map;
  * Moves the .eh_frame FDEs of moved functions to the new code: pc_begin and pc_range are
  * rewritten, and every advance_loc of the CFA program is recomputed so that each row starts at the
  * new address of the code it described (a fragment inserted before an instruction belongs to the
- * row in force after the previous instruction).
+ * row in force after the previous instruction). The records are read by {@link EhFrame}, the CFA
+ * programs by {@link CfaReader}; this class only rewrites.
  *
  * <p>When every new CFA program fits its old FDE, all of this happens in place. Otherwise the
  * section grows the only way libgcc's static unwinder can follow: crtbeginT.o registers
@@ -30,8 +38,9 @@ import java.util.Map;
  * record are zeroed, and the .eh_frame section header ends where the skip record starts (section
  * readers see well-formed records only). The .eh_frame_hdr search table (if any) is updated and
  * re-sorted. See docs/patch.md, "Growing .eh_frame".
- * DW_CFA_set_loc, FDEs covering only part of a moved function, 64-bit records and unknown
- * encodings are refused.
+ * DW_CFA_set_loc, FDEs covering only part of a moved function, 64-bit records, CIE augmentations
+ * other than z, R, L, P, S, B and encodings other than fixed-size absolute or pc-relative ones are
+ * refused.
  */
 final class EhFrameRewriter {
     /** The continuation of .eh_frame in the new segment, when it must grow. */
@@ -40,6 +49,8 @@ final class EhFrameRewriter {
     static final String REGISTERED_START = "__EH_FRAME_BEGIN__";
     /** A minimal CIE body after the id: version 1, augmentation "", code align 1, data align -4, RA x1. */
     private static final byte[] SKIP_BODY = {1, 0, 1, 0x7c, 1};
+    /** The CIE augmentation letters whose FDEs can be rewritten. */
+    private static final String HANDLED_AUGMENTATION = "RLPSB";
 
     private final ElfFile elf;
     private final MovedCode moved;
@@ -53,24 +64,17 @@ final class EhFrameRewriter {
         this.file = elf.name();
     }
 
-    private sealed interface Rec permits Cie, Fde {
-        int at();
-
-        int end();
-    }
-
-    /** A CIE; {@code personalityField} is the offset of its 'P' pointer (-1 without one). */
-    private record Cie(int at, int end, int fdeEncoding, boolean lsda, int lsdaEncoding, long codeAlign, boolean augmented,
-                       int personalityField, int personalityEncoding) implements Rec {}
-
     /**
-     * An FDE: offsets of its pc_begin, LSDA pointer (-1 without one) and CFA program; for a moved
-     * function, the function and its re-computed program.
+     * A record of .eh_frame as the rewrite sees it: for the FDE of a moved function, the function
+     * and its re-computed CFA program.
      */
-    private record Fde(int at, int end, Cie cie, int pcField, int lsdaField, int programAt, long begin, MovedFunction moved,
-                       byte[] program) implements Rec {
+    private record Rec(EhFrame.Record record, MovedFunction moved, byte[] program) {
+        int at() {
+            return record.offset();
+        }
+
         boolean fitsInPlace() {
-            return moved == null || program.length <= end - programAt;
+            return moved == null || program.length <= record.end() - record.instructions();
         }
     }
 
@@ -90,23 +94,31 @@ final class EhFrameRewriter {
             return null;
         }
         byte[] b = elf.contents(eh);
+        EhFrame frame;
+        try {
+            frame = EhFrame.parse(b, eh.address(), file + ": .eh_frame");
+        } catch (BadInputException e) {
+            throw new PatchException(Reason.UNWIND_INFO, e.getMessage());
+        }
         List<Rec> records = new ArrayList<>();
-        int terminator = parse(b, eh, records);
+        for (EhFrame.Record r : frame.records()) {
+            records.add(r instanceof EhFrame.Fde f ? fde(frame, b, f) : cie((EhFrame.Cie) r));
+        }
         int split = 0;
-        while (split < records.size() && !(records.get(split) instanceof Fde f && !f.fitsInPlace())) {
+        while (split < records.size() && records.get(split).fitsInPlace()) {
             split++;
         }
         for (Rec r : records.subList(0, split)) {
-            if (r instanceof Fde f && f.moved != null) {
-                inPlace(b, eh, f);
+            if (r.moved != null) {
+                inPlace(b, eh, r);
             }
         }
         byte[] continuation = null;
         if (split < records.size()) {
             Rec first = records.get(split);
             checkRegisteredStart(eh, first);
-            continuation = continuation(b, eh, records.subList(split, records.size()), continuationAddress);
-            skip(b, eh, first, terminator, continuationAddress);
+            continuation = continuation(frame, b, eh, records.subList(split, records.size()), continuationAddress);
+            skip(b, eh, first, frame.terminator(), continuationAddress);
         }
         editor.setContents(eh.index(), b);
         if (continuation != null) {
@@ -119,118 +131,37 @@ final class EhFrameRewriter {
         return continuation;
     }
 
-    /** Reads the records up to the zero terminator (or the section end) and returns where they stop. */
-    private int parse(byte[] b, Section eh, List<Rec> records) {
-        Map<Integer, Cie> cies = new HashMap<>();
-        int at = 0;
-        while (at + 4 <= b.length) {
-            long length = Le.u32L(b, at);
-            if (length == 0) {
-                return at;
-            }
-            if (length == 0xffffffffL) {
-                throw refuse(at, "64-bit DWARF records are not handled");
-            }
-            int start = at + 4;
-            if (length < 4 || length > b.length - start) {
-                throw refuse(at, "record runs past the end of the section");
-            }
-            int end = (int) (start + length);
-            long id = Le.u32L(b, start);
-            try {
-                if (id == 0) {
-                    Cie cie = parseCie(b, start + 4, end, at);
-                    cies.put(at, cie);
-                    records.add(cie);
-                } else {
-                    Cie cie = cies.get((int) (start - id));
-                    if (cie == null) {
-                        throw refuse(at, "FDE names no CIE seen before it");
-                    }
-                    records.add(parseFde(b, eh, start + 4, end, cie, at));
-                }
-            } catch (IndexOutOfBoundsException e) {
-                throw refuse(at, "a field of this record runs past the end of the section");
-            }
-            at = end;
+    /** A CIE, refused unless its FDEs and its personality pointer can be rewritten. */
+    private Rec cie(EhFrame.Cie c) {
+        if (c.augmentation().contains("eh")) {
+            throw refuse(c.offset(), "CIE augmentation \"eh\" is not handled");
         }
-        return at;
-    }
-
-    private Cie parseCie(byte[] b, int p, int end, int at) {
-        int version = b[p++] & 0xff;
-        int s = p;
-        while (p < end && b[p] != 0) {
-            p++;
-        }
-        String aug = new String(b, s, p - s, java.nio.charset.StandardCharsets.US_ASCII);
-        p++;
-        if (aug.contains("eh")) {
-            throw refuse(at, "CIE augmentation \"eh\" is not handled");
-        }
-        long[] r = uleb(b, p);
-        long codeAlign = r[0];
-        p = (int) r[1];
-        p = (int) sleb(b, p)[1];
-        p = version == 1 ? p + 1 : (int) uleb(b, p)[1];
-        int fdeEncoding = 0;
-        boolean lsda = false;
-        int lsdaEncoding = 0xff;
-        int personalityField = -1;
-        int personalityEncoding = 0xff;
-        if (aug.startsWith("z")) {
-            r = uleb(b, p);
-            p = (int) r[1];
-            for (char c : aug.substring(1).toCharArray()) {
-                switch (c) {
-                    case 'R' -> fdeEncoding = b[p++] & 0xff;
-                    case 'L' -> {
-                        lsda = true;
-                        lsdaEncoding = b[p++] & 0xff;
-                    }
-                    case 'P' -> {
-                        personalityEncoding = b[p++] & 0xff;
-                        personalityField = p;
-                        p += size(personalityEncoding, at);
-                    }
-                    case 'S', 'B' -> { }
-                    default -> throw refuse(at, "CIE augmentation '" + c + "' is not handled");
+        if (c.hasAugmentationData()) {
+            for (char letter : c.augmentation().substring(1).toCharArray()) {
+                if (HANDLED_AUGMENTATION.indexOf(letter) < 0) {
+                    throw refuse(c.offset(), "CIE augmentation '" + letter + "' is not handled");
                 }
             }
         }
-        if (p > end) {
-            throw refuse(at, "CIE augmentation runs past the end of its record");
+        if (c.personalityField() >= 0) {
+            checkFixedSize(c.personalityEncoding(), c.offset());
         }
-        return new Cie(at, end, fdeEncoding, lsda, lsdaEncoding, codeAlign, aug.startsWith("z"), personalityField,
-                personalityEncoding);
+        return new Rec(c, null, null);
     }
 
-    private Fde parseFde(byte[] b, Section eh, int p, int end, Cie cie, int at) {
-        int enc = cie.fdeEncoding;
-        int width = size(enc, at);
-        if (p + 2 * width > end) {
-            throw refuse(at, "FDE is too short for its pc_begin and pc_range");
-        }
-        long begin = read(b, p, enc, eh.address() + p, at);
-        long range = read(b, p + width, enc & 0x0f, 0, at);
-        int q = p + 2 * width;
-        int lsdaField = -1;
+    private Rec fde(EhFrame frame, byte[] b, EhFrame.Fde f) {
+        int at = f.offset();
+        checkFixedSize(f.cie().fdeEncoding(), at);
+        long begin = f.pcBegin();
+        long range = f.pcRange();
         long lsda = 0;
-        if (cie.augmented) {
-            long[] r = uleb(b, q);
-            if (r[0] > end - r[1]) {
-                throw refuse(at, "FDE augmentation data runs past the end of its record");
-            }
-            if (cie.lsda && cie.lsdaEncoding != 0xff) {
-                lsdaField = (int) r[1];
-                lsda = read(b, lsdaField, cie.lsdaEncoding, eh.address() + lsdaField, at);
-            }
-            q = (int) (r[1] + r[0]);
+        if (f.lsdaField() >= 0) {
+            lsda = pointer(frame, f, f.lsdaField(), f.cie().lsdaEncoding());
         }
         MovedFunction m = moved.find(begin);
         MovedFunction mEnd = range > 0 ? moved.find(begin + range - 1) : null;
         if (m == null && mEnd == null) {
-            return new Fde(at, end, cie, p, lsdaField, q, begin, null, null);
+            return new Rec(f, null, null);
         }
         if (m == null || m != mEnd || begin != m.function.address() || range != m.function.size()) {
             MovedFunction culprit = m != null ? m : mEnd;
@@ -238,29 +169,31 @@ final class EhFrameRewriter {
                     + ") covers moved code but not exactly one whole moved function").getMessage(), culprit.function.address());
         }
         if (lsda != 0 && !relocations.appliesTo(lsda)) {
-            throw new PatchException(Reason.LSDA_WITHOUT_RELOCATIONS, file + ": function '" + m.function.name() + "' has a C++ exception table "
+            throw new PatchException(Reason.LSDA_WITHOUT_RELOCATIONS, file + ": function '" + m.function.name()
+                    + "' has a C++ exception table "
                     + "(LSDA at 0x" + Long.toHexString(lsda) + ") without relocations; its call-site ranges "
                     + "cannot be migrated, so it cannot move");
         }
         try {
-            return new Fde(at, end, cie, p, lsdaField, q, begin, m, newProgram(b, q, end, cie.codeAlign, begin, m.newStart, at));
+            return new Rec(f, m, newProgram(frame, b, f, begin, m.newStart));
         } catch (PatchException e) {
             throw new PatchException(e.reason(), e.getMessage() + " (function '" + m.function.name() + "')", m.function.address());
         }
     }
 
     /** Rewrites a moved function's FDE where it is: its new program fits (padded with DW_CFA_nop). */
-    private void inPlace(byte[] b, Section eh, Fde f) {
-        int enc = f.cie.fdeEncoding;
+    private void inPlace(byte[] b, Section eh, Rec r) {
+        EhFrame.Fde f = (EhFrame.Fde) r.record;
+        int enc = f.cie().fdeEncoding();
         try {
-            write(b, f.pcField, enc, eh.address() + f.pcField, f.moved.newStart, f.at);
-            write(b, f.pcField + size(enc, f.at), enc & 0x0f, 0, f.moved.newSize, f.at);
+            write(b, f.pcBeginField(), enc, eh.address() + f.pcBeginField(), r.moved.newStart, f.offset());
+            write(b, f.pcBeginField() + PointerEncoding.size(enc), enc & 0x0f, 0, r.moved.newSize, f.offset());
         } catch (PatchException e) {
-            throw new PatchException(e.reason(), e.getMessage() + " (function '" + f.moved.function.name() + "')", f.moved.function.address());
+            throw new PatchException(e.reason(), e.getMessage() + " (function '" + r.moved.function.name() + "')", r.moved.function.address());
         }
-        System.arraycopy(f.program, 0, b, f.programAt, f.program.length);
-        Arrays.fill(b, f.programAt + f.program.length, f.end, (byte) 0);
-        movedStarts.put(f.begin, f.moved.newStart);
+        System.arraycopy(r.program, 0, b, f.instructions(), r.program.length);
+        Arrays.fill(b, f.instructions() + r.program.length, f.end(), (byte) 0);
+        movedStarts.put(f.pcBegin(), r.moved.newStart);
     }
 
     /**
@@ -277,63 +210,65 @@ final class EhFrameRewriter {
     }
 
     /** Copies of {@code tail} for {@link #SECTION} at {@code address}, CIEs first where needed, then the terminator. */
-    private byte[] continuation(byte[] b, Section eh, List<Rec> tail, long address) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private byte[] continuation(EhFrame frame, byte[] b, Section eh, List<Rec> tail, long address) {
+        ByteWriter out = new ByteWriter();
         Map<Integer, Integer> cieCopies = new HashMap<>();
         for (Rec r : tail) {
-            if (r instanceof Cie c) {
-                copyCie(b, eh, c, out, address, cieCopies);
-            } else if (r instanceof Fde f) {
-                if (!cieCopies.containsKey(f.cie.at)) {
-                    copyCie(b, eh, f.cie, out, address, cieCopies);
+            if (r.record instanceof EhFrame.Cie c) {
+                copyCie(frame, b, c, out, address, cieCopies);
+            } else if (r.record instanceof EhFrame.Fde f) {
+                if (!cieCopies.containsKey(f.cie().offset())) {
+                    copyCie(frame, b, f.cie(), out, address, cieCopies);
                 }
-                copyFde(b, eh, f, out, address, cieCopies.get(f.cie.at));
+                copyFde(frame, b, eh, r, out, address, cieCopies.get(f.cie().offset()));
             }
         }
-        out.writeBytes(new byte[4]);
+        out.u32(0);
         return out.toByteArray();
     }
 
-    private void copyCie(byte[] b, Section eh, Cie c, ByteArrayOutputStream out, long address, Map<Integer, Integer> copies) {
+    private void copyCie(EhFrame frame, byte[] b, EhFrame.Cie c, ByteWriter out, long address, Map<Integer, Integer> copies) {
         int at = out.size();
-        byte[] r = Arrays.copyOfRange(b, c.at, c.end);
-        if (c.personalityField >= 0) {
-            int field = c.personalityField - c.at;
-            long personality = read(b, c.personalityField, c.personalityEncoding, eh.address() + c.personalityField, c.at);
-            write(r, field, c.personalityEncoding, address + at + field, personality, c.at);
+        byte[] r = Arrays.copyOfRange(b, c.offset(), c.end());
+        if (c.personalityField() >= 0) {
+            int field = c.personalityField() - c.offset();
+            long personality = pointer(frame, c, c.personalityField(), c.personalityEncoding());
+            write(r, field, c.personalityEncoding(), address + at + field, personality, c.offset());
         }
-        copies.put(c.at, at);
-        out.writeBytes(r);
+        copies.put(c.offset(), at);
+        out.bytes(r);
     }
 
-    private void copyFde(byte[] b, Section eh, Fde f, ByteArrayOutputStream out, long address, int cieCopy) {
+    private void copyFde(EhFrame frame, byte[] b, Section eh, Rec rec, ByteWriter out, long address, int cieCopy) {
+        EhFrame.Fde f = (EhFrame.Fde) rec.record;
         int at = out.size();
-        byte[] program = f.moved != null ? f.program : Arrays.copyOfRange(b, f.programAt, f.end);
-        int fields = f.programAt - f.pcField;
+        byte[] program = rec.moved != null ? rec.program : Arrays.copyOfRange(b, f.instructions(), f.end());
+        int fields = f.instructions() - f.pcBeginField();
         int size = (8 + fields + program.length + 3) & -4;
         byte[] r = new byte[size];
         Le.putU32(r, 0, size - 4);
         Le.putU32(r, 4, at + 4 - cieCopy);
-        System.arraycopy(b, f.pcField, r, 8, fields);
+        System.arraycopy(b, f.pcBeginField(), r, 8, fields);
         System.arraycopy(program, 0, r, 8 + fields, program.length);
-        int enc = f.cie.fdeEncoding;
+        int enc = f.cie().fdeEncoding();
         try {
-            write(r, 8, enc, address + at + 8, f.moved != null ? f.moved.newStart : f.begin, f.at);
-            if (f.moved != null) {
-                write(r, 8 + size(enc, f.at), enc & 0x0f, 0, f.moved.newSize, f.at);
-                movedStarts.put(f.begin, f.moved.newStart);
+            write(r, 8, enc, address + at + 8, rec.moved != null ? rec.moved.newStart : f.pcBegin(), f.offset());
+            if (rec.moved != null) {
+                write(r, 8 + PointerEncoding.size(enc), enc & 0x0f, 0, rec.moved.newSize, f.offset());
+                movedStarts.put(f.pcBegin(), rec.moved.newStart);
             }
-            if (f.lsdaField >= 0) {
-                int field = 8 + f.lsdaField - f.pcField;
-                long lsda = read(b, f.lsdaField, f.cie.lsdaEncoding, eh.address() + f.lsdaField, f.at);
-                write(r, field, f.cie.lsdaEncoding, address + at + field, lsda, f.at);
+            if (f.lsdaField() >= 0) {
+                int field = 8 + f.lsdaField() - f.pcBeginField();
+                long lsda = pointer(frame, f, f.lsdaField(), f.cie().lsdaEncoding());
+                write(r, field, f.cie().lsdaEncoding(), address + at + field, lsda, f.offset());
             }
         } catch (PatchException e) {
-            throw f.moved == null ? e
-                    : new PatchException(e.reason(), e.getMessage() + " (function '" + f.moved.function.name() + "')", f.moved.function.address());
+            throw rec.moved == null ? e
+                    : new PatchException(e.reason(), e.getMessage() + " (function '" + rec.moved.function.name() + "')",
+                            rec.moved.function.address());
         }
-        movedFdes.put(eh.address() + f.at, address + at);
-        out.writeBytes(r);
+        movedFdes.put(eh.address() + f.offset(), address + at);
+        out.bytes(r);
     }
 
     /**
@@ -350,79 +285,40 @@ final class EhFrameRewriter {
         }
         Arrays.fill(b, at, terminator, (byte) 0);
         Le.putU32(b, at, (int) length);
-        if (replaced.end() - at - 8 >= SKIP_BODY.length) { // else zeros: no unwinder reads a CIE that no FDE names
+        if (replaced.record.end() - at - 8 >= SKIP_BODY.length) { // else zeros: no unwinder reads a CIE that no FDE names
             System.arraycopy(SKIP_BODY, 0, b, at + 8, SKIP_BODY.length);
         }
     }
 
     /**
-     * The CFA program re-encoded with the new advances, each in the smallest form that holds it,
-     * without the DW_CFA_nop padding (the caller pads).
+     * The FDE's CFA program re-encoded with the new advances, each in the smallest form that holds
+     * it, without the DW_CFA_nop padding (the caller pads).
      */
-    private byte[] newProgram(byte[] b, int p, int end, long codeAlign, long oldLoc, long newLoc, int at) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(end - p);
-        while (p < end) {
-            int op = b[p] & 0xff;
-            int high = op & 0xc0;
-            if (high == 0x40 || op == 0x02 || op == 0x03 || op == 0x04) {
-                int width = high == 0x40 ? 0 : op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
-                long delta = width == 0 ? op & 0x3f : width == 1 ? b[p + 1] & 0xff : width == 2 ? Le.u16(b, p + 1) : Le.u32L(b, p + 1);
-                long oldNext = oldLoc + delta * codeAlign;
-                long newNext = moved.mapFallThrough(oldNext);
-                long newDelta = newNext - newLoc;
-                if (newDelta < 0 || newDelta % codeAlign != 0) {
-                    throw refuse(at, "CFA row at 0x" + Long.toHexString(oldNext) + " cannot be moved");
-                }
-                newDelta /= codeAlign;
-                if (newDelta <= 0x3f) {
-                    out.write((int) (0x40 | newDelta));
-                } else if (newDelta <= 0xff) {
-                    out.write(0x02);
-                    out.write((int) newDelta);
-                } else if (newDelta <= 0xffff) {
-                    out.write(0x03);
-                    out.write((int) newDelta);
-                    out.write((int) (newDelta >> 8));
-                } else {
-                    out.write(0x04);
-                    for (int i = 0; i < 4; i++) {
-                        out.write((int) (newDelta >> (8 * i)));
+    private byte[] newProgram(EhFrame frame, byte[] b, EhFrame.Fde f, long oldLoc, long newLoc) {
+        int at = f.offset();
+        long codeAlign = f.cie().codeAlignment();
+        ByteWriter out = new ByteWriter();
+        CfaReader cfa = frame.cfaReader(f);
+        try {
+            while (cfa.next()) {
+                if (cfa.isAdvance()) {
+                    long oldNext = oldLoc + cfa.delta() * codeAlign;
+                    long newNext = moved.mapFallThrough(oldNext);
+                    long newDelta = newNext - newLoc;
+                    if (newDelta < 0 || newDelta % codeAlign != 0) {
+                        throw refuse(at, "CFA row at 0x" + Long.toHexString(oldNext) + " cannot be moved");
                     }
-                }
-                oldLoc = oldNext;
-                newLoc = newNext;
-                p += 1 + width;
-                continue;
-            }
-            int from = p;
-            p++;
-            if (high == 0x80) {
-                p = (int) uleb(b, p)[1];
-            } else if (high != 0xc0) {
-                switch (op) {
-                    case 0x00, 0x0a, 0x0b -> { }
-                    case 0x01 -> throw refuse(at, "DW_CFA_set_loc is not handled");
-                    case 0x06, 0x07, 0x08, 0x0d, 0x0e, 0x2e -> p = (int) uleb(b, p)[1];
-                    case 0x13 -> p = (int) sleb(b, p)[1];
-                    case 0x05, 0x09, 0x0c, 0x14, 0x2f -> p = (int) uleb(b, (int) uleb(b, p)[1])[1];
-                    case 0x11, 0x12, 0x15 -> p = (int) sleb(b, (int) uleb(b, p)[1])[1];
-                    case 0x0f -> {
-                        long[] r = uleb(b, p);
-                        p = (int) (r[1] + r[0]);
-                    }
-                    case 0x10, 0x16 -> {
-                        long[] r = uleb(b, (int) uleb(b, p)[1]);
-                        p = (int) (r[1] + r[0]);
-                    }
-                    default -> throw refuse(at, "CFA instruction 0x" + Integer.toHexString(op) + " is not handled");
+                    Cfa.writeAdvance(out, newDelta / codeAlign);
+                    oldLoc = oldNext;
+                    newLoc = newNext;
+                } else if (cfa.opcode() == Cfa.DW_CFA_SET_LOC) {
+                    throw refuse(at, "DW_CFA_set_loc is not handled");
+                } else if (cfa.opcode() != Cfa.DW_CFA_NOP) {
+                    out.bytes(b, cfa.start(), cfa.end() - cfa.start());
                 }
             }
-            if (p > end) {
-                throw refuse(at, "CFA instruction runs past the end of its FDE");
-            }
-            if (op != 0x00) {
-                out.write(b, from, p - from);
-            }
+        } catch (UnwindFormatException e) {
+            throw refuse(at, e.reason());
         }
         return out.toByteArray();
     }
@@ -433,113 +329,63 @@ final class EhFrameRewriter {
             return;
         }
         byte[] b = elf.contents(hdr);
-        if (b.length < 12 || b[0] != 1 || (b[2] & 0xff) != 0x03 || (b[3] & 0xff) != 0x3b) {
-            throw new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame_hdr has an encoding Splice does not handle");
-        }
-        int p = 4 + size(b[1] & 0xff, 0);
-        long count = Le.u32L(b, p);
-        p += 4;
-        if (p + count * 8 > b.length) {
-            throw new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame_hdr table runs past its section");
+        EhFrameHeader header;
+        try {
+            header = EhFrameHeader.parse(b, hdr.address(), file + ": .eh_frame_hdr");
+        } catch (UnwindFormatException e) {
+            throw new PatchException(Reason.UNWIND_INFO, e.offset() == 0 ? file + ": .eh_frame_hdr has an encoding Splice does not handle"
+                    : e.getMessage());
+        } catch (BadInputException e) {
+            throw new PatchException(Reason.UNWIND_INFO, e.getMessage());
         }
         List<long[]> rows = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            long loc = hdr.address() + (int) Le.u32L(b, p + 8 * i);
-            long fde = hdr.address() + (int) Le.u32L(b, p + 8 * i + 4);
+        for (int i = 0; i < header.count(); i++) {
+            long loc = header.initialLocation(i);
+            long fde = header.fdeAddress(i);
             rows.add(new long[] {movedStarts.getOrDefault(loc, loc), movedFdes.getOrDefault(fde, fde)});
         }
         rows.sort((x, y) -> Long.compare(x[0], y[0]));
-        for (int i = 0; i < count; i++) {
+        int p = header.tableOffset();
+        for (int i = 0; i < rows.size(); i++) {
             long rel = rows.get(i)[0] - hdr.address();
             long fdeRel = rows.get(i)[1] - hdr.address();
             if (!Rv.fits(rel, 32) || !Rv.fits(fdeRel, 32)) {
                 throw new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
             }
-            Le.putU32(b, p + 8 * i, (int) rel);
-            Le.putU32(b, p + 8 * i + 4, (int) fdeRel);
+            Le.putU32(b, p + EhFrameHeader.ROW_SIZE * i, (int) rel);
+            Le.putU32(b, p + EhFrameHeader.ROW_SIZE * i + 4, (int) fdeRel);
         }
         editor.setContents(hdr.index(), b);
     }
 
-    private int size(int enc, int at) {
-        if (enc == 0xff) {
-            return 0;
+    /** Refuses encodings without a fixed size: their fields could not be rewritten in place. */
+    private void checkFixedSize(int enc, int at) {
+        if (PointerEncoding.size(enc) < 0) {
+            throw refuse(at, "pointer encoding 0x" + Integer.toHexString(enc) + " is not handled");
         }
-        return switch (enc & 0x0f) {
-            case 0x00, 0x04, 0x0c -> 8;
-            case 0x03, 0x0b -> 4;
-            case 0x02, 0x0a -> 2;
-            default -> throw refuse(at, "pointer encoding 0x" + Integer.toHexString(enc) + " is not handled");
-        };
     }
 
-    private long read(byte[] b, int p, int enc, long fieldAddress, int at) {
-        int width = size(enc, at);
-        long v = width == 8 ? Le.u32L(b, p) | Le.u32L(b, p + 4) << 32 : width == 4 ? Le.u32L(b, p) : Le.u16(b, p);
-        if ((enc & 0x0f) == 0x0b) {
-            v = (int) v;
-        } else if ((enc & 0x0f) == 0x0a) {
-            v = (short) v;
+    /** A pointer field of a record, absolute; refused unless fixed-size and absolute or pc-relative. */
+    private long pointer(EhFrame frame, EhFrame.Record r, int field, int enc) {
+        checkFixedSize(enc, r.offset());
+        if (!PointerEncoding.isApplied(enc)) {
+            throw refuse(r.offset(), "pointer encoding 0x" + Integer.toHexString(enc) + " is not handled");
         }
-        return switch (enc & 0x70) {
-            case 0x00 -> v;
-            case 0x10 -> fieldAddress + v;
-            default -> throw refuse(at, "pointer encoding 0x" + Integer.toHexString(enc) + " is not handled");
-        };
+        try {
+            return frame.pointer(r, field, enc);
+        } catch (BadInputException e) {
+            throw refuse(r.offset(), "a field of this record runs past the end of the section");
+        }
     }
 
     private void write(byte[] b, int p, int enc, long fieldAddress, long value, int at) {
-        int width = size(enc, at);
-        long v = (enc & 0x70) == 0x10 ? value - fieldAddress : value;
-        boolean signed = (enc & 0x08) != 0;
-        boolean ok = width == 8 || (signed ? Rv.fits(v, width * 8) : v >>> (width * 8) == 0);
-        if (!ok) {
+        checkFixedSize(enc, at);
+        if (!PointerEncoding.write(b, p, enc, fieldAddress, value)) {
             throw refuse(at, "value 0x" + Long.toHexString(value) + " does not fit its pointer encoding");
-        }
-        for (int i = 0; i < width; i++) {
-            b[p + i] = (byte) (v >>> (8 * i));
         }
     }
 
     private PatchException refuse(int at, String why) {
         return new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame+0x" + Integer.toHexString(at) + ": " + why);
-    }
-
-
-
-    private static long[] uleb(byte[] b, int p) {
-        long v = 0;
-        int shift = 0;
-        while (true) {
-            int x = b[p++] & 0xff;
-            if (shift < 64) {
-                v |= (long) (x & 0x7f) << shift;
-            }
-            shift += 7;
-            if ((x & 0x80) == 0) {
-                return new long[] {v, p};
-            }
-        }
-    }
-
-    private static long[] sleb(byte[] b, int p) {
-        long v = 0;
-        int shift = 0;
-        int x;
-        do {
-            x = b[p++] & 0xff;
-            if (shift < 64) {
-                v |= (long) (x & 0x7f) << shift;
-            }
-            shift += 7;
-        } while ((x & 0x80) != 0);
-        if (shift < 64 && (x & 0x40) != 0) {
-            v |= -1L << shift;
-        }
-        return new long[] {v, p};
-    }
-
-    static byte[] copy(byte[] b) {
-        return Arrays.copyOf(b, b.length);
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.splice.base.Hex;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
 import java.nio.charset.StandardCharsets;

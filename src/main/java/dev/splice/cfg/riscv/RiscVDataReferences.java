@@ -1,5 +1,10 @@
 package dev.splice.cfg.riscv;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_64;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD64;
+
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Relocation;
 import dev.splice.elf.RelocationSection;
@@ -18,7 +23,6 @@ import java.util.List;
 public final class RiscVDataReferences {
     private RiscVDataReferences() {}
 
-    private static final int R_RISCV_32 = 1, R_RISCV_64 = 2, R_RISCV_ADD32 = 35, R_RISCV_ADD64 = 36;
     // BOLT reads these itself (CFI, LSDA call-site tables), not as references to code.
     private static final java.util.Set<String> SKIPPED = java.util.Set.of(".eh_frame", ".gcc_except_table");
 

@@ -1,5 +1,20 @@
 package dev.splice.cfg.x86;
 
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_16;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_32;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_32S;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_64;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_8;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_GOTPC32;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_GOTPCREL;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_GOTPCRELX;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_PC16;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_PC32;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_PC64;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_PC8;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_PLT32;
+import static dev.splice.elf.reloc.X86Relocations.R_X86_64_REX_GOTPCRELX;
+
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.elf.Relocation;
@@ -28,8 +43,9 @@ import java.util.regex.Pattern;
 public final class X86Binary implements X86Cfg.Memory {
     private static final Pattern FRAGMENT = Pattern.compile("^(.*)\\.(cold|warm)(\\.\\d+)?$");
     // x86-64 relocation types that are PC-relative.
-    private static final Set<Integer> PC_RELATIVE = Set.of(2, 4, 9, 13, 15, 24, 26, 41, 42);
-    private static final Set<Integer> ABSOLUTE = Set.of(1, 10, 11, 12, 14);
+    private static final Set<Integer> PC_RELATIVE = Set.of(R_X86_64_PC32, R_X86_64_PLT32, R_X86_64_GOTPCREL,
+            R_X86_64_PC16, R_X86_64_PC8, R_X86_64_PC64, R_X86_64_GOTPC32, R_X86_64_GOTPCRELX, R_X86_64_REX_GOTPCRELX);
+    private static final Set<Integer> ABSOLUTE = Set.of(R_X86_64_64, R_X86_64_32, R_X86_64_32S, R_X86_64_16, R_X86_64_8);
 
     private final ElfFile elf;
     private final boolean hasRelocations;
