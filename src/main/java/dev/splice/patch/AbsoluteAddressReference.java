@@ -1,7 +1,10 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_HI20;
 import static dev.splice.base.Le.le32;
 
+import dev.splice.isa.Opcode;
+import dev.splice.isa.Operand;
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.patch.RelocationIndex.Reloc;
 
@@ -16,29 +19,26 @@ final class AbsoluteAddressReference implements ReferenceHandler {
 
     @Override
     public void retarget(Reloc r, MovedFunction m, long to, References refs) {
-        InputImage image = refs.in().image();
         long p = r.offset();
-        int bits = (int) image.u32(image.fileOffset(p));
+        int bits = refs.instructionBits(p);
+        Opcode op = refs.instructionAt(p);
         long old = r.value();
         long oldHi = (old + 0x800) >> 12;
         long newHi = (to + 0x800) >> 12;
         int patched;
-        if (r.type() == Rel.HI20) {
-            if ((bits & 0x7f) != 0x37 || Rv.uImm(bits) != (oldHi << 12 << 32 >> 32)) {
+        if (r.type() == R_RISCV_HI20) {
+            if (op != Rv.LUI || Rv.upper(op, bits) != (oldHi << 12 << 32 >> 32)) {
                 throw refs.refuse(r, Reason.RELOCATION_MISMATCH, "is not on a lui of the symbol's high part");
             }
             if (!Rv.fits(newHi, 20)) {
                 throw refs.refuse(r, Reason.OUT_OF_REACH, "cannot hold the new address 0x" + Long.toHexString(to));
             }
-            patched = Rv.withUImm(bits, newHi);
+            patched = Rv.withUpper(op, bits, newHi);
         } else {
-            boolean store = r.type() == Rel.LO12_S;
-            long lo = store ? Rv.sImm(bits) : Rv.iImm(bits);
-            if (lo != old - (oldHi << 12)) {
+            if (op == null || op.field(Operand.IMM) == null || op.operand(bits, Operand.IMM) != old - (oldHi << 12)) {
                 throw refs.refuse(r, Reason.RELOCATION_MISMATCH, "does not hold the symbol's low part");
             }
-            long newLo = to - (newHi << 12);
-            patched = store ? Rv.withSImm(bits, newLo) : Rv.withIImm(bits, newLo);
+            patched = op.withOperand(bits, Operand.IMM, to - (newHi << 12));
         }
         refs.patch(p, le32(patched));
     }

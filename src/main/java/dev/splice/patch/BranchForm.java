@@ -2,6 +2,9 @@ package dev.splice.patch;
 
 import static dev.splice.base.Le.putU32;
 
+import dev.splice.isa.Field;
+import dev.splice.isa.Opcode;
+import dev.splice.isa.Operand;
 import dev.splice.patch.MovedFunction.Item;
 
 /**
@@ -11,27 +14,28 @@ import dev.splice.patch.MovedFunction.Item;
  */
 enum BranchForm {
     /** {@code c.beqz}/{@code c.bnez}: ±256 bytes. */
-    C_BRANCH(2, 9, 0, false),
+    C_BRANCH(2, Rv.C_BEQZ.field(Operand.BRANCH_OFFSET), 0, false),
     /** {@code beq}..{@code bgeu}: ±4 KiB. */
-    BRANCH(4, 13, 0, false),
+    BRANCH(4, Rv.BEQ.field(Operand.BRANCH_OFFSET), 0, false),
     /** The inverted branch over a {@code jal x0}: ±1 MiB from the jal (the last branch form: no register is free). */
-    BRANCH_OVER_JAL(8, 21, 4, false),
+    BRANCH_OVER_JAL(8, Rv.JAL.field(Operand.BRANCH_OFFSET), 4, false),
     /** {@code c.j}: ±2 KiB. */
-    C_JUMP(2, 12, 0, true),
+    C_JUMP(2, Rv.C_J.field(Operand.BRANCH_OFFSET), 0, true),
     /** {@code jal rd}: ±1 MiB. */
-    JAL(4, 21, 0, true),
+    JAL(4, Rv.JAL.field(Operand.BRANCH_OFFSET), 0, true),
     /** {@code auipc r; jalr rd, r}: ±2 GiB, through {@code rd} or, for {@code rd = x0}, the scratch register t1. */
-    FAR_JUMP(8, 32, 0, true);
+    FAR_JUMP(8, null, 0, true);
 
     private final int size;
-    private final int reachBits;
+    /** The offset field of the instruction that reaches the target; null for auipc + jalr (32 bits). */
+    private final Field reach;
     /** Where the instruction that reaches the target starts, from the form's first byte. */
     private final int jumpAt;
     private final boolean jump;
 
-    BranchForm(int size, int reachBits, int jumpAt, boolean jump) {
+    BranchForm(int size, Field reach, int jumpAt, boolean jump) {
         this.size = size;
-        this.reachBits = reachBits;
+        this.reach = reach;
         this.jumpAt = jumpAt;
         this.jump = jump;
     }
@@ -43,7 +47,7 @@ enum BranchForm {
 
     /** True if the form reaches a target {@code offset} bytes from its first byte. */
     boolean reaches(long offset) {
-        return Rv.fits(offset - jumpAt, reachBits);
+        return reach != null ? reach.fits(offset - jumpAt) : Rv.fits(offset, 32);
     }
 
     /** The next wider form, or null when this one reaches farthest. */
@@ -71,14 +75,14 @@ enum BranchForm {
         }
     }
 
-    /** Writes the conditional branch {@code condition rs1, rs2} in this (branch) form. */
-    void encodeBranch(String condition, int rs1, int rs2, long offset, byte[] out, int at) {
+    /** Writes the conditional branch {@code condition rs1, rs2} (condition: beq..bgeu) in this (branch) form. */
+    void encodeBranch(Opcode condition, int rs1, int rs2, long offset, byte[] out, int at) {
         switch (this) {
-            case C_BRANCH -> put16(out, at, Rv.encode(condition.equals("beq") ? "c.beqz" : "c.bnez", rs1, offset));
+            case C_BRANCH -> put16(out, at, Rv.encode(condition == Rv.BEQ ? Rv.C_BEQZ : Rv.C_BNEZ, rs1, offset));
             case BRANCH -> putU32(out, at, Rv.encode(condition, rs1, rs2, offset));
             case BRANCH_OVER_JAL -> {
                 putU32(out, at, Rv.encode(Rv.inverted(condition), rs1, rs2, 8));
-                putU32(out, at + 4, Rv.encode("jal", 0, offset - 4));
+                putU32(out, at + 4, Rv.encode(Rv.JAL, 0, offset - 4));
             }
             default -> throw new IllegalStateException(this + " is not a conditional branch form");
         }
@@ -87,13 +91,13 @@ enum BranchForm {
     /** Writes the jump that links {@code rd} (x0: none) in this (jump) form. */
     void encodeJump(int rd, long offset, byte[] out, int at) {
         switch (this) {
-            case C_JUMP -> put16(out, at, Rv.encode("c.j", offset));
-            case JAL -> putU32(out, at, Rv.encode("jal", rd, offset));
+            case C_JUMP -> put16(out, at, Rv.encode(Rv.C_J, offset));
+            case JAL -> putU32(out, at, Rv.encode(Rv.JAL, rd, offset));
             case FAR_JUMP -> {
                 long hi = Rv.hi20(offset);
                 int via = rd != 0 ? rd : Rv.T1;
-                putU32(out, at, Rv.encode("auipc", via, hi & 0xfffff));
-                putU32(out, at + 4, Rv.encode("jalr", rd, offset - (hi << 12), via));
+                putU32(out, at, Rv.encode(Rv.AUIPC, via, hi & 0xfffff));
+                putU32(out, at + 4, Rv.encode(Rv.JALR, rd, offset - (hi << 12), via));
             }
             default -> throw new IllegalStateException(this + " is not a jump form");
         }

@@ -88,7 +88,7 @@ final class FragmentAssembler {
                             + " leaves the fragment; fragments may branch only within themselves or to their end");
                 }
             }
-            if (op.mnemonic().equals("auipc")) {
+            if (op == Rv.AUIPC) {
                 throw new PatchException(Reason.FRAGMENT_USES_PC, insertion.fragmentName() + ": auipc at fragment offset " + p
                         + " depends on where the fragment lands; fragments may not use the pc");
             }

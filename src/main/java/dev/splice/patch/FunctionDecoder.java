@@ -1,7 +1,23 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL_PLT;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GOT_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_JAL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_JUMP;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLS_GD_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLS_GOT_HI20;
+
 import dev.splice.elf.Function;
+import dev.splice.elf.reloc.RiscVRelocations;
 import dev.splice.isa.Opcode;
+import dev.splice.isa.Operand;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
@@ -81,9 +97,7 @@ final class FunctionDecoder {
             back.rd = 0;
             back.target = f.endAddress();
             back.form = BranchForm.JAL;
-            back.afterCall = last.kind == Kind.JUMP && last.rd == 1
-                    || last.oldSize == 4 && (last.bits & 0x7f) == 0x67 && Rv.rd(last.bits) == 1
-                    || last.oldSize == 2 && (last.bits & 0xf07f) == 0x9002 && ((last.bits >> 7) & 31) != 0;
+            back.afterCall = Rv.callsThroughRa(last.op, last.bits);
             m.items.add(back);
         }
         pairAndCheckRelocations(m);
@@ -119,7 +133,7 @@ final class FunctionDecoder {
             for (; k < relocations.size() && relocations.offset(k) == item.oldAddress; k++) {
                 Reloc r = relocations.get(k);
                 int type = r.type();
-                if ((type == Rel.HI20 || type == Rel.LO12_I || type == Rel.LO12_S) && moved.find(r.value()) != null) {
+                if ((type == R_RISCV_HI20 || type == R_RISCV_LO12_I || type == R_RISCV_LO12_S) && moved.find(r.value()) != null) {
                     throw refuse(item, r, Reason.UNSUPPORTED_RELOCATION,
                             "takes the absolute address of moved code (lui-based); not handled");
                 }
@@ -137,59 +151,41 @@ final class FunctionDecoder {
         }
     }
 
-    /** False when {@code last} never continues with the instruction after it (a jump without link, a return, jr). */
+    /** False when the original instruction {@code last} never continues with the one after it. */
     static boolean canFallThrough(Item last) {
-        if (last.kind == Kind.JUMP && last.rd == 0) {
-            return false;
-        }
-        // jalr x0 (ret, jr), c.jr
-        if (last.oldSize == 4 && (last.bits & 0x7f) == 0x67 && Rv.rd(last.bits) == 0) {
-            return false;
-        }
-        return !(last.oldSize == 2 && (last.bits & 0xf07f) == 0x8002 && ((last.bits >> 7) & 31) != 0);
+        return Rv.fallsThrough(last.op, last.bits);
     }
 
-    /** The item of one instruction at {@code at}: a branch, a jump, an auipc or plain; refuses other pc-relative ones. */
+    /**
+     * The item of one instruction at {@code at}: a branch or jump (in the {@link BranchForm} it has),
+     * an auipc, or plain; refuses pc-relative instructions that no form re-encodes.
+     */
     static Item classify(String file, Opcode op, int bits, int size, long at) {
-        String name = op.mnemonic();
         Item item;
         if (op.hasBranchTarget()) {
-            long t = at + op.branchOffset(bits);
-            switch (name) {
-                case "beq", "bne", "blt", "bge", "bltu", "bgeu" -> {
-                    item = new Item(Kind.BRANCH, at, size);
-                    item.branch = name;
-                    item.rs1 = Rv.rs1(bits);
-                    item.rs2 = Rv.rs2(bits);
-                    item.form = BranchForm.BRANCH;
-                }
-                case "c.beqz", "c.bnez" -> {
-                    item = new Item(Kind.BRANCH, at, size);
-                    item.branch = name.equals("c.beqz") ? "beq" : "bne";
-                    item.rs1 = 8 + ((bits >>> 7) & 7);
-                    item.rs2 = 0;
-                    item.form = BranchForm.C_BRANCH;
-                }
-                case "jal" -> {
-                    item = new Item(Kind.JUMP, at, size);
-                    item.rd = Rv.rd(bits);
-                    item.form = BranchForm.JAL;
-                }
-                case "c.j" -> {
-                    item = new Item(Kind.JUMP, at, size);
-                    item.rd = 0;
-                    item.form = BranchForm.C_JUMP;
-                }
-                default -> throw new PatchException(Reason.UNSUPPORTED_INSTRUCTION, file + ": 0x" + Long.toHexString(at)
-                        + ": pc-relative instruction " + name + " is not handled");
+            Opcode condition = Rv.condition(op);
+            if (condition != null) {
+                item = new Item(Kind.BRANCH, at, size);
+                item.branch = condition;
+                item.rs1 = (int) op.operand(bits, Operand.RS1);
+                item.rs2 = (int) op.operand(bits, Operand.RS2);
+                item.form = size == 2 ? BranchForm.C_BRANCH : BranchForm.BRANCH;
+            } else if (op == Rv.JAL || op == Rv.C_J) {
+                item = new Item(Kind.JUMP, at, size);
+                item.rd = (int) op.operand(bits, Operand.RD);
+                item.form = op == Rv.C_J ? BranchForm.C_JUMP : BranchForm.JAL;
+            } else {
+                throw new PatchException(Reason.UNSUPPORTED_INSTRUCTION, file + ": 0x" + Long.toHexString(at)
+                        + ": pc-relative instruction " + op.mnemonic() + " is not handled");
             }
-            item.target = t;
-        } else if (name.equals("auipc")) {
+            item.target = at + op.branchOffset(bits);
+        } else if (op == Rv.AUIPC) {
             item = new Item(Kind.AUIPC, at, size);
-            item.rd = Rv.rd(bits);
+            item.rd = (int) op.operand(bits, Operand.RD);
         } else {
             item = new Item(Kind.PLAIN, at, size);
         }
+        item.op = op;
         item.bits = bits;
         return item;
     }
@@ -207,26 +203,26 @@ final class FunctionDecoder {
             for (; k < relocations.size() && relocations.offset(k) == item.oldAddress; k++) {
                 Reloc r = relocations.get(k);
                 int type = r.type();
-                if (Rel.isPositionIndependent(type) || Rel.isPcrelLo(type)) {
+                if (RelocationIndex.isPcrelLo(type)) {
                     continue;
                 }
                 switch (type) {
-                    case Rel.BRANCH, Rel.RVC_BRANCH, Rel.JAL, Rel.RVC_JUMP -> {
+                    case R_RISCV_BRANCH, R_RISCV_RVC_BRANCH, R_RISCV_JAL, R_RISCV_RVC_JUMP -> {
                         if (item.kind != Kind.BRANCH && item.kind != Kind.JUMP || item.target != r.value()) {
                             throw refuse(item, r, Reason.RELOCATION_MISMATCH, "does not match the instruction");
                         }
                     }
-                    case Rel.CALL, Rel.CALL_PLT -> {
+                    case R_RISCV_CALL, R_RISCV_CALL_PLT -> {
                         Item jalr = m.instructions.get(item.oldAddress + 4);
-                        if (item.kind != Kind.AUIPC || jalr == null || jalr.oldSize != 4 || (jalr.bits & 0x707f) != 0x67
-                                || Rv.rs1(jalr.bits) != item.rd) {
+                        if (item.kind != Kind.AUIPC || jalr == null || jalr.op != Rv.JALR
+                                || jalr.op.operand(jalr.bits, Operand.RS1) != item.rd) {
                             throw refuse(item, r, Reason.RELOCATION_MISMATCH, "is not on an auipc followed by its jalr");
                         }
-                        long t = item.oldAddress + Rv.uImm(item.bits) + Rv.iImm(jalr.bits);
-                        item.addPartner(new Partner(jalr, false, t));
+                        long t = item.oldAddress + Rv.upper(item.op, item.bits) + jalr.op.operand(jalr.bits, Operand.IMM);
+                        item.addPartner(new Partner(jalr, t));
                         hi = true;
                     }
-                    case Rel.PCREL_HI20, Rel.GOT_HI20, Rel.TLS_GOT_HI20, Rel.TLS_GD_HI20 -> {
+                    case R_RISCV_PCREL_HI20, R_RISCV_GOT_HI20, R_RISCV_TLS_GOT_HI20, R_RISCV_TLS_GD_HI20 -> {
                         if (item.kind != Kind.AUIPC) {
                             throw refuse(item, r, Reason.RELOCATION_MISMATCH, "is not on an auipc");
                         }
@@ -234,12 +230,15 @@ final class FunctionDecoder {
                             Item p = m.instructions.get(lo.offset());
                             if (p == null || p.oldSize != 4) {
                                 throw new PatchException(Reason.UNSUPPORTED_RELOCATION, file + ": the low part of the auipc at 0x"
-                                        + Long.toHexString(item.oldAddress) + " (" + Rel.name(lo.type()) + " at 0x"
+                                        + Long.toHexString(item.oldAddress) + " (" + RiscVRelocations.name(lo.type()) + " at 0x"
                                         + Long.toHexString(lo.offset()) + ") is not an instruction of function '" + f.name() + "'");
                             }
-                            boolean store = lo.type() == Rel.PCREL_LO12_S;
-                            long low = store ? Rv.sImm(p.bits) : Rv.iImm(p.bits);
-                            item.addPartner(new Partner(p, store, item.oldAddress + Rv.uImm(item.bits) + low));
+                            if (p.op.field(Operand.IMM) == null) {
+                                throw refuse(item, r, Reason.RELOCATION_MISMATCH, "is completed by " + p.op.mnemonic() + " at 0x"
+                                        + Long.toHexString(p.oldAddress) + ", which has no immediate for its low part");
+                            }
+                            long low = p.op.operand(p.bits, Operand.IMM);
+                            item.addPartner(new Partner(p, item.oldAddress + Rv.upper(item.op, item.bits) + low));
                         }
                         if (item.partners.isEmpty()) {
                             throw refuse(item, r, Reason.RELOCATION_MISMATCH,
@@ -247,7 +246,7 @@ final class FunctionDecoder {
                         }
                         hi = true;
                     }
-                    case Rel.HI20, Rel.LO12_I, Rel.LO12_S -> {
+                    case R_RISCV_HI20, R_RISCV_LO12_I, R_RISCV_LO12_S -> {
                         if (moved.find(r.value()) != null) {
                             throw refuse(item, r, Reason.UNSUPPORTED_RELOCATION,
                                     "takes the absolute address of moved code (lui-based); not handled");
@@ -265,7 +264,7 @@ final class FunctionDecoder {
     }
 
     private PatchException refuse(Item item, Reloc r, Reason reason, String why) {
-        return new PatchException(reason, file + ": " + Rel.name(r.type()) + " at 0x" + Long.toHexString(item.oldAddress)
+        return new PatchException(reason, file + ": " + RiscVRelocations.name(r.type()) + " at 0x" + Long.toHexString(item.oldAddress)
                 + " (symbol '" + r.symbolName() + "') " + why);
     }
 }

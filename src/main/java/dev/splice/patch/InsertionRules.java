@@ -62,10 +62,10 @@ final class InsertionRules {
     }
 
     private static boolean isLoadReserved(Item i) {
-        return i.oldSize == 4 && (i.bits & 0x7f) == 0x2f && (i.bits >>> 27) == 0x02;
+        return Rv.isLoadReserved(i.op);
     }
 
     private static boolean isStoreConditional(Item i) {
-        return i.oldSize == 4 && (i.bits & 0x7f) == 0x2f && (i.bits >>> 27) == 0x03;
+        return Rv.isStoreConditional(i.op);
     }
 }

@@ -1,5 +1,13 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD64;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB16;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB6;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB64;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB8;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB_ULEB128;
 import static dev.splice.base.Le.le32;
 import static dev.splice.base.Le.le64;
 
@@ -18,8 +26,8 @@ final class LabelDifferenceReference implements ReferenceHandler {
 
     /** True for the subtracting halves of label differences. */
     static boolean isSubtraction(int type) {
-        return type == Rel.SUB8 || type == Rel.SUB16 || type == Rel.SUB32 || type == Rel.SUB64 || type == Rel.SUB6
-                || type == Rel.SUB_ULEB128;
+        return type == R_RISCV_SUB8 || type == R_RISCV_SUB16 || type == R_RISCV_SUB32 || type == R_RISCV_SUB64 || type == R_RISCV_SUB6
+                || type == R_RISCV_SUB_ULEB128;
     }
 
     /** Refuses a subtraction of moved code's address that has no addition to pair with. */
@@ -42,7 +50,7 @@ final class LabelDifferenceReference implements ReferenceHandler {
 
     private static boolean hasAdd(Reloc sub, References refs) {
         for (Reloc r : refs.in().relocations().at(sub.offset())) {
-            if (r.section() == sub.section() && (r.type() == Rel.ADD32 || r.type() == Rel.ADD64)) {
+            if (r.section() == sub.section() && (r.type() == R_RISCV_ADD32 || r.type() == R_RISCV_ADD64)) {
                 return true;
             }
         }
@@ -58,7 +66,7 @@ final class LabelDifferenceReference implements ReferenceHandler {
                 sub = s;
             }
         }
-        if (sub == null || (sub.type() == Rel.SUB32) != (r.type() == Rel.ADD32)) {
+        if (sub == null || (sub.type() == R_RISCV_SUB32) != (r.type() == R_RISCV_ADD32)) {
             throw refs.refuse(r, Reason.UNSUPPORTED_RELOCATION, "has no matching subtraction (a label difference is expected)");
         }
         long oldValue = r.value() - sub.value();
@@ -74,7 +82,7 @@ final class LabelDifferenceReference implements ReferenceHandler {
         long subTo = subIn != null && sub.value() == subIn.function.address() ? subIn.newStart
                 : moved.mapBranchTarget(sub.value());
         long newValue = addTo - subTo;
-        if (r.type() == Rel.ADD32) {
+        if (r.type() == R_RISCV_ADD32) {
             refs.requireWord(r, refs.u32At(p, r), oldValue & 0xffffffffL, 4);
             if (!Rv.fits(newValue, 32)) {
                 throw refs.refuse(r, Reason.OUT_OF_REACH, "label difference no longer fits 32 bits");

@@ -1,6 +1,7 @@
 package dev.splice.patch;
 
 import dev.splice.elf.Function;
+import dev.splice.isa.Opcode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,10 +20,12 @@ final class MovedFunction {
         /** The original address (of the instruction; for a fragment, of the instruction it precedes; for the jump back, the function's end). */
         final long oldAddress;
         final int oldSize;
+        /** An original instruction: its opcode and bits. */
+        Opcode op;
         int bits;
         byte[] bytes;
-        /** Conditional branch: the full mnemonic (beq..bgeu); operands. */
-        String branch;
+        /** Conditional branch: the 32-bit condition (beq..bgeu) it is or expands to; operands. */
+        Opcode branch;
         int rs1;
         int rs2;
         int rd;
@@ -71,8 +74,8 @@ final class MovedFunction {
         }
     }
 
-    /** An instruction using the low 12 bits of an auipc's value: its item, S-type or I-type, original target. */
-    record Partner(Item item, boolean store, long target) {}
+    /** An instruction using the low 12 bits of an auipc's value (its immediate): its item and original target. */
+    record Partner(Item item, long target) {}
 
     final Function function;
     final List<Item> items;

@@ -2,6 +2,7 @@ package dev.splice.patch;
 
 import static dev.splice.base.Le.putU32;
 
+import dev.splice.isa.Operand;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
@@ -72,7 +73,7 @@ final class NewSectionEncoder {
                 p += 4;
             } else {
                 out[(int) p] = (byte) Rv.C_NOP;
-                out[(int) p + 1] = 0;
+                out[(int) p + 1] = (byte) (Rv.C_NOP >>> 8);
                 p += 2;
             }
         }
@@ -86,15 +87,15 @@ final class NewSectionEncoder {
             throw new PatchException(Reason.OUT_OF_REACH, file + ": auipc at 0x" + Long.toHexString(auipc.oldAddress) + " cannot reach 0x"
                     + Long.toHexString(t0) + " from 0x" + Long.toHexString(auipc.newAddress), m.function.address());
         }
-        putU32(out, (int) (auipc.newAddress - base), Rv.withUImm(auipc.bits, hi));
+        putU32(out, (int) (auipc.newAddress - base), Rv.withUpper(auipc.op, auipc.bits, hi));
         for (Partner p : auipc.partners) {
             long lo = moved.mapBranchTarget(p.target()) - auipc.newAddress - (hi << 12);
-            if (!Rv.fits(lo, 12)) {
+            Item low = p.item();
+            if (!low.op.field(Operand.IMM).fits(lo)) {
                 throw new PatchException(Reason.OUT_OF_REACH, file + ": the pc-relative pair at 0x" + Long.toHexString(auipc.oldAddress)
                         + " in function '" + m.function.name() + "' addresses targets too far apart to share one auipc");
             }
-            int bits = p.store() ? Rv.withSImm(p.item().bits, lo) : Rv.withIImm(p.item().bits, lo);
-            putU32(out, (int) (p.item().newAddress - base), bits);
+            putU32(out, (int) (low.newAddress - base), low.op.withOperand(low.bits, Operand.IMM, lo));
         }
     }
 }

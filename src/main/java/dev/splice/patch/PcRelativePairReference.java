@@ -1,7 +1,10 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_HI20;
 import static dev.splice.base.Le.le32;
 
+import dev.splice.isa.Opcode;
+import dev.splice.isa.Operand;
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.patch.RelocationIndex.Reloc;
 import java.util.ArrayList;
@@ -17,43 +20,40 @@ final class PcRelativePairReference implements ReferenceHandler {
 
     private PcRelativePairReference() {}
 
-    /** An instruction completing the pair: its address and whether it is S-type (a store). */
-    private record LowPart(long address, boolean store) {}
-
     @Override
     public void retarget(Reloc r, MovedFunction m, long to, References refs) {
-        InputImage image = refs.in().image();
         long p = r.offset();
-        int auipc = (int) image.u32(image.fileOffset(p));
-        if ((auipc & 0x7f) != 0x17) {
+        int auipc = refs.instructionBits(p);
+        if (refs.instructionAt(p) != Rv.AUIPC) {
             throw refs.refuse(r, Reason.RELOCATION_MISMATCH, "is not on an auipc");
         }
-        int rd = Rv.rd(auipc);
-        List<LowPart> partners = new ArrayList<>();
-        if (r.type() == Rel.PCREL_HI20) {
+        long rd = Rv.AUIPC.operand(auipc, Operand.RD);
+        List<Long> partners = new ArrayList<>(); // the addresses of the instructions using the low part
+        if (r.type() == R_RISCV_PCREL_HI20) {
             for (Reloc lo : refs.in().relocations().lowParts(p)) {
-                partners.add(new LowPart(lo.offset(), lo.type() == Rel.PCREL_LO12_S));
+                partners.add(lo.offset());
             }
         } else {
-            partners.add(new LowPart(p + 4, false));
+            partners.add(p + 4);
         }
         if (partners.isEmpty()) {
             throw refs.refuse(r, Reason.RELOCATION_MISMATCH, "has no instruction completing the pair");
         }
         long hi = Rv.hi20(to - p);
-        refs.patch(p, le32(Rv.withUImm(auipc, hi)));
-        for (LowPart q : partners) {
-            int bits = (int) image.u32(image.fileOffset(q.address()));
-            long low = q.store() ? Rv.sImm(bits) : Rv.iImm(bits);
-            if (p + Rv.uImm(auipc) + low != r.value() || Rv.rs1(bits) != rd) {
+        refs.patch(p, le32(Rv.withUpper(Rv.AUIPC, auipc, hi)));
+        for (long q : partners) {
+            int bits = refs.instructionBits(q);
+            Opcode op = refs.instructionAt(q);
+            if (op == null || op.field(Operand.IMM) == null || !op.has(Operand.RS1)
+                    || p + Rv.upper(Rv.AUIPC, auipc) + op.operand(bits, Operand.IMM) != r.value()
+                    || op.operand(bits, Operand.RS1) != rd) {
                 throw refs.refuse(r, Reason.RELOCATION_MISMATCH, "does not match the instructions at 0x" + Long.toHexString(p)
-                        + " and 0x" + Long.toHexString(q.address()));
+                        + " and 0x" + Long.toHexString(q));
             }
-            if (refs.moved().find(q.address()) != null) {
+            if (refs.moved().find(q) != null) {
                 throw refs.refuse(r, Reason.UNSUPPORTED_RELOCATION, "is completed inside moved code");
             }
-            long lo = to - p - (hi << 12);
-            refs.patch(q.address(), le32(q.store() ? Rv.withSImm(bits, lo) : Rv.withIImm(bits, lo)));
+            refs.patch(q, le32(op.withOperand(bits, Operand.IMM, to - p - (hi << 12))));
         }
     }
 }

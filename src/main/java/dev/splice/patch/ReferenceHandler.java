@@ -1,5 +1,21 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_64;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD64;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL_PLT;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GOT_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_JAL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_JUMP;
+
 import dev.splice.patch.RelocationIndex.Reloc;
 
 /**
@@ -17,13 +33,13 @@ sealed interface ReferenceHandler permits DataWordReference, LabelDifferenceRefe
     /** The handler of relocation type {@code type}, or null when references of that type are not handled. */
     static ReferenceHandler of(int type) {
         return switch (type) {
-            case Rel.R64 -> DataWordReference.WORD64;
-            case Rel.R32 -> DataWordReference.WORD32;
-            case Rel.ADD32, Rel.ADD64 -> LabelDifferenceReference.INSTANCE;
-            case Rel.JAL, Rel.BRANCH, Rel.RVC_BRANCH, Rel.RVC_JUMP -> BranchReference.INSTANCE;
-            case Rel.CALL, Rel.CALL_PLT, Rel.PCREL_HI20 -> PcRelativePairReference.INSTANCE;
-            case Rel.HI20, Rel.LO12_I, Rel.LO12_S -> AbsoluteAddressReference.INSTANCE;
-            case Rel.GOT_HI20 -> GotReference.INSTANCE;
+            case R_RISCV_64 -> DataWordReference.WORD64;
+            case R_RISCV_32 -> DataWordReference.WORD32;
+            case R_RISCV_ADD32, R_RISCV_ADD64 -> LabelDifferenceReference.INSTANCE;
+            case R_RISCV_JAL, R_RISCV_BRANCH, R_RISCV_RVC_BRANCH, R_RISCV_RVC_JUMP -> BranchReference.INSTANCE;
+            case R_RISCV_CALL, R_RISCV_CALL_PLT, R_RISCV_PCREL_HI20 -> PcRelativePairReference.INSTANCE;
+            case R_RISCV_HI20, R_RISCV_LO12_I, R_RISCV_LO12_S -> AbsoluteAddressReference.INSTANCE;
+            case R_RISCV_GOT_HI20 -> GotReference.INSTANCE;
             default -> null;
         };
     }

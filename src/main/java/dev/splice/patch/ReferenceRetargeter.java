@@ -1,5 +1,8 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD64;
+
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.patch.RelocationIndex.Reloc;
 import java.util.ArrayList;
@@ -41,7 +44,7 @@ final class ReferenceRetargeter {
                 continue; // EhFrameRewriter
             }
             int type = r.type();
-            if (Rel.isPcrelLo(type) || Rel.isPositionIndependent(type)) {
+            if (RelocationIndex.isPcrelLo(type)) {
                 continue;
             }
             if (LabelDifferenceReference.isSubtraction(type)) {
@@ -49,7 +52,7 @@ final class ReferenceRetargeter {
                 continue;
             }
             MovedFunction m = moved.find(r.value());
-            if (m == null && (type == Rel.ADD32 || type == Rel.ADD64)) {
+            if (m == null && (type == R_RISCV_ADD32 || type == R_RISCV_ADD64)) {
                 m = LabelDifferenceReference.endOfMovedFunction(r, refs);
             }
             if (m == null) {

@@ -1,5 +1,8 @@
 package dev.splice.patch;
 
+import dev.splice.elf.reloc.RiscVRelocations;
+import dev.splice.isa.Decoder;
+import dev.splice.isa.Opcode;
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.patch.RelocationIndex.Reloc;
 import java.util.List;
@@ -25,7 +28,7 @@ record References(Input in, MovedCode moved, Trampolines trampolines, Map<Long, 
 
     /** The message of a refusal of {@code r}. */
     String describe(Reloc r, String why) {
-        return in.file() + ": " + Rel.name(r.type()) + " at 0x" + Long.toHexString(r.offset()) + " in " + r.target().name()
+        return in.file() + ": " + RiscVRelocations.name(r.type()) + " at 0x" + Long.toHexString(r.offset()) + " in " + r.target().name()
                 + " (symbol '" + r.symbolName() + "'" + (r.relocation().addend() != 0 ? " + " + r.relocation().addend() : "")
                 + ") " + why;
     }
@@ -36,6 +39,20 @@ record References(Input in, MovedCode moved, Trampolines trampolines, Map<Long, 
             throw refuse(r, Reason.RELOCATION_MISMATCH, "holds 0x" + Long.toHexString(actual) + " where the relocation says 0x"
                     + Long.toHexString(expected) + " (" + size + " bytes); the data was changed after linking");
         }
+    }
+
+    /**
+     * The instruction at {@code address} of the input image (which a relocation names), decoded;
+     * null when the bytes there are no 4-byte instruction of the binary's target.
+     */
+    Opcode instructionAt(long address) {
+        int bits = instructionBits(address);
+        return Decoder.length(bits & 0xffff) == 4 ? in.decoder().decode(bits, 4) : null;
+    }
+
+    /** The 32 bits at {@code address} of the input image. */
+    int instructionBits(long address) {
+        return (int) in.image().u32(in.image().fileOffset(address));
     }
 
     /** The 32-bit word at {@code address}, which {@code r} applies to. */

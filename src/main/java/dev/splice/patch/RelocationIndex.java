@@ -1,5 +1,19 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ALIGN;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GPREL_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GPREL_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_NONE;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RELAX;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_ADD;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_S;
+
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Relocation;
 import dev.splice.elf.RelocationSection;
@@ -89,12 +103,12 @@ final class RelocationIndex {
                     value = s.value();
                     name = s.name();
                 }
-                if (Rel.isPositionIndependent(r.type())) {
+                if (isPositionIndependent(r.type())) {
                     continue; // markers (R_RISCV_RELAX, NONE, ...) and tp/gp-relative values: every pass skips them
                 }
                 Reloc reloc = new Reloc(rs.section(), on, r, value, name);
                 all.add(reloc);
-                if (Rel.isPcrelLo(r.type())) {
+                if (isPcrelLo(r.type())) {
                     lowParts.computeIfAbsent(value, k -> new ArrayList<>(2)).add(reloc);
                 }
             }
@@ -114,6 +128,20 @@ final class RelocationIndex {
             }
         }
         return false;
+    }
+
+    /** True for the low parts of pc-relative pairs, which name their auipc. */
+    static boolean isPcrelLo(int type) {
+        return type == R_RISCV_PCREL_LO12_I || type == R_RISCV_PCREL_LO12_S;
+    }
+
+    /** Types that may sit on moved code and need nothing (markers, or absolute/gp/tp-relative values): not kept. */
+    private static boolean isPositionIndependent(int type) {
+        return switch (type) {
+            case R_RISCV_NONE, R_RISCV_RELAX, R_RISCV_ALIGN, R_RISCV_TPREL_HI20, R_RISCV_TPREL_LO12_I, R_RISCV_TPREL_LO12_S,
+                    R_RISCV_TPREL_ADD, R_RISCV_GPREL_I, R_RISCV_GPREL_S, R_RISCV_TPREL_I, R_RISCV_TPREL_S -> true;
+            default -> false;
+        };
     }
 
     /** Every relocation, in the order of their sections and entries. */

@@ -2,7 +2,6 @@ package dev.splice.patch;
 
 import dev.splice.elf.Function;
 import dev.splice.patch.MovedFunction.Item;
-import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.PatchException.Reason;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,19 +65,16 @@ final class Trampolines {
                 return FunctionDecoder.canFallThrough(code.get(code.size() - 1));
             }
             CodeWalk walk = new CodeWalk(in.image(), in.decoder(), p.address(), p.endAddress());
-            Item last = null;
+            boolean fallsThrough = true;
             while (walk.next()) {
                 if (walk.size == 0 || walk.op == null) {
                     return true;
                 }
                 if (walk.at + walk.size == p.endAddress()) {
-                    last = walk.op.hasBranchTarget() || walk.op.mnemonic().equals("auipc")
-                            ? FunctionDecoder.classify(in.file(), walk.op, walk.bits, walk.size, walk.at)
-                            : new Item(Kind.PLAIN, walk.at, walk.size);
-                    last.bits = walk.bits;
+                    fallsThrough = Rv.fallsThrough(walk.op, walk.bits);
                 }
             }
-            return last == null || FunctionDecoder.canFallThrough(last);
+            return fallsThrough;
         }
         return true;
     }
