@@ -1,18 +1,17 @@
 package dev.splice.cli;
 
-import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
-import dev.splice.elf.ElfFile;
 import dev.splice.patch.BranchTarget;
-import dev.splice.patch.Inserter;
 import dev.splice.patch.Insertion;
-import dev.splice.patch.Patcher;
 import dev.splice.patch.Replacement;
+import dev.splice.patch.Rewrite;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -28,7 +27,7 @@ import picocli.CommandLine.Parameters;
                     + "the input's addresses. Insertion needs a binary linked with -Wl,--emit-relocs; what Splice "
                     + "cannot prove correct is refused with the reason (exit status 2)."
         })
-public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
+public final class PatchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "IN", description = "The input executable (never modified).")
     Path input;
 
@@ -59,11 +58,6 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
     Path output;
 
     @Override
-    public void warmUp() {
-        Inserter.warmUp();
-    }
-
-    @Override
     public Integer call() throws Exception {
         BranchTarget policy = switch (branchTarget) {
             case "inserted" -> BranchTarget.INSERTED;
@@ -84,24 +78,30 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
         if (replacements.isEmpty() && insertions.isEmpty() && atEntries == null) {
             throw new BadInputException("nothing to do: give --replace, --insert or --insert-at-entries");
         }
-        ElfFile elf = ElfFile.read(input);
-        byte[] out = atEntries == null ? Patcher.patch(elf, replacements, insertions)
-                : atEntries(elf, replacements, insertions, read(atEntries), atEntries.toString(), policy);
-        AtomicFiles.write(output, o -> o.write(out));
-        output.toFile().setExecutable(true);
+        Rewrite rewrite = Rewrite.open(input);
+        replacements.forEach(rewrite::replace);
+        insertions.forEach(rewrite::insert);
+        if (atEntries != null) {
+            rewrite.insertAtEntries(read(atEntries), atEntries.toString(), policy);
+        }
+        Rewrite.Result result = rewrite.run();
+        if (atEntries != null) {
+            printBulk(result);
+        }
+        result.writeTo(output);
         return Main.OK;
     }
 
-    private byte[] atEntries(ElfFile elf, List<Replacement> replacements, List<Insertion> explicit, String fragment,
-                             String name, BranchTarget policy) {
-        ElfFile base = replacements.isEmpty() ? elf : ElfFile.parse(Patcher.patch(elf, replacements, List.of()), elf.name());
-        Inserter.Bulk bulk = Inserter.insertAtEntries(base, explicit, fragment, name, policy);
-        System.err.println("splice: inserted " + name + " at " + bulk.entries() + " function entries; skipped "
-                + bulk.skipped().size() + " functions" + (verbose ? ":" : " (--verbose lists them)"));
-        if (verbose) {
-            bulk.skipped().forEach((f, why) -> System.err.println("  " + f + ": " + why));
+    private void printBulk(Rewrite.Result result) {
+        Map<String, String> skipped = new TreeMap<>(); // by label: the order this summary has always had
+        for (Rewrite.Skipped s : result.skipped()) {
+            skipped.put(s.function() + "@0x" + Long.toHexString(s.address()), s.message());
         }
-        return bulk.bytes();
+        System.err.println("splice: inserted " + atEntries + " at " + result.inserted().size() + " function entries; skipped "
+                + skipped.size() + " functions" + (verbose ? ":" : " (--verbose lists them)"));
+        if (verbose) {
+            skipped.forEach((f, why) -> System.err.println("  " + f + ": " + why));
+        }
     }
 
     private static String read(Path p) {

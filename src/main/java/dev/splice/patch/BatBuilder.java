@@ -1,7 +1,6 @@
 package dev.splice.patch;
 
 import dev.splice.bat.BatWriter;
-import dev.splice.elf.ElfFile;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 
@@ -14,16 +13,16 @@ import dev.splice.patch.MovedFunction.Kind;
  * it; every other entry carries the bit: it still translates samples exactly but makes no block.
  */
 final class BatBuilder {
-    private final Inserter inserter;
+    private final MovedCode moved;
 
-    BatBuilder(ElfFile elf, Inserter inserter) {
-        this.inserter = inserter;
+    BatBuilder(MovedCode moved) {
+        this.moved = moved;
     }
 
     byte[] encode() {
         BatWriter writer = new BatWriter();
         long[] starts = new long[64];
-        for (MovedFunction m : inserter.moved().functions()) {
+        for (MovedFunction m : moved.functions()) {
             long start = m.function.address();
             // The input block starts, sorted and unique (offset 0, branch targets inside, the instructions after branches).
             int n = 0;

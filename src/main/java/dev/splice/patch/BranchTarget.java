@@ -1,10 +1,11 @@
 package dev.splice.patch;
 
 /**
- * Where references to an insertion address go: {@code INSERTED} runs the fragment first (the
- * default), {@code ORIGINAL} skips it and lands on the original instruction. Fall-through always
- * runs the fragment.
+ * Where references to an insertion address go. Fall-through always runs the fragment.
  */
 public enum BranchTarget {
-    INSERTED, ORIGINAL
+    /** Branches, calls and other references run the fragment first (the default). */
+    INSERTED,
+    /** They skip it and land on the original instruction. */
+    ORIGINAL
 }

@@ -1,8 +1,12 @@
 package dev.splice.patch;
 
+import dev.splice.base.Le;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
 
 /**
  * The new GNU build-id of a rewritten binary: SHA-256(old id || new content) truncated to the old
@@ -38,6 +42,28 @@ final class BuildIds {
         byte[] out = new byte[idLength];
         for (int i = 0; i < out.length; i++) {
             out[i] = digest[i % digest.length];
+        }
+        return out;
+    }
+
+    /**
+     * The patched words of the input image, as the build-id of an insertion hashes them: in address
+     * order (patches at one address in the order made), each as its address (8 bytes LE) and bytes.
+     */
+    static byte[] patchedWords(List<Patch> patches) {
+        List<Patch> sorted = new ArrayList<>(patches);
+        sorted.sort(Comparator.comparingLong(Patch::address));
+        int size = 0;
+        for (Patch p : sorted) {
+            size += 8 + p.bytes().length;
+        }
+        byte[] out = new byte[size];
+        int at = 0;
+        for (Patch p : sorted) {
+            Le.putU32(out, at, (int) p.address());
+            Le.putU32(out, at + 4, (int) (p.address() >>> 32));
+            System.arraycopy(p.bytes(), 0, out, at + 8, p.bytes().length);
+            at += 8 + p.bytes().length;
         }
         return out;
     }

@@ -13,6 +13,7 @@ import dev.splice.elf.unwind.EhFrame;
 import dev.splice.elf.unwind.EhFrameHeader;
 import dev.splice.elf.unwind.PointerEncoding;
 import dev.splice.elf.unwind.UnwindFormatException;
+import dev.splice.patch.PatchException.Reason;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -52,12 +53,14 @@ final class EhFrameRewriter {
     private static final String HANDLED_AUGMENTATION = "RLPSB";
 
     private final ElfFile elf;
-    private final Inserter inserter;
+    private final MovedCode moved;
+    private final RelocationIndex relocations;
     private final String file;
 
-    EhFrameRewriter(ElfFile elf, Inserter inserter) {
+    EhFrameRewriter(ElfFile elf, MovedCode moved, RelocationIndex relocations) {
         this.elf = elf;
-        this.inserter = inserter;
+        this.moved = moved;
+        this.relocations = relocations;
         this.file = elf.name();
     }
 
@@ -95,7 +98,7 @@ final class EhFrameRewriter {
         try {
             frame = EhFrame.parse(b, eh.address(), file + ": .eh_frame");
         } catch (BadInputException e) {
-            throw new PatchException(e.getMessage());
+            throw new PatchException(Reason.UNWIND_INFO, e.getMessage());
         }
         List<Rec> records = new ArrayList<>();
         for (EhFrame.Record r : frame.records()) {
@@ -155,25 +158,26 @@ final class EhFrameRewriter {
         if (f.lsdaField() >= 0) {
             lsda = pointer(frame, f, f.lsdaField(), f.cie().lsdaEncoding());
         }
-        MovedFunction m = inserter.moved().find(begin);
-        MovedFunction mEnd = range > 0 ? inserter.moved().find(begin + range - 1) : null;
+        MovedFunction m = moved.find(begin);
+        MovedFunction mEnd = range > 0 ? moved.find(begin + range - 1) : null;
         if (m == null && mEnd == null) {
             return new Rec(f, null, null);
         }
         if (m == null || m != mEnd || begin != m.function.address() || range != m.function.size()) {
             MovedFunction culprit = m != null ? m : mEnd;
-            throw new PatchException(refuse(at, "FDE [0x" + Long.toHexString(begin) + ", 0x" + Long.toHexString(begin + range)
+            throw new PatchException(Reason.UNWIND_INFO, refuse(at, "FDE [0x" + Long.toHexString(begin) + ", 0x" + Long.toHexString(begin + range)
                     + ") covers moved code but not exactly one whole moved function").getMessage(), culprit.function.address());
         }
-        if (lsda != 0 && !inserter.hasRelocationsFor(lsda)) {
-            throw new PatchException(file + ": function '" + m.function.name() + "' has a C++ exception table "
+        if (lsda != 0 && !relocations.appliesTo(lsda)) {
+            throw new PatchException(Reason.LSDA_WITHOUT_RELOCATIONS, file + ": function '" + m.function.name()
+                    + "' has a C++ exception table "
                     + "(LSDA at 0x" + Long.toHexString(lsda) + ") without relocations; its call-site ranges "
                     + "cannot be migrated, so it cannot move");
         }
         try {
             return new Rec(f, m, newProgram(frame, b, f, begin, m.newStart));
         } catch (PatchException e) {
-            throw new PatchException(e.getMessage() + " (function '" + m.function.name() + "')", m.function.address());
+            throw new PatchException(e.reason(), e.getMessage() + " (function '" + m.function.name() + "')", m.function.address());
         }
     }
 
@@ -185,7 +189,7 @@ final class EhFrameRewriter {
             write(b, f.pcBeginField(), enc, eh.address() + f.pcBeginField(), r.moved.newStart, f.offset());
             write(b, f.pcBeginField() + PointerEncoding.size(enc), enc & 0x0f, 0, r.moved.newSize, f.offset());
         } catch (PatchException e) {
-            throw new PatchException(e.getMessage() + " (function '" + r.moved.function.name() + "')", r.moved.function.address());
+            throw new PatchException(e.reason(), e.getMessage() + " (function '" + r.moved.function.name() + "')", r.moved.function.address());
         }
         System.arraycopy(r.program, 0, b, f.instructions(), r.program.length);
         Arrays.fill(b, f.instructions() + r.program.length, f.end(), (byte) 0);
@@ -260,7 +264,7 @@ final class EhFrameRewriter {
             }
         } catch (PatchException e) {
             throw rec.moved == null ? e
-                    : new PatchException(e.getMessage() + " (function '" + rec.moved.function.name() + "')",
+                    : new PatchException(e.reason(), e.getMessage() + " (function '" + rec.moved.function.name() + "')",
                             rec.moved.function.address());
         }
         movedFdes.put(eh.address() + f.offset(), address + at);
@@ -299,7 +303,7 @@ final class EhFrameRewriter {
             while (cfa.next()) {
                 if (cfa.isAdvance()) {
                     long oldNext = oldLoc + cfa.delta() * codeAlign;
-                    long newNext = inserter.moved().mapFallThrough(oldNext);
+                    long newNext = moved.mapFallThrough(oldNext);
                     long newDelta = newNext - newLoc;
                     if (newDelta < 0 || newDelta % codeAlign != 0) {
                         throw refuse(at, "CFA row at 0x" + Long.toHexString(oldNext) + " cannot be moved");
@@ -329,10 +333,10 @@ final class EhFrameRewriter {
         try {
             header = EhFrameHeader.parse(b, hdr.address(), file + ": .eh_frame_hdr");
         } catch (UnwindFormatException e) {
-            throw new PatchException(e.offset() == 0 ? file + ": .eh_frame_hdr has an encoding Splice does not handle"
+            throw new PatchException(Reason.UNWIND_INFO, e.offset() == 0 ? file + ": .eh_frame_hdr has an encoding Splice does not handle"
                     : e.getMessage());
         } catch (BadInputException e) {
-            throw new PatchException(e.getMessage());
+            throw new PatchException(Reason.UNWIND_INFO, e.getMessage());
         }
         List<long[]> rows = new ArrayList<>();
         for (int i = 0; i < header.count(); i++) {
@@ -346,7 +350,7 @@ final class EhFrameRewriter {
             long rel = rows.get(i)[0] - hdr.address();
             long fdeRel = rows.get(i)[1] - hdr.address();
             if (!Rv.fits(rel, 32) || !Rv.fits(fdeRel, 32)) {
-                throw new PatchException(file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
+                throw new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame_hdr cannot reach the moved code or its FDE");
             }
             Le.putU32(b, p + EhFrameHeader.ROW_SIZE * i, (int) rel);
             Le.putU32(b, p + EhFrameHeader.ROW_SIZE * i + 4, (int) fdeRel);
@@ -382,6 +386,6 @@ final class EhFrameRewriter {
     }
 
     private PatchException refuse(int at, String why) {
-        return new PatchException(file + ": .eh_frame+0x" + Integer.toHexString(at) + ": " + why);
+        return new PatchException(Reason.UNWIND_INFO, file + ": .eh_frame+0x" + Integer.toHexString(at) + ": " + why);
     }
 }

@@ -6,6 +6,7 @@ import dev.splice.listing.Assembler;
 import dev.splice.listing.Assembly;
 import dev.splice.listing.ListingException;
 import dev.splice.patch.MovedFunction.Item;
+import dev.splice.patch.PatchException.Reason;
 import java.io.ByteArrayOutputStream;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,10 +52,10 @@ final class FragmentAssembler {
             try {
                 a = Assembler.assemble(insertion.fragment(), insertion.fragmentName(), at, Map.of());
             } catch (ListingException e) {
-                throw new PatchException(e.getMessage());
+                throw new PatchException(Reason.BAD_LISTING, e.getMessage());
             }
             if (a.regions().size() != 1) {
-                throw new PatchException(insertion.fragmentName() + ": a fragment holds one region, this one has "
+                throw new PatchException(Reason.BAD_LISTING, insertion.fragmentName() + ": a fragment holds one region, this one has "
                         + a.regions().size());
             }
             target.require(a.target(), insertion.fragmentName());
@@ -77,18 +78,18 @@ final class FragmentAssembler {
             int bits = size == 2 ? parcel : parcel | (bytes[p + 2] & 0xff) << 16 | (bytes[p + 3] & 0xff) << 24;
             Opcode op = decoder.decode(bits, size);
             if (op == null) {
-                throw new PatchException(insertion.fragmentName() + ": byte " + p + " is not an instruction of "
+                throw new PatchException(Reason.FRAGMENT_NOT_CODE, insertion.fragmentName() + ": byte " + p + " is not an instruction of "
                         + target.source() + "; fragments hold code only");
             }
             if (op.hasBranchTarget()) {
                 long t = p + op.branchOffset(bits);
                 if (t < 0 || t > bytes.length) {
-                    throw new PatchException(insertion.fragmentName() + ": " + op.mnemonic() + " at fragment offset " + p
+                    throw new PatchException(Reason.FRAGMENT_LEAVES_ITSELF, insertion.fragmentName() + ": " + op.mnemonic() + " at fragment offset " + p
                             + " leaves the fragment; fragments may branch only within themselves or to their end");
                 }
             }
-            if (op.mnemonic().equals("auipc")) {
-                throw new PatchException(insertion.fragmentName() + ": auipc at fragment offset " + p
+            if (op == Rv.AUIPC) {
+                throw new PatchException(Reason.FRAGMENT_USES_PC, insertion.fragmentName() + ": auipc at fragment offset " + p
                         + " depends on where the fragment lands; fragments may not use the pc");
             }
             p += size;

@@ -27,7 +27,7 @@ final class InputImage {
                 return s.offset() + (address - s.virtualAddress());
             }
         }
-        throw new PatchException(file + ": address 0x" + Long.toHexString(address) + " has no bytes in the file");
+        throw new PatchException(PatchException.Reason.MALFORMED_INPUT, file + ": address 0x" + Long.toHexString(address) + " has no bytes in the file");
     }
 
     int u16(long offset) {

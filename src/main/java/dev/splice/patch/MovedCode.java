@@ -107,7 +107,7 @@ final class MovedCode {
     private Item instructionAt(MovedFunction m, long address) {
         Item i = m.instructions.get(address);
         if (i == null) {
-            throw new PatchException(file + ": a reference to 0x" + Long.toHexString(address) + " points inside function '"
+            throw new PatchException(PatchException.Reason.NOT_AN_INSTRUCTION_BOUNDARY, file + ": a reference to 0x" + Long.toHexString(address) + " points inside function '"
                     + m.function.name() + "' but not at an instruction boundary");
         }
         return i;

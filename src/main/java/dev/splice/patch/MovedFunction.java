@@ -1,6 +1,7 @@
 package dev.splice.patch;
 
 import dev.splice.elf.Function;
+import dev.splice.isa.Opcode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,20 +20,19 @@ final class MovedFunction {
         /** The original address (of the instruction; for a fragment, of the instruction it precedes; for the jump back, the function's end). */
         final long oldAddress;
         final int oldSize;
+        /** An original instruction: its opcode and bits. */
+        Opcode op;
         int bits;
         byte[] bytes;
-        /** Conditional branch: the full mnemonic (beq..bgeu); operands. */
-        String branch;
+        /** Conditional branch: the 32-bit condition (beq..bgeu) it is or expands to; operands. */
+        Opcode branch;
         int rs1;
         int rs2;
         int rd;
         /** Branch and jump: the original absolute target. */
         long target;
-        /**
-         * 0: original size (compressed when it was), 1: full 32-bit form, 2: long form (branch: inverted
-         * branch over jal; jump: auipc + jalr), 3 (branches only): inverted branch over auipc t1 + jr t1.
-         */
-        int form;
+        /** Branch, jump and jump back: the form in the new code (the original one until layout widens it). */
+        BranchForm form;
         long newAddress;
         /** AUIPC: the instructions completing the pair, with their original absolute targets. */
         List<Partner> partners = List.of();
@@ -68,15 +68,14 @@ final class MovedFunction {
         int size() {
             return switch (kind) {
                 case FRAGMENT -> bytes.length;
-                case BRANCH -> form == 0 ? oldSize : form == 1 ? 4 : form == 2 ? 8 : 12;
-                case JUMP, FALLTHROUGH -> form == 0 ? oldSize : form == 1 ? 4 : 8;
+                case BRANCH, JUMP, FALLTHROUGH -> form.size();
                 default -> oldSize;
             };
         }
     }
 
-    /** An instruction using the low 12 bits of an auipc's value: its item, S-type or I-type, original target. */
-    record Partner(Item item, boolean store, long target) {}
+    /** An instruction using the low 12 bits of an auipc's value (its immediate): its item and original target. */
+    record Partner(Item item, long target) {}
 
     final Function function;
     final List<Item> items;

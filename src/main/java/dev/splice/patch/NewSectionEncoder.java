@@ -1,12 +1,12 @@
 package dev.splice.patch;
 
-import static dev.splice.base.Le.le16;
-import static dev.splice.base.Le.le32;
 import static dev.splice.base.Le.putU32;
 
+import dev.splice.isa.Operand;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
+import dev.splice.patch.PatchException.Reason;
 
 /**
  * Encodes the new code section once layout has fixed every address and branch form: the moved
@@ -25,33 +25,33 @@ final class NewSectionEncoder {
         this.fragments = fragments;
     }
 
-    /** The new section's bytes, its first byte at {@code base}. */
-    byte[] encode(long base) {
-        long end = base;
-        for (MovedFunction m : moved.functions()) {
-            end = m.newStart + m.newSize;
-        }
+    /** The new section's bytes: its first byte at {@code base}, its last before {@code end}. */
+    byte[] encode(long base, long end) {
         byte[] out = new byte[(int) (end - base)];
         long previousEnd = base;
         for (MovedFunction m : moved.functions()) {
             fillPadding(out, previousEnd - base, m.newStart - base);
             for (Item i : m.items) {
-                if (i.kind == Kind.PLAIN || i.kind == Kind.AUIPC) {
+                int at = (int) (i.newAddress - base);
+                Kind kind = i.kind; // ifs, not an enum switch: cheaper under C1
+                if (kind == Kind.PLAIN || kind == Kind.AUIPC) {
                     // Most items keep their bits (an auipc's are rewritten below): no array per item.
-                    int at = (int) (i.newAddress - base);
                     if (i.oldSize == 2) {
                         out[at] = (byte) i.bits;
                         out[at + 1] = (byte) (i.bits >> 8);
                     } else {
                         putU32(out, at, i.bits);
                     }
-                    continue;
+                } else if (kind == Kind.FRAGMENT) {
+                    byte[] b = fragments.assemble(i, i.newAddress);
+                    if (b.length != i.size()) {
+                        throw new IllegalStateException("size of the fragment at 0x" + Long.toHexString(i.oldAddress) + " changed");
+                    }
+                    System.arraycopy(b, 0, out, at, b.length);
+                } else {
+                    long target = kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
+                    i.form.encode(i, target - i.newAddress, out, at);
                 }
-                byte[] b = encodeItem(m, i);
-                if (b.length != i.size()) {
-                    throw new IllegalStateException("size of item at 0x" + Long.toHexString(i.oldAddress) + " changed");
-                }
-                System.arraycopy(b, 0, out, (int) (i.newAddress - base), b.length);
             }
             previousEnd = m.newStart + m.newSize;
         }
@@ -73,57 +73,8 @@ final class NewSectionEncoder {
                 p += 4;
             } else {
                 out[(int) p] = (byte) Rv.C_NOP;
-                out[(int) p + 1] = 0;
+                out[(int) p + 1] = (byte) (Rv.C_NOP >>> 8);
                 p += 2;
-            }
-        }
-    }
-
-    private byte[] encodeItem(MovedFunction m, Item i) {
-        switch (i.kind) {
-            case FRAGMENT -> {
-                return fragments.assemble(i, i.newAddress);
-            }
-            case BRANCH -> {
-                long offset = moved.mapBranchTarget(i.target) - i.newAddress;
-                if (i.form == 0) {
-                    return le16(Rv.encode(i.branch.equals("beq") ? "c.beqz" : "c.bnez", i.rs1, offset));
-                }
-                if (i.form == 1) {
-                    return le32(Rv.encode(i.branch, i.rs1, i.rs2, offset));
-                }
-                if (i.form == 2) {
-                    byte[] b = new byte[8];
-                    putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 8));
-                    putU32(b, 4, Rv.encode("jal", 0, offset - 4));
-                    return b;
-                }
-                byte[] b = new byte[12];
-                long far = offset - 4;
-                long hi = Rv.hi20(far);
-                putU32(b, 0, Rv.encode(Rv.inverted(i.branch), i.rs1, i.rs2, 12));
-                putU32(b, 4, Rv.encode("auipc", Rv.T1, hi & 0xfffff));
-                putU32(b, 8, Rv.encode("jalr", 0, far - (hi << 12), Rv.T1));
-                return b;
-            }
-            case JUMP, FALLTHROUGH -> {
-                long t = i.kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
-                long offset = t - i.newAddress;
-                if (i.form == 0) {
-                    return le16(Rv.encode("c.j", offset));
-                }
-                if (i.form == 1) {
-                    return le32(Rv.encode("jal", i.rd, offset));
-                }
-                byte[] b = new byte[8];
-                long hi = Rv.hi20(offset);
-                int via = i.rd != 0 ? i.rd : Rv.T1;
-                putU32(b, 0, Rv.encode("auipc", via, hi & 0xfffff));
-                putU32(b, 4, Rv.encode("jalr", i.rd, offset - (hi << 12), via));
-                return b;
-            }
-            default -> {
-                return i.oldSize == 2 ? le16(i.bits) : le32(i.bits);
             }
         }
     }
@@ -133,18 +84,18 @@ final class NewSectionEncoder {
         long t0 = moved.mapBranchTarget(first.target());
         long hi = Rv.hi20(t0 - auipc.newAddress);
         if (!Rv.fits(hi, 20)) {
-            throw new PatchException(file + ": auipc at 0x" + Long.toHexString(auipc.oldAddress) + " cannot reach 0x"
+            throw new PatchException(Reason.OUT_OF_REACH, file + ": auipc at 0x" + Long.toHexString(auipc.oldAddress) + " cannot reach 0x"
                     + Long.toHexString(t0) + " from 0x" + Long.toHexString(auipc.newAddress), m.function.address());
         }
-        putU32(out, (int) (auipc.newAddress - base), Rv.withUImm(auipc.bits, hi));
+        putU32(out, (int) (auipc.newAddress - base), Rv.withUpper(auipc.op, auipc.bits, hi));
         for (Partner p : auipc.partners) {
             long lo = moved.mapBranchTarget(p.target()) - auipc.newAddress - (hi << 12);
-            if (!Rv.fits(lo, 12)) {
-                throw new PatchException(file + ": the pc-relative pair at 0x" + Long.toHexString(auipc.oldAddress)
+            Item low = p.item();
+            if (!low.op.field(Operand.IMM).fits(lo)) {
+                throw new PatchException(Reason.OUT_OF_REACH, file + ": the pc-relative pair at 0x" + Long.toHexString(auipc.oldAddress)
                         + " in function '" + m.function.name() + "' addresses targets too far apart to share one auipc");
             }
-            int bits = p.store() ? Rv.withSImm(p.item().bits, lo) : Rv.withIImm(p.item().bits, lo);
-            putU32(out, (int) (p.item().newAddress - base), bits);
+            putU32(out, (int) (low.newAddress - base), low.op.withOperand(low.bits, Operand.IMM, lo));
         }
     }
 }

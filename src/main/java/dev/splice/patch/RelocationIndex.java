@@ -1,10 +1,25 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ALIGN;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GPREL_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GPREL_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_NONE;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RELAX;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_ADD;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_S;
+
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Relocation;
 import dev.splice.elf.RelocationSection;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.patch.PatchException.Reason;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -42,10 +57,13 @@ final class RelocationIndex {
     /** Every relocation sorted (stably) by offset, and the offsets. */
     private final Reloc[] byOffset;
     private final long[] offsets;
+    /** The sections that relocation sections apply to (allocated or not). */
+    private final List<Section> relocated;
 
-    private RelocationIndex(List<Reloc> all, Map<Long, List<Reloc>> lowParts) {
+    private RelocationIndex(List<Reloc> all, Map<Long, List<Reloc>> lowParts, List<Section> relocated) {
         this.all = all;
         this.lowParts = lowParts;
+        this.relocated = relocated;
         byOffset = all.toArray(new Reloc[0]);
         Arrays.sort(byOffset, Comparator.comparingLong(Reloc::offset)); // stable: same-offset order kept
         offsets = new long[byOffset.length];
@@ -58,9 +76,13 @@ final class RelocationIndex {
     static RelocationIndex read(ElfFile elf, String file) {
         List<Reloc> all = new ArrayList<>();
         Map<Long, List<Reloc>> lowParts = new HashMap<>();
+        List<Section> relocated = new ArrayList<>();
         boolean any = false;
         for (RelocationSection rs : elf.relocations()) {
             Section on = rs.target();
+            if (on.index() != 0) {
+                relocated.add(on);
+            }
             if (on.index() == 0 || !on.isAllocated()) {
                 continue; // .rela.dyn (none in static executables we accept), debug sections
             }
@@ -74,28 +96,52 @@ final class RelocationIndex {
                 String name = "";
                 if (r.symbolIndex() != 0) {
                     if (r.symbolIndex() >= symbols.size()) {
-                        throw new PatchException(file + ": " + rs.section().name() + ": relocation at 0x"
+                        throw new PatchException(Reason.MALFORMED_INPUT, file + ": " + rs.section().name() + ": relocation at 0x"
                                 + Long.toHexString(r.offset()) + " names symbol " + r.symbolIndex() + " of " + symbols.size());
                     }
                     Symbol s = symbols.get(r.symbolIndex());
                     value = s.value();
                     name = s.name();
                 }
-                if (Rel.isPositionIndependent(r.type())) {
+                if (isPositionIndependent(r.type())) {
                     continue; // markers (R_RISCV_RELAX, NONE, ...) and tp/gp-relative values: every pass skips them
                 }
                 Reloc reloc = new Reloc(rs.section(), on, r, value, name);
                 all.add(reloc);
-                if (Rel.isPcrelLo(r.type())) {
+                if (isPcrelLo(r.type())) {
                     lowParts.computeIfAbsent(value, k -> new ArrayList<>(2)).add(reloc);
                 }
             }
         }
         if (!any) {
-            throw new PatchException(file + ": has no relocations for its code; insertion moves code and must know every "
+            throw new PatchException(Reason.NO_RELOCATIONS, file + ": has no relocations for its code; insertion moves code and must know every "
                     + "reference to it: link with -Wl,--emit-relocs");
         }
-        return new RelocationIndex(all, lowParts);
+        return new RelocationIndex(all, lowParts, relocated);
+    }
+
+    /** True if a relocation section applies to the section holding {@code address}. */
+    boolean appliesTo(long address) {
+        for (Section s : relocated) {
+            if (s.contains(address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True for the low parts of pc-relative pairs, which name their auipc. */
+    static boolean isPcrelLo(int type) {
+        return type == R_RISCV_PCREL_LO12_I || type == R_RISCV_PCREL_LO12_S;
+    }
+
+    /** Types that may sit on moved code and need nothing (markers, or absolute/gp/tp-relative values): not kept. */
+    private static boolean isPositionIndependent(int type) {
+        return switch (type) {
+            case R_RISCV_NONE, R_RISCV_RELAX, R_RISCV_ALIGN, R_RISCV_TPREL_HI20, R_RISCV_TPREL_LO12_I, R_RISCV_TPREL_LO12_S,
+                    R_RISCV_TPREL_ADD, R_RISCV_GPREL_I, R_RISCV_GPREL_S, R_RISCV_TPREL_I, R_RISCV_TPREL_S -> true;
+            default -> false;
+        };
     }
 
     /** Every relocation, in the order of their sections and entries. */

@@ -8,6 +8,7 @@ import dev.splice.listing.Assembler;
 import dev.splice.listing.Assembly;
 import dev.splice.listing.ListingException;
 import dev.splice.listing.Region;
+import dev.splice.patch.PatchException.Reason;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,7 +22,7 @@ import java.util.Map;
  * SHA-256(old id || for each changed function in address order: address, new bytes). A replacement
  * equal to the original changes nothing, not even the build-id.
  */
-public final class Replacer {
+final class Replacer {
     private Replacer() {}
 
     /** The function a name (or 0xADDRESS) denotes; refuses unknown and ambiguous names. */
@@ -32,7 +33,7 @@ public final class Replacer {
             try {
                 address = Long.parseUnsignedLong(name.substring(2), 16);
             } catch (NumberFormatException e) {
-                throw new PatchException("bad function address '" + name + "'");
+                throw new PatchException(Reason.NO_SUCH_FUNCTION, "bad function address '" + name + "'");
             }
         }
         for (Function f : elf.functions()) {
@@ -41,21 +42,21 @@ public final class Replacer {
             }
         }
         if (found.isEmpty()) {
-            throw new PatchException(elf.name() + ": no function " + (address != null ? "starts at " : "named ") + "'" + name + "'");
+            throw new PatchException(Reason.NO_SUCH_FUNCTION, elf.name() + ": no function " + (address != null ? "starts at " : "named ") + "'" + name + "'");
         }
         if (found.size() > 1) {
             StringBuilder where = new StringBuilder();
             for (Function f : found) {
                 where.append(where.length() == 0 ? "" : ", ").append("0x").append(Long.toHexString(f.address()));
             }
-            throw new PatchException(elf.name() + ": function name '" + name + "' is ambiguous (at " + where
+            throw new PatchException(Reason.AMBIGUOUS_FUNCTION, elf.name() + ": function name '" + name + "' is ambiguous (at " + where
                     + "); name it by its address instead");
         }
         Function f = found.get(0);
         Section s = f.section();
         if (s == null || !s.isExecutable() || s.isNobits() || f.size() <= 0
                 || f.address() - s.address() < 0 || f.endAddress() - s.address() > s.size()) {
-            throw new PatchException(elf.name() + ": function '" + f.name() + "' at 0x" + Long.toHexString(f.address())
+            throw new PatchException(Reason.NOT_CODE, elf.name() + ": function '" + f.name() + "' at 0x" + Long.toHexString(f.address())
                     + " is not code with contents inside an executable section");
         }
         return f;
@@ -67,23 +68,23 @@ public final class Replacer {
         try {
             assembly = Assembler.assemble(r.listing(), r.listingName());
             if (assembly.regions().size() != 1) {
-                throw new PatchException(r.listingName() + ": a replacement listing holds one region, this one has "
+                throw new PatchException(Reason.BAD_LISTING, r.listingName() + ": a replacement listing holds one region, this one has "
                         + assembly.regions().size());
             }
             Region region = assembly.regions().get(0);
             if (region.kind() == Region.Kind.RAW && region.address() == 0 && f.address() != 0) {
                 assembly = Assembler.assemble(r.listing(), r.listingName(), f.address(), Map.of());
             } else if (region.address() != f.address()) {
-                throw new PatchException(r.listingName() + ": the listing is at 0x" + Long.toHexString(region.address())
+                throw new PatchException(Reason.BAD_LISTING, r.listingName() + ": the listing is at 0x" + Long.toHexString(region.address())
                         + " but function '" + f.name() + "' starts at 0x" + Long.toHexString(f.address()));
             }
         } catch (ListingException e) {
-            throw new PatchException(e.getMessage());
+            throw new PatchException(Reason.BAD_LISTING, e.getMessage());
         }
         target.require(assembly.target(), r.listingName());
         byte[] bytes = assembly.bytes();
         if (bytes.length != f.size()) {
-            throw new PatchException(r.listingName() + ": assembles to " + bytes.length + " bytes but function '" + f.name()
+            throw new PatchException(Reason.LENGTH_CHANGED, r.listingName() + ": assembles to " + bytes.length + " bytes but function '" + f.name()
                     + "' at 0x" + Long.toHexString(f.address()) + " has " + f.size()
                     + " bytes; replacement must keep the length (use --insert to add instructions)");
         }
@@ -91,7 +92,7 @@ public final class Replacer {
     }
 
     /** The binary with the replacements applied (the input bytes when nothing changes). */
-    public static byte[] replace(ElfFile elf, List<Replacement> replacements) {
+    static byte[] replace(ElfFile elf, List<Replacement> replacements) {
         BinaryTarget target = BinaryTarget.of(elf);
         record Change(Function function, byte[] bytes) {}
         List<Change> changes = new ArrayList<>();
@@ -99,7 +100,7 @@ public final class Replacer {
             Function f = function(elf, r.function());
             for (Change c : changes) {
                 if (c.function.address() == f.address()) {
-                    throw new PatchException("function '" + f.name() + "' is replaced twice (" + r.listingName() + ")");
+                    throw new PatchException(Reason.REPLACED_TWICE, "function '" + f.name() + "' is replaced twice (" + r.listingName() + ")");
                 }
             }
             changes.add(new Change(f, assemble(elf, f, r, target)));

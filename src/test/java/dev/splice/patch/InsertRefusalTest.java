@@ -1,5 +1,6 @@
 package dev.splice.patch;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.patch.PatchException.Reason;
 import dev.splice.testing.TestPrograms;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,8 +18,9 @@ import org.junit.jupiter.api.Test;
 class InsertRefusalTest {
     private static final String NOP = "addi x0, x0, 0\n";
 
-    private static void refused(ElfFile elf, List<Insertion> ins, String... words) {
+    private static void refused(ElfFile elf, List<Insertion> ins, Reason reason, String... words) {
         PatchException e = assertThrows(PatchException.class, () -> Inserter.insert(elf, ins));
+        assertEquals(reason, e.reason(), e.getMessage());
         for (String w : words) {
             assertTrue(e.getMessage().contains(w), "'" + w + "' missing from: " + e.getMessage());
         }
@@ -31,14 +34,15 @@ class InsertRefusalTest {
     void notAnInstructionBoundary() {
         ElfFile elf = loops();
         long a = elf.function("classify").orElseThrow().address() + 3; // inside the 4-byte remw
-        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), "not an instruction boundary", "classify");
+        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), Reason.NOT_AN_INSTRUCTION_BOUNDARY, "not an instruction boundary",
+                "classify");
     }
 
     @Test
     void notInAFunction() {
         ElfFile elf = loops();
         long data = elf.section(".rodata").orElseThrow().address();
-        refused(elf, List.of(new Insertion(data, NOP, BranchTarget.INSERTED)), "not inside a function");
+        refused(elf, List.of(new Insertion(data, NOP, BranchTarget.INSERTED)), Reason.NOT_IN_FUNCTION, "not inside a function");
     }
 
     @Test
@@ -46,9 +50,10 @@ class InsertRefusalTest {
         ElfFile elf = loops();
         Function classify = elf.function("classify").orElseThrow();
         List<Long> all = PatchFixtures.boundaries(elf, classify);
-        List<Long> ok = Inserter.insertionPoints(elf, classify);
+        List<Long> ok = Rewrite.of(elf).insertionPoints(classify);
         long inside = all.stream().filter(a -> !ok.contains(a)).findFirst().orElseThrow();
-        refused(elf, List.of(new Insertion(inside, NOP, BranchTarget.INSERTED)), "inside the pc-relative pair", "auipc");
+        refused(elf, List.of(new Insertion(inside, NOP, BranchTarget.INSERTED)), Reason.INSIDE_PC_RELATIVE_PAIR,
+                "inside the pc-relative pair", "auipc");
     }
 
     @Test
@@ -62,7 +67,7 @@ class InsertRefusalTest {
             List<Long> ok;
             try {
                 all = PatchFixtures.boundaries(elf, f);
-                ok = Inserter.insertionPoints(elf, f);
+                ok = Rewrite.of(elf).insertionPoints(f);
             } catch (PatchException e) {
                 continue;
             }
@@ -74,7 +79,7 @@ class InsertRefusalTest {
                 if (lr && all.indexOf(a) + 1 < all.size()) {
                     long next = all.get(all.indexOf(a) + 1);
                     assertTrue(!ok.contains(next));
-                    refused(elf, List.of(new Insertion(next, NOP, BranchTarget.INSERTED)), "lr/sc sequence");
+                    refused(elf, List.of(new Insertion(next, NOP, BranchTarget.INSERTED)), Reason.INSIDE_LR_SC, "lr/sc sequence");
                     return;
                 }
             }
@@ -86,7 +91,7 @@ class InsertRefusalTest {
     void binaryWithoutRelocations() {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("loops"));
         long a = elf.function("fib").orElseThrow().address();
-        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), "--emit-relocs");
+        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), Reason.NO_RELOCATIONS, "--emit-relocs");
     }
 
     @Test
@@ -103,27 +108,28 @@ class InsertRefusalTest {
         ElfFile elf = ElfFile.parse(editor.toBytes(), original.name());
         Function relay = elf.functionContaining(elf.symbol("_Z5relayi").orElseThrow().value()).orElseThrow();
         List<Insertion> ins = new java.util.ArrayList<>();
-        for (long a : Inserter.insertionPoints(elf, relay)) {
+        for (long a : Rewrite.of(elf).insertionPoints(relay)) {
             ins.add(new Insertion(a, NOP.repeat(100), BranchTarget.INSERTED));
         }
-        refused(elf, ins, "lies before " + EhFrameRewriter.REGISTERED_START, ".eh_frame cannot grow");
+        refused(elf, ins, Reason.UNWIND_INFO, "lies before " + EhFrameRewriter.REGISTERED_START, ".eh_frame cannot grow");
     }
 
     @Test
     void originalPolicyAtAnEntryThatCodeMayFallInto() {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("exceptions.relocs"));
         long a = elf.symbol("_Z8validatei").orElseThrow().value();
-        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.ORIGINAL)), "may fall through into it");
+        refused(elf, List.of(new Insertion(a, NOP, BranchTarget.ORIGINAL)), Reason.OUT_OF_REACH, "may fall through into it");
     }
 
     @Test
     void fragmentsThatLeaveThemselvesOrUseThePc() {
         ElfFile elf = loops();
         long a = elf.function("fib").orElseThrow().address();
-        refused(elf, List.of(new Insertion(a, "jal x0, 64\n", BranchTarget.INSERTED)), "leaves the fragment");
-        refused(elf, List.of(new Insertion(a, "auipc t0, 0\n", BranchTarget.INSERTED)), "may not use the pc");
+        refused(elf, List.of(new Insertion(a, "jal x0, 64\n", BranchTarget.INSERTED)), Reason.FRAGMENT_LEAVES_ITSELF,
+                "leaves the fragment");
+        refused(elf, List.of(new Insertion(a, "auipc t0, 0\n", BranchTarget.INSERTED)), Reason.FRAGMENT_USES_PC, "may not use the pc");
         refused(elf, List.of(new Insertion(a, ".target rv64gc_zba\nsh1add a0, a0, a0\n", BranchTarget.INSERTED)),
-                "does not match the binary");
+                Reason.TARGET_MISMATCH, "does not match the binary");
     }
 
     @Test
@@ -131,7 +137,7 @@ class InsertRefusalTest {
         ElfFile elf = loops();
         long a = elf.function("fib").orElseThrow().address();
         refused(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED), new Insertion(a, NOP, BranchTarget.ORIGINAL)),
-                "disagree on the branch target policy");
+                Reason.CONFLICTING_POLICIES, "disagree on the branch target policy");
     }
 
     @Test
@@ -139,6 +145,6 @@ class InsertRefusalTest {
         ElfFile elf = loops();
         long a = elf.function("fib").orElseThrow().address();
         ElfFile once = ElfFile.parse(Inserter.insert(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED))), "once");
-        refused(once, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), "already rewritten");
+        refused(once, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), Reason.ALREADY_REWRITTEN, "already rewritten");
     }
 }

@@ -55,7 +55,7 @@ class InsertTest {
         for (String name : functions) {
             long start = elf.symbol(name).orElseThrow(() -> new AssertionError("no " + name)).value();
             Function f = elf.functionContaining(start).orElseThrow();
-            List<Long> allowed = Inserter.insertionPoints(elf, f);
+            List<Long> allowed = Rewrite.of(elf).insertionPoints(f);
             List<Long> points = everyInstruction ? allowed : blockStarts(elf, f);
             assertTrue(allowed.containsAll(blockStarts(elf, f)) || everyInstruction, name + ": a block start is refused");
             for (long a : points) {

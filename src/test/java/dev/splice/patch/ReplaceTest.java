@@ -120,8 +120,9 @@ class ReplaceTest {
         String text = listing(elf, elf.function("classify").orElseThrow());
         String longer = text.replace("c.li a0, 11", "addi a0, zero, 11");
         PatchException e = assertThrows(PatchException.class,
-                () -> Replacer.replace(elf, List.of(new Replacement("classify", longer, "long.s"))));
+                () -> Rewrite.of(elf).replace(new Replacement("classify", longer, "long.s")).run());
         assertTrue(e.getMessage().contains("94 bytes") && e.getMessage().contains("--insert"), e.getMessage());
+        assertEquals(PatchException.Reason.LENGTH_CHANGED, e.reason());
     }
 
     @Test
@@ -129,17 +130,22 @@ class ReplaceTest {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("loops"));
         String text = listing(elf, elf.function("classify").orElseThrow()).replace(".target rv64gc", ".target rv64gc_zba");
         PatchException e = assertThrows(PatchException.class,
-                () -> Replacer.replace(elf, List.of(new Replacement("classify", text, "zba.s"))));
+                () -> Rewrite.of(elf).replace(new Replacement("classify", text, "zba.s")).run());
         assertTrue(e.getMessage().contains("does not match the binary") && e.getMessage().contains("zba"), e.getMessage());
+        assertEquals(PatchException.Reason.TARGET_MISMATCH, e.reason());
     }
 
     @Test
     void unknownAndWrongAddressListingsAreRefused() {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("loops"));
         String text = listing(elf, elf.function("classify").orElseThrow());
-        assertTrue(assertThrows(PatchException.class, () -> Replacer.replace(elf,
-                List.of(new Replacement("no_such_function", text, "x.s")))).getMessage().contains("no function"));
-        assertTrue(assertThrows(PatchException.class, () -> Replacer.replace(elf,
-                List.of(new Replacement("fib", text, "x.s")))).getMessage().contains("starts at"));
+        PatchException unknown = assertThrows(PatchException.class, () -> Replacer.replace(elf,
+                List.of(new Replacement("no_such_function", text, "x.s"))));
+        assertTrue(unknown.getMessage().contains("no function"));
+        assertEquals(PatchException.Reason.NO_SUCH_FUNCTION, unknown.reason());
+        PatchException elsewhere = assertThrows(PatchException.class, () -> Replacer.replace(elf,
+                List.of(new Replacement("fib", text, "x.s"))));
+        assertTrue(elsewhere.getMessage().contains("starts at"));
+        assertEquals(PatchException.Reason.BAD_LISTING, elsewhere.reason());
     }
 }

@@ -1,0 +1,75 @@
+package dev.splice.patch;
+
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.ElfHeader;
+import dev.splice.elf.Function;
+import dev.splice.elf.Section;
+import dev.splice.isa.Decoder;
+import dev.splice.isa.Extension;
+import dev.splice.patch.PatchException.Reason;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * What insertion needs from the input binary that does not depend on the insertions: its target,
+ * a decoder for it, its loaded image, its relocations and its function starts. Made once and only
+ * read afterwards: the attempts of a bulk rewrite and its decoding threads share it.
+ *
+ * @param file the input's name, for messages
+ */
+record Input(ElfFile elf, String file, BinaryTarget target, Decoder decoder, InputImage image,
+             RelocationIndex relocations, Set<Long> functionStarts) {
+
+    /** Reads what insertion needs from {@code elf}; refuses a binary without relocations for its code. */
+    static Input read(ElfFile elf) {
+        BinaryTarget target = BinaryTarget.of(elf);
+        return read(elf, target, () -> Rv.ISA.decoder(decodable(target)));
+    }
+
+    /**
+     * {@link #read(ElfFile)} with the decoder made elsewhere: {@code decoder} is asked for it after
+     * the relocations are read (bulk mode makes it on the other core meanwhile).
+     */
+    static Input read(ElfFile elf, Supplier<Decoder> decoder) {
+        return read(elf, BinaryTarget.of(elf), decoder);
+    }
+
+    private static Input read(ElfFile elf, BinaryTarget target, Supplier<Decoder> decoder) {
+        Set<Long> starts = new HashSet<>();
+        for (Function f : elf.functions()) {
+            starts.add(f.address());
+        }
+        InputImage image = new InputImage(elf);
+        RelocationIndex relocations = RelocationIndex.read(elf, elf.name());
+        return new Input(elf, elf.name(), target, decoder.get(), image, relocations, starts);
+    }
+
+    /** The extensions to decode a binary's code with: everything, except C when the binary does not enable it. */
+    static Set<Extension> decodable(BinaryTarget target) {
+        return target.extensions().contains(Extension.C) ? Extension.all() : EnumSet.complementOf(EnumSet.of(Extension.C));
+    }
+
+    /** Refuses a binary that insertion does not handle: not RISC-V64, rewritten already, not a static ET_EXEC. */
+    static void requireInsertable(ElfFile elf) {
+        String file = elf.name();
+        if (!elf.isRiscV() || elf.header().elfClass() != ElfHeader.ELFCLASS64) {
+            throw new PatchException(Reason.UNSUPPORTED_BINARY, file + ": insertion needs a RISC-V64 ELF file");
+        }
+        if (elf.section(NewSection.NAME).isPresent()) {
+            throw new PatchException(Reason.ALREADY_REWRITTEN, file + ": already rewritten by Splice (has "
+                    + NewSection.NAME + "); its relocations describe the input, so insert into the original binary in one run");
+        }
+        if (elf.header().type() != ElfHeader.ET_EXEC) {
+            throw new PatchException(Reason.UNSUPPORTED_BINARY, file
+                    + ": insertion supports static executables (ET_EXEC) only, this is e_type " + elf.header().type());
+        }
+        for (Section s : elf.sections()) {
+            if (s.type() == Section.SHT_DYNAMIC) {
+                throw new PatchException(Reason.UNSUPPORTED_BINARY, file + ": dynamically linked executables are not "
+                        + "handled (section " + s.name() + "); link with -static");
+            }
+        }
+    }
+}

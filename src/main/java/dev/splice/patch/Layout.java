@@ -1,0 +1,93 @@
+package dev.splice.patch;
+
+import dev.splice.patch.MovedFunction.Item;
+import dev.splice.patch.MovedFunction.Kind;
+import dev.splice.patch.PatchException.Reason;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The second stage of insertion: the new addresses. The moved functions go one after another,
+ * 8-byte aligned, into the new section; branch relaxation widens the {@link BranchForm} of every
+ * branch and jump that cannot reach its target until all reach (forms only grow, so it converges).
+ */
+final class Layout {
+    private final Input in;
+    private final MovedCode moved;
+    private final FragmentAssembler fragments;
+
+    Layout(Input in, MovedCode moved, FragmentAssembler fragments) {
+        this.in = in;
+        this.moved = moved;
+        this.fragments = fragments;
+    }
+
+    /** Assigns every item its new address and form, the first function at {@code base}; returns the end of the code. */
+    long place(long base) {
+        for (MovedFunction m : moved.functions()) {
+            for (Item frag : m.fragments.values()) {
+                frag.bytes = fragments.assemble(frag, 0);
+            }
+        }
+        // Only branches, jumps and jumps back can grow: the relaxation rounds revisit just those, in the same order.
+        List<Item> growable = new ArrayList<>();
+        List<MovedFunction> owners = new ArrayList<>();
+        for (MovedFunction m : moved.functions()) {
+            for (Item i : m.items) {
+                if (i.kind == Kind.BRANCH || i.kind == Kind.JUMP || i.kind == Kind.FALLTHROUGH) {
+                    growable.add(i);
+                    owners.add(m);
+                }
+            }
+        }
+        for (int round = 0; ; round++) {
+            long at = base;
+            for (MovedFunction m : moved.functions()) {
+                at = (at + 7) & -8;
+                m.newStart = at;
+                for (Item i : m.items) {
+                    i.newAddress = at;
+                    at += i.size();
+                }
+                m.newSize = at - m.newStart;
+            }
+            boolean grown = false;
+            for (int k = 0; k < growable.size(); k++) {
+                grown |= widenIfOutOfReach(owners.get(k), growable.get(k));
+            }
+            if (!grown) {
+                return at;
+            }
+            if (round > 64) {
+                throw new IllegalStateException("branch relaxation does not converge");
+            }
+        }
+    }
+
+    private boolean widenIfOutOfReach(MovedFunction m, Item i) {
+        long t = i.kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
+        if (i.form.reaches(t - i.newAddress)) {
+            return false;
+        }
+        BranchForm wider = i.form.wider();
+        if (wider == null || wider.needsScratch() && !mayClobberScratch(i)) {
+            throw new PatchException(Reason.OUT_OF_REACH, in.file() + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump")
+                    + " at 0x" + Long.toHexString(i.oldAddress) + " in function '" + m.function.name() + "' cannot reach 0x"
+                    + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress)
+                    + ": a long jump needs a free register, and none is known (the target is not a function entry)",
+                    m.function.address());
+        }
+        i.form = wider;
+        return true;
+    }
+
+    /**
+     * A far jump needs a register: rd itself for calls; t1 for jumps to a function entry (a tail
+     * call, which the psABI's {@code tail} also makes through t1) and for the jump back after a final
+     * call (t1 is dead after any call); nothing is known free otherwise.
+     */
+    private boolean mayClobberScratch(Item i) {
+        return i.kind == Kind.JUMP && (i.rd != 0 || in.functionStarts().contains(i.target) && moved.find(i.target) == null)
+                || i.kind == Kind.FALLTHROUGH && i.afterCall;
+    }
+}

@@ -1,0 +1,182 @@
+package dev.splice.patch;
+
+import dev.splice.base.AtomicFiles;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Function;
+import dev.splice.patch.PatchException.Reason;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Write-back of a static RISC-V64 executable, the entry of the {@code patch} package: equal-length
+ * replacement of functions and insertion of fragments before instructions (see docs/patch.md).
+ * Collect the edits, then {@link #run()} (or {@link #writeTo(Path)}):
+ *
+ * <pre>{@code
+ * Rewrite.open(Path.of("prog"))
+ *         .insert(new Insertion(0x10400, "addi x0, x0, 0\n", BranchTarget.INSERTED))
+ *         .writeTo(Path.of("prog.probed"));
+ * }</pre>
+ *
+ * <p>Replacements apply first; insertions name addresses of the input, and need a binary linked
+ * with {@code -Wl,--emit-relocs}. The input is never modified. What Splice cannot prove correct is
+ * refused with a {@link PatchException}, whose {@link PatchException#reason() reason} says which
+ * rule refused it.
+ */
+public final class Rewrite {
+    private final ElfFile input;
+    private final List<Replacement> replacements = new ArrayList<>();
+    private final List<Insertion> insertions = new ArrayList<>();
+    /** Bulk insertion, when asked for. */
+    private EntryFragment atEntries;
+
+    /** The fragment of bulk insertion, its name in messages, and where references to the entries go. */
+    private record EntryFragment(String fragment, String name, BranchTarget policy) {}
+
+    private Rewrite(ElfFile input) {
+        this.input = input;
+        Preload.start();
+    }
+
+    /**
+     * A rewrite of the executable at {@code path}.
+     *
+     * @param path the input file, read now and never modified
+     * @return a rewrite without edits yet
+     */
+    public static Rewrite open(Path path) {
+        Preload.start(); // while the file is read
+        return new Rewrite(ElfFile.read(path));
+    }
+
+    /**
+     * A rewrite of an executable read already.
+     *
+     * @param input the input binary
+     * @return a rewrite without edits yet
+     */
+    public static Rewrite of(ElfFile input) {
+        return new Rewrite(Objects.requireNonNull(input, "input"));
+    }
+
+    /**
+     * Replaces a function's code by an assembled listing of the same length.
+     *
+     * @param replacement the function and its listing
+     * @return this rewrite
+     */
+    public Rewrite replace(Replacement replacement) {
+        replacements.add(Objects.requireNonNull(replacement, "replacement"));
+        return this;
+    }
+
+    /**
+     * Inserts a fragment before an instruction; several insertions at one address form one fragment, in order.
+     *
+     * @param insertion the address, the fragment and where references to the address go
+     * @return this rewrite
+     */
+    public Rewrite insert(Insertion insertion) {
+        insertions.add(Objects.requireNonNull(insertion, "insertion"));
+        return this;
+    }
+
+    /**
+     * Bulk insertion: inserts {@code fragment} at the entry of every function that can move and
+     * leaves the others alone; {@link Result#inserted()} and {@link Result#skipped()} list them. A
+     * second call replaces the first.
+     *
+     * @param fragment the fragment's listing text
+     * @param fragmentName names the fragment in messages
+     * @param policy where references to the entries go
+     * @return this rewrite
+     */
+    public Rewrite insertAtEntries(String fragment, String fragmentName, BranchTarget policy) {
+        atEntries = new EntryFragment(Objects.requireNonNull(fragment, "fragment"), fragmentName, policy);
+        return this;
+    }
+
+    /**
+     * The instruction boundaries of {@code function} of the input where an insertion is accepted.
+     *
+     * @param function a function of the input
+     * @return the accepted insertion addresses, in order
+     * @throws PatchException when the function cannot move at all
+     */
+    public List<Long> insertionPoints(Function function) {
+        return InsertionPoints.of(input, function);
+    }
+
+    /**
+     * Makes the rewritten binary: the replacements, then the insertions (and the bulk insertion).
+     *
+     * @return the output and, for bulk insertion, the entries instrumented and the functions skipped
+     * @throws PatchException when an edit is refused
+     */
+    public Result run() {
+        byte[] replaced = replacements.isEmpty() ? input.toBytes() : Replacer.replace(input, replacements);
+        if (insertions.isEmpty() && atEntries == null) {
+            return new Result(replaced, List.of(), List.of());
+        }
+        // Insertion reads the replaced binary, in the input's addresses (replacement keeps every length).
+        ElfFile base = replacements.isEmpty() ? input : ElfFile.parse(replaced, input.name());
+        if (atEntries != null) {
+            return BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
+                    atEntries.policy());
+        }
+        return new Result(Inserter.insert(base, insertions), List.of(), List.of());
+    }
+
+    /**
+     * Makes the rewritten binary and writes it to {@code output} (see {@link Result#writeTo}).
+     *
+     * @param output the output file
+     * @return what {@link #run()} returns
+     * @throws PatchException when an edit is refused (nothing is written then)
+     */
+    public Result writeTo(Path output) {
+        Result result = run();
+        result.writeTo(output);
+        return result;
+    }
+
+    /**
+     * A rewritten binary.
+     *
+     * @param bytes the output file's bytes (the input's when nothing changed)
+     * @param inserted bulk insertion: the function entries that received the fragment, in address order
+     * @param skipped bulk insertion: the functions left alone, with the refusal, in address order
+     */
+    public record Result(byte[] bytes, List<Entry> inserted, List<Skipped> skipped) {
+        /**
+         * Writes the binary to {@code output} atomically (a failed write leaves no partial file) and
+         * makes it executable.
+         *
+         * @param output the output file
+         */
+        public void writeTo(Path output) {
+            AtomicFiles.write(output, bytes);
+            output.toFile().setExecutable(true);
+        }
+    }
+
+    /**
+     * A function entry that received the bulk fragment.
+     *
+     * @param function the function's name
+     * @param address its entry (input address)
+     */
+    public record Entry(String function, long address) {}
+
+    /**
+     * A function that bulk insertion left alone.
+     *
+     * @param function the function's name
+     * @param address its entry (input address)
+     * @param reason the rule that refused it
+     * @param message what, where and why, as a {@link PatchException} says it
+     */
+    public record Skipped(String function, long address, Reason reason, String message) {}
+}
