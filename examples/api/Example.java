@@ -1,9 +1,9 @@
 import dev.splice.Binary;
-import dev.splice.ControlFlow;
 import dev.splice.Function;
 import dev.splice.Instruction;
 import dev.splice.Operand;
 import dev.splice.Profiles;
+import dev.splice.isa.ControlFlow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 

@@ -1,5 +1,6 @@
 package dev.splice;
 
+import dev.splice.isa.ControlFlow;
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Extension;
 import dev.splice.isa.Isa;
@@ -49,11 +50,12 @@ final class Disassembler {
 
     private static Instruction instruction(Opcode op, long pc, int size, long word, StringBuilder text) {
         text.setLength(0);
-        Printer.EXACT.printOperands(op, (int) word, pc, text, TargetNamer.ABSOLUTE);
-        String operandText = text.toString();
+        Printer.EXACT.print(op, (int) word, pc, text, TargetNamer.ABSOLUTE);
+        int space = text.indexOf(" ");
+        String operandText = space < 0 ? "" : text.substring(space + 1);
         List<Operand> operands = operands(op, (int) word, pc, operandText);
         String exact = operandText.isEmpty() ? op.mnemonic() : op.mnemonic() + " " + operandText;
-        return new Instruction(pc, size, word, true, op.mnemonic(), operands, controlFlow(op, operands), exact);
+        return new Instruction(pc, size, word, true, op.mnemonic(), operands, op.controlFlow((int) word), exact);
     }
 
     /** A word Splice does not know ({@code .insn}) or loose bytes ({@code .byte}), in the listing's form. */
@@ -97,27 +99,4 @@ final class Disassembler {
         return new Operand.Keyword(token);
     }
 
-    private static ControlFlow controlFlow(Opcode op, List<Operand> operands) {
-        String mnemonic = op.mnemonic();
-        if (op.hasBranchTarget()) {
-            return switch (mnemonic) {
-                case "jal" -> isZero(operands.get(0)) ? ControlFlow.JUMP : ControlFlow.CALL;
-                case "c.j" -> ControlFlow.JUMP;
-                default -> ControlFlow.BRANCH;
-            };
-        }
-        return switch (mnemonic) {
-            case "jalr" -> !isZero(operands.get(0)) ? ControlFlow.CALL
-                    : operands.get(2).equals(new Operand.Register("ra")) && operands.get(1).equals(new Operand.Immediate(0))
-                            ? ControlFlow.RETURN : ControlFlow.INDIRECT;
-            case "c.jalr" -> ControlFlow.CALL;
-            case "c.jr" -> operands.get(0).equals(new Operand.Register("ra")) ? ControlFlow.RETURN : ControlFlow.INDIRECT;
-            case "ecall", "ebreak", "c.ebreak" -> ControlFlow.TRAP;
-            default -> ControlFlow.NONE;
-        };
-    }
-
-    private static boolean isZero(Operand operand) {
-        return operand.equals(new Operand.Register("zero"));
-    }
 }

@@ -1,5 +1,6 @@
 package dev.splice;
 
+import dev.splice.isa.ControlFlow;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,13 +1,12 @@
 package dev.splice;
 
 import dev.splice.base.BadInputException;
-import dev.splice.profile.ProfileReader;
+import dev.splice.elf.ElfFile;
 import dev.splice.profile.ProfileTranslation;
+import dev.splice.profile.TranslatedProfile;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -54,58 +53,55 @@ public final class Profiles {
     public record Summary(long lines, long badLines, int branchLines, int sampleLines) {}
 
     /**
-     * Translates a profile file and writes the result atomically.
+     * Translates a profile file to a BOLT profile file, written atomically.
      *
-     * @param binary the binary the profile was collected on (with symbols)
-     * @param profile the profile
+     * @param binary the binary the profile was recorded on (a BOLTed binary, or one BOLT has not
+     *     rewritten, whose profile stays in its own coordinates)
+     * @param profile the profile file
      * @param input the profile's format
      * @param output the file to write
      * @param format the format to write
      * @return what was read and written
-     * @throws BadInputException when a file cannot be read or written, a line is malformed, or the
-     *     translation is refused (a stripped binary, YAML for a binary BOLT has not rewritten)
+     * @throws BadInputException when a file cannot be read or a line is malformed (with its
+     *     line:column)
      */
     public static Summary translate(Path binary, Path profile, Input input, Path output, Output format) {
-        ProfileTranslation.Result r = ProfileTranslation.run(new ProfileTranslation.Request(binary, profile,
-                input == Input.PRE_AGGREGATED ? ProfileReader.Format.PRE_AGGREGATED : ProfileReader.Format.PERF_SCRIPT,
-                output, format == Output.YAML ? ProfileTranslation.OutputFormat.YAML : ProfileTranslation.OutputFormat.FDATA,
-                false, false), null);
-        return new Summary(r.lines(), r.badLines(), r.branchLines(), r.sampleLines());
+        TranslatedProfile t = ProfileTranslation.translate(binary, profile, format(input), ProfileTranslation.Options.DEFAULTS);
+        t.write(output, format(format));
+        return summary(t);
     }
 
     /**
-     * Translates a profile read from a reader and writes the result to a writer.
+     * Translates a profile read from a reader and writes the BOLT profile to a writer.
      *
-     * @param binary the binary the profile was collected on (with symbols)
-     * @param profile the profile's text (read to its end, not closed)
+     * @param binary the binary the profile was recorded on
+     * @param profile the profile text
      * @param input the profile's format
      * @param output where the translated profile goes (flushed, not closed)
      * @param format the format to write
      * @return what was read and written
-     * @throws IOException when the reader or the writer fails
-     * @throws BadInputException as {@link #translate(Path, Path, Input, Path, Output)}
+     * @throws IOException when reading or writing fails
+     * @throws BadInputException when a line is malformed (with its line:column)
      */
     public static Summary translate(Path binary, Reader profile, Input input, Writer output, Output format)
             throws IOException {
-        // The translation reads and writes files (large profiles are read by several threads, each
-        // from its own part of the file): go through temporary ones.
-        Path dir = Files.createTempDirectory("splice-profile");
-        Path in = dir.resolve("profile");
-        Path out = dir.resolve("translated");
-        try {
-            try (Writer w = Files.newBufferedWriter(in, StandardCharsets.UTF_8)) {
-                profile.transferTo(w);
-            }
-            Summary summary = translate(binary, in, input, out, format);
-            try (Reader r = Files.newBufferedReader(out, StandardCharsets.UTF_8)) {
-                r.transferTo(output);
-            }
-            output.flush();
-            return summary;
-        } finally {
-            Files.deleteIfExists(in);
-            Files.deleteIfExists(out);
-            Files.delete(dir);
-        }
+        TranslatedProfile t = ProfileTranslation.translate(ElfFile.read(binary), profile, format(input),
+                ProfileTranslation.Options.DEFAULTS);
+        t.write(output, format(format));
+        output.flush();
+        return summary(t);
+    }
+
+    private static ProfileTranslation.InputFormat format(Input input) {
+        return input == Input.PRE_AGGREGATED ? ProfileTranslation.InputFormat.PRE_AGGREGATED
+                : ProfileTranslation.InputFormat.PERF_SCRIPT;
+    }
+
+    private static ProfileTranslation.OutputFormat format(Output output) {
+        return output == Output.YAML ? ProfileTranslation.OutputFormat.YAML : ProfileTranslation.OutputFormat.FDATA;
+    }
+
+    private static Summary summary(TranslatedProfile t) {
+        return new Summary(t.lines(), t.badLines(), t.fdata().branches().size(), t.fdata().samples().size());
     }
 }

@@ -1,15 +1,11 @@
 package dev.splice;
 
-import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.patch.BranchTarget;
 import dev.splice.patch.Insertion;
-import dev.splice.patch.Patcher;
 import dev.splice.patch.Replacement;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A rewrite of a {@link Binary}, from {@link Binary#rewrite()}: equal-length replacements of
@@ -21,12 +17,10 @@ import java.util.List;
  * {@code "addi zero, zero, 0\n"}.
  */
 public final class Rewrite {
-    private final ElfFile elf;
-    private final List<Replacement> replacements = new ArrayList<>();
-    private final List<Insertion> insertions = new ArrayList<>();
+    private final dev.splice.patch.Rewrite rewrite;
 
     Rewrite(ElfFile elf) {
-        this.elf = elf;
+        this.rewrite = dev.splice.patch.Rewrite.of(elf);
     }
 
     /**
@@ -37,7 +31,7 @@ public final class Rewrite {
      * @return this rewrite
      */
     public Rewrite replace(String function, String listing) {
-        replacements.add(new Replacement(function, listing, "listing for " + function));
+        rewrite.replace(new Replacement(function, listing, "listing for " + function));
         return this;
     }
 
@@ -64,7 +58,7 @@ public final class Rewrite {
      * @return this rewrite
      */
     public Rewrite insert(long address, String fragment, BranchTarget branchTarget) {
-        insertions.add(new Insertion(address, fragment, branchTarget));
+        rewrite.insert(new Insertion(address, fragment, branchTarget));
         return this;
     }
 
@@ -73,10 +67,11 @@ public final class Rewrite {
      *
      * @return the bytes of the rewritten file
      * @throws BadInputException when a listing or fragment does not assemble or the rewrite is
-     *     refused; the message says what, where and why
+     *     refused; the message says what, where and why, and a refusal is a {@link
+     *     dev.splice.patch.PatchException} whose {@code reason()} says which rule refused it
      */
     public byte[] toBytes() {
-        return Patcher.patch(elf, replacements, insertions);
+        return rewrite.run().bytes();
     }
 
     /**
@@ -87,7 +82,6 @@ public final class Rewrite {
      * @throws BadInputException as {@link #toBytes()}, or when the file cannot be written
      */
     public void writeTo(Path output) {
-        AtomicFiles.write(output, toBytes());
-        output.toFile().setExecutable(true);
+        rewrite.writeTo(output);
     }
 }

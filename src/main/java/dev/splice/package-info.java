@@ -7,7 +7,7 @@
  *       dev.splice.Function}s, sections and symbols.
  *   <li>{@link dev.splice.Function#instructions()} decodes a function into {@link
  *       dev.splice.Instruction}s: address, size, bytes, the exact mnemonic and text, {@link
- *       dev.splice.Operand}s as values and the {@link dev.splice.ControlFlow} class.
+ *       dev.splice.Operand}s as values and the {@link dev.splice.isa.ControlFlow} class.
  *   <li>{@link dev.splice.Binary#rewrite()} replaces functions and inserts fragments; {@link
  *       dev.splice.Rewrite#writeTo(java.nio.file.Path)} writes the result.
  *   <li>{@link dev.splice.Profiles#translate(java.nio.file.Path, java.nio.file.Path,

@@ -2,6 +2,7 @@ package dev.splice;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.splice.isa.ControlFlow;
 import dev.splice.testing.TestPrograms;
 import java.io.IOException;
 import java.io.StringReader;
