@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.splice.bat.BatDump;
 import dev.splice.elf.ElfFile;
-import dev.splice.profile.ProfileReader;
 import dev.splice.profile.ProfileTranslation;
+import dev.splice.profile.TranslatedProfile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -111,18 +111,19 @@ public final class BatCommand implements Runnable {
             Path profile = pa ? input.preAggregated : input.perfScript;
             PrintWriter err = spec.commandLine().getErr();
             long start = System.nanoTime();
-            ProfileTranslation.Result r = ProfileTranslation.run(new ProfileTranslation.Request(binary, profile,
-                    pa ? ProfileReader.Format.PRE_AGGREGATED : ProfileReader.Format.PERF_SCRIPT, output, outputFormat,
-                    basicSamples, skipBadLines, inputBinary), lines -> {
+            TranslatedProfile r = ProfileTranslation.translate(binary, profile,
+                    pa ? ProfileTranslation.InputFormat.PRE_AGGREGATED : ProfileTranslation.InputFormat.PERF_SCRIPT,
+                    new ProfileTranslation.Options(basicSamples, skipBadLines, inputBinary, lines -> {
                         err.printf("splice: read %,d lines (%.1f s)%n", lines, (System.nanoTime() - start) / 1e9);
                         err.flush();
-                    });
+                    }));
+            r.write(output, outputFormat);
             if (r.badLines() > 0) {
                 err.printf("splice: skipped %,d malformed lines; the first: %s%n", r.badLines(), r.firstBadLine());
             }
             if (r.lines() >= (1 << 20)) {
                 err.printf("splice: %,d lines, %,d distinct records -> %,d branch and %,d sample lines in %s%n",
-                        r.lines(), r.distinctRecords(), r.branchLines(), r.sampleLines(), output);
+                        r.lines(), r.distinctRecords(), r.fdata().branches().size(), r.fdata().samples().size(), output);
             }
             err.flush();
             return Main.OK;

@@ -38,9 +38,11 @@ final class Names {
     static {
         for (int i = 0; i < 32; i++) {
             X.put(XREG[i], i);
-            X.put("x" + i, i);
+            // No string concatenation: its invokedynamic bootstrap costs milliseconds at start-up,
+            // and the table reader needs these names.
+            X.put("x".concat(Integer.toString(i)), i);
             FR.put(FREG[i], i);
-            FR.put("f" + i, i);
+            FR.put("f".concat(Integer.toString(i)), i);
         }
         X.put("fp", 8);
         for (int set = 0; set < 16; set++) {

@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * those it makes from section symbols ({@code .init/1}), labels and FDEs without symbols
  * ({@code __BOLT_FDE_FUNCat...}) in code BOLT left in place. See docs/bat.md.
  */
-public final class FunctionDiscovery {
+final class FunctionDiscovery {
     /** A function being discovered: its names (the first one creates it), start, size and max size. */
     private static final class Fn {
         final List<String> names = new ArrayList<>();
@@ -73,7 +73,7 @@ public final class FunctionDiscovery {
     }
 
     /** The functions of the binary, as perf2bolt sees them, in address order. */
-    static List<RewrittenBinary.Function> of(ElfFile elf, TreeMap<Long, Long> fdes) {
+    static List<RewrittenBinary.BoltFunction> of(ElfFile elf, TreeMap<Long, Long> fdes) {
         return discover(elf, fdes).functions();
     }
 
@@ -82,7 +82,7 @@ public final class FunctionDiscovery {
      * and the symbols inside functions that BOLT makes secondary entry points: function start to the
      * entry addresses.
      */
-    public record Result(List<RewrittenBinary.Function> functions, java.util.Set<Long> notSimple,
+    public record Result(List<RewrittenBinary.BoltFunction> functions, java.util.Set<Long> notSimple,
                   Map<Long, java.util.TreeSet<Long>> secondaryEntries) {}
 
     public static Result discover(ElfFile elf, TreeMap<Long, Long> fdes) {
@@ -105,10 +105,10 @@ public final class FunctionDiscovery {
         boolean batMode = BatTables.enabledFor(elf);
         boolean isStatic = elf.segments().stream().noneMatch(p -> p.type() == dev.splice.elf.Segment.PT_INTERP
                 || p.type() == dev.splice.elf.Segment.PT_DYNAMIC);
-        List<RewrittenBinary.Function> out = new ArrayList<>();
+        List<RewrittenBinary.BoltFunction> out = new ArrayList<>();
         java.util.Set<Long> notSimple = new java.util.HashSet<>();
         for (Fn f : d.functions.values()) {
-            out.add(new RewrittenBinary.Function(batMode ? locationName(f.names) : f.names.get(0), f.address, f.size,
+            out.add(new RewrittenBinary.BoltFunction(batMode ? locationName(f.names) : f.names.get(0), f.address, f.size,
                     f.address + f.maxSize));
             if (!f.simple || f.pseudo || (isStatic && f.names.contains("_init"))) {
                 notSimple.add(f.address);
@@ -302,7 +302,7 @@ public final class FunctionDiscovery {
     private void pltEntries() {
         // A PLT entry for a symbol the binary defines itself (a shared library's exported function)
         // takes the name BOLT registered first at that address (e.g. "fib.localalias/1@PLT").
-        for (RewrittenBinary.Function entry : RewrittenBinary.pltEntries(elf, sym -> {
+        for (RewrittenBinary.BoltFunction entry : RewrittenBinary.pltEntries(elf, sym -> {
             Fn defined = sym.isDefinedInSection() ? functions.get(sym.value()) : null;
             return defined != null ? defined.names.get(0) : sym.name();
         })) {

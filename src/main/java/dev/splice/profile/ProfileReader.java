@@ -12,11 +12,8 @@ import java.util.function.LongConsumer;
  * or file name and ':'), or {@code perf script -F ip,brstack} text. Reads bytes in large blocks and
  * parses without building strings per line; memory does not depend on the number of lines.
  */
-public final class ProfileReader {
-    /** Which text format the input is in. */
-    public enum Format { PRE_AGGREGATED, PERF_SCRIPT }
-
-    private final Format format;
+final class ProfileReader {
+    private final ProfileTranslation.InputFormat format;
     private final String source;
     private final boolean skipBadLines;
     private final LongConsumer progress;
@@ -31,7 +28,7 @@ public final class ProfileReader {
     private int pos;
     private long lineNumber;
 
-    public ProfileReader(Format format, String source, boolean skipBadLines, LongConsumer progress) {
+    ProfileReader(ProfileTranslation.InputFormat format, String source, boolean skipBadLines, LongConsumer progress) {
         this.format = format;
         this.source = source;
         this.skipBadLines = skipBadLines;
@@ -131,7 +128,7 @@ public final class ProfileReader {
         length = end;
         pos = start;
         try {
-            if (format == Format.PRE_AGGREGATED) {
+            if (format == ProfileTranslation.InputFormat.PRE_AGGREGATED) {
                 preAggregated(sink);
             } else {
                 perfScript(sink);

@@ -3,7 +3,7 @@ package dev.splice.profile;
 import dev.splice.base.LongList;
 import dev.splice.bat.BatMap;
 import dev.splice.bat.BatTables;
-import dev.splice.cfg.RiscVCfg;
+import dev.splice.cfg.ControlFlowGraph;
 import dev.splice.cfg.x86.X86Cfg;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -28,13 +28,13 @@ import java.util.TreeSet;
  *       it hit (perf2bolt uses the parent's map for cold fragments, which is wrong).
  * </ul>
  */
-public final class ProfileTranslator {
+final class ProfileTranslator {
     private static final int UNKNOWN = -1;
 
     private final BatTables bat;
     private final RewrittenBinary binary;
     private final boolean basicSamples;
-    private final List<RewrittenBinary.Function> functions;
+    private final List<RewrittenBinary.BoltFunction> functions;
     // Per function index: its map (null if the table has none) and the index its profile goes to.
     private final BatMap[] maps;
     private final int[] owner;
@@ -53,7 +53,7 @@ public final class ProfileTranslator {
     // lies elsewhere): perf2bolt's CFG walk treats them differently in functions without tables.
     private final RawCounts rawOutsideTraces = new RawCounts();
     // Per function index: its CFG (functions without tables, RISC-V), computed on first use.
-    private final RiscVCfg[] cfgs;
+    private final ControlFlowGraph[] cfgs;
     private final boolean[] cfgDone;
     // Where code without tables enters other functions (BOLT's secondary entry points), on first use.
     private Map<Integer, List<Integer>> externalEntries;
@@ -62,7 +62,7 @@ public final class ProfileTranslator {
     // within one function, so it is dropped before aggregation (doTrace would drop it anyway).
     private final long maxSpan;
     private long records;
-    private Map<String, RewrittenBinary.Function> functionsByName;
+    private Map<String, RewrittenBinary.BoltFunction> functionsByName;
     // A direct-mapped cache of address lookups (profiles revisit the same addresses): per slot the
     // address, its function index (-1: none) and whether it holds a return instruction.
     // One slot = four longs side by side (one cache line): the address; its function index << 1 |
@@ -86,13 +86,13 @@ public final class ProfileTranslator {
         }
         int n = functions.size();
         long span = 0;
-        for (RewrittenBinary.Function f : functions) {
+        for (RewrittenBinary.BoltFunction f : functions) {
             span = Math.max(span, f.end() - f.address());
         }
         maxSpan = span;
         maps = new BatMap[n];
         owner = new int[n];
-        cfgs = new RiscVCfg[n];
+        cfgs = new ControlFlowGraph[n];
         cfgDone = new boolean[n];
         for (int i = 0; i < n; i++) {
             long address = functions.get(i).address();
@@ -295,7 +295,7 @@ public final class ProfileTranslator {
     }
 
     /** The CFG perf2bolt builds for a function without a table (by index), built once; null if none. */
-    private RiscVCfg cfg(int f) {
+    private ControlFlowGraph cfg(int f) {
         if (!cfgDone[f]) {
             if (externalEntries == null) {
                 externalEntries = binary.externalEntries(i -> maps[i] == null);
@@ -314,8 +314,8 @@ public final class ProfileTranslator {
         }
         BatMap map = maps[f];
         if (map == null) {
-            // No table: perf2bolt walks the CFG it builds itself (RiscVCfg, X86Cfg; docs/bat.md).
-            RiscVCfg cfg = cfg(f);
+            // No table: perf2bolt walks the CFG it builds itself (cfg.riscv.RiscVCfg, cfg.x86.X86Cfg; docs/bat.md).
+            ControlFlowGraph cfg = cfg(f);
             if (cfg == null) {
                 return;
             }
@@ -394,14 +394,6 @@ public final class ProfileTranslator {
         lines.subList(w, lines.size()).clear();
     }
 
-    /** Compatibility: the mode is fixed at construction; the argument must match it. */
-    public Fdata translate(boolean basic) {
-        if (basic != basicSamples) {
-            throw new IllegalStateException("translator was built for " + (basicSamples ? "basic samples" : "branches"));
-        }
-        return translate();
-    }
-
     private void remember(int f) {
         if (f != UNKNOWN) {
             functionsByName.putIfAbsent(functions.get(f).name(), functions.get(f));
@@ -414,7 +406,7 @@ public final class ProfileTranslator {
             .thenComparing(Fdata.Location::offset, Long::compareUnsigned);
 
     /** The function behind a location name used in the last {@link #translate()}. */
-    public RewrittenBinary.Function function(String locationName) {
+    public RewrittenBinary.BoltFunction function(String locationName) {
         return functionsByName == null ? null : functionsByName.get(locationName);
     }
 

@@ -2,7 +2,8 @@ package dev.splice.profile;
 
 import dev.splice.bat.BatTables;
 import dev.splice.cfg.LandingPads;
-import dev.splice.cfg.RiscVCfg;
+import dev.splice.cfg.ControlFlowGraph;
+import dev.splice.cfg.riscv.RiscVCfg;
 import dev.splice.cfg.riscv.RiscVDataReferences;
 import dev.splice.cfg.x86.X86Binary;
 import dev.splice.cfg.x86.X86Cfg;
@@ -20,20 +21,20 @@ import java.util.Map;
  * takes in alignment padding; named as BOLT names locations), and the executable bytes, to recognise
  * return instructions.
  */
-public final class RewrittenBinary {
+final class RewrittenBinary {
     /** A section: name, address, size, executable flag, and its bytes (null when not loaded). */
-    public record Section(String name, long address, long size, boolean executable, byte[] bytes) {}
+    record CodeSection(String name, long address, long size, boolean executable, byte[] bytes) {}
 
     /**
      * One function as perf2bolt sees it: its location name, start, size, and the end of its max size
      * (up to the next function or the end of its section).
      */
-    public record Function(String name, long address, long size, long end) {}
+    record BoltFunction(String name, long address, long size, long end) {}
 
     private final boolean riscv;
-    private final List<Section> sections;
+    private final List<CodeSection> sections;
     private final long[] starts;
-    private final Function[] functions;
+    private final BoltFunction[] functions;
     private final java.util.Set<Long> notSimple;
     private final CodeFacts facts;
 
@@ -51,40 +52,38 @@ public final class RewrittenBinary {
         static final CodeFacts NONE = new CodeFacts(Map.of(), Map.of(), address -> null, new long[0], new long[0], new long[0]);
     }
 
-    /** The binary from its sections and its functions (as {@link FunctionDiscovery} finds them). */
-    public RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList) {
-        this(riscv, sections, functionList, java.util.Set.of());
-    }
-
-    /** As above; {@code notSimple}: addresses of functions perf2bolt builds no CFG for. */
-    RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple) {
+    /**
+     * The binary from its sections and its functions (as {@link FunctionDiscovery} finds them);
+     * {@code notSimple}: addresses of functions perf2bolt builds no CFG for.
+     */
+    RewrittenBinary(boolean riscv, List<CodeSection> sections, List<BoltFunction> functionList, java.util.Set<Long> notSimple) {
         this(riscv, sections, functionList, notSimple, CodeFacts.NONE);
     }
 
     /** As above, with what the disassembly of functions without tables depends on. */
-    private RewrittenBinary(boolean riscv, List<Section> sections, List<Function> functionList, java.util.Set<Long> notSimple,
+    private RewrittenBinary(boolean riscv, List<CodeSection> sections, List<BoltFunction> functionList, java.util.Set<Long> notSimple,
                             CodeFacts facts) {
         this.facts = facts;
         this.riscv = riscv;
         this.notSimple = notSimple;
         this.sections = List.copyOf(sections);
-        List<Function> sorted = new ArrayList<>(functionList);
-        sorted.sort(Comparator.comparingLong(Function::address));
-        functions = sorted.toArray(new Function[0]);
+        List<BoltFunction> sorted = new ArrayList<>(functionList);
+        sorted.sort(Comparator.comparingLong(BoltFunction::address));
+        functions = sorted.toArray(new BoltFunction[0]);
         starts = new long[functions.length];
         for (int i = 0; i < functions.length; i++) {
             starts[i] = functions[i].address();
         }
     }
 
-    private Section lastSection;
+    private CodeSection lastSection;
 
-    private Section sectionOf(long address) {
-        Section last = lastSection;
+    private CodeSection sectionOf(long address) {
+        CodeSection last = lastSection;
         if (last != null && address >= last.address() && address - last.address() < last.size()) {
             return last;
         }
-        for (Section s : sections) {
+        for (CodeSection s : sections) {
             if (s.size() > 0 && address >= s.address() && address - s.address() < s.size()) {
                 lastSection = s;
                 return s;
@@ -119,16 +118,22 @@ public final class RewrittenBinary {
             throw new dev.splice.base.BadInputException(elf.name() + ": ELF machine " + elf.header().machine()
                     + " is neither RISC-V (243) nor x86-64 (62); Splice translates profiles of those two");
         }
-        List<Section> sections = new ArrayList<>();
+        if (elf.isRiscV()) {
+            // The instruction table loads while the functions are found; RISC-V decoding needs it only after.
+            Thread table = new Thread(RiscVCfg::loadInstructionTable, "splice-isa-table");
+            table.setDaemon(true);
+            table.start();
+        }
+        List<CodeSection> sections = new ArrayList<>();
         for (dev.splice.elf.Section s : elf.sections()) {
             if (!s.isAllocated() || s.size() == 0) {
                 continue;
             }
             boolean exec = s.isExecutable();
-            sections.add(new Section(s.name(), s.address(), s.size(), exec, exec && !s.isNobits() ? elf.contents(s) : null));
+            sections.add(new CodeSection(s.name(), s.address(), s.size(), exec, exec && !s.isNobits() ? elf.contents(s) : null));
         }
         FunctionDiscovery.Result found = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf));
-        List<Function> functions = found.functions();
+        List<BoltFunction> functions = found.functions();
         long[] padded = padded(functions);
         long[] jumpsPastEnd = elf.isRiscV() ? riscVJumpsPastEnd(sections, functions, padded, bat) : new long[0];
         functions = withoutReferencedPadding(elf.isRiscV(), sections, functions, found.notSimple(), bat);
@@ -144,9 +149,9 @@ public final class RewrittenBinary {
      * The addresses (sorted) of the functions padding follows (end before max end) as BOLT
      * disassembles them, before any padding is found to hold an object.
      */
-    private static long[] padded(List<Function> functions) {
+    private static long[] padded(List<BoltFunction> functions) {
         return functions.stream().filter(f -> f.size() > 0 && f.end() > f.address() + f.size())
-                .mapToLong(Function::address).sorted().toArray();
+                .mapToLong(BoltFunction::address).sorted().toArray();
     }
 
     /**
@@ -155,14 +160,14 @@ public final class RewrittenBinary {
      * an object): BOLT's "jump past end", which it replaces with a nop; perf2bolt-22 then ignores
      * branch records from there (x86-64 keeps them; checked with tiny programs, docs/bat.md).
      */
-    private static long[] riscVJumpsPastEnd(List<Section> sections, List<Function> functions, long[] padded, BatTables bat) {
+    private static long[] riscVJumpsPastEnd(List<CodeSection> sections, List<BoltFunction> functions, long[] padded, BatTables bat) {
         RewrittenBinary probe = new RewrittenBinary(true, sections, functions, java.util.Set.of());
         java.util.List<Long> out = new ArrayList<>();
-        for (Function f : functions) {
+        for (BoltFunction f : functions) {
             if ((bat != null && bat.isBatFunction(f.address())) || Arrays.binarySearch(padded, f.address()) < 0) {
                 continue;
             }
-            Section s = probe.sectionOf(f.address());
+            CodeSection s = probe.sectionOf(f.address());
             if (s == null || !s.executable() || s.bytes() == null || f.address() + f.size() > s.address() + s.size()) {
                 continue;
             }
@@ -191,16 +196,16 @@ public final class RewrittenBinary {
      * address in the padding of a function (past its size, within its max size), BOLT takes it for
      * an object and the (simple) function ends at its size.
      */
-    private static List<Function> withoutReferencedPadding(boolean riscv, List<Section> sections, List<Function> functions,
+    private static List<BoltFunction> withoutReferencedPadding(boolean riscv, List<CodeSection> sections, List<BoltFunction> functions,
                                                            java.util.Set<Long> notSimple, BatTables bat) {
         RewrittenBinary probe = new RewrittenBinary(riscv, sections, functions, notSimple);
         java.util.Set<Integer> shrink = new java.util.HashSet<>();
         for (int i = 0; i < functions.size(); i++) {
-            Function f = functions.get(i);
+            BoltFunction f = functions.get(i);
             if ((bat != null && bat.isBatFunction(f.address())) || f.size() <= 0) {
                 continue;
             }
-            Section s = probe.sectionOf(f.address());
+            CodeSection s = probe.sectionOf(f.address());
             if (s == null || !s.executable() || s.bytes() == null) {
                 continue;
             }
@@ -216,30 +221,30 @@ public final class RewrittenBinary {
         if (shrink.isEmpty()) {
             return functions;
         }
-        List<Function> out = new ArrayList<>(functions);
+        List<BoltFunction> out = new ArrayList<>(functions);
         for (int t : shrink) {
-            Function f = out.get(t);
-            out.set(t, new Function(f.name(), f.address(), f.size(), f.address() + f.size()));
+            BoltFunction f = out.get(t);
+            out.set(t, new BoltFunction(f.name(), f.address(), f.size(), f.address() + f.size()));
         }
         return out;
     }
 
-    private static List<Function> namedAfterInput(dev.splice.elf.ElfFile elf, BatTables bat, List<Function> functions,
+    private static List<BoltFunction> namedAfterInput(dev.splice.elf.ElfFile elf, BatTables bat, List<BoltFunction> functions,
                                                   dev.splice.elf.ElfFile input) {
         checkSameBuild(elf, input);
         java.util.Set<String> sectionNames = new java.util.HashSet<>();
         elf.sections().forEach(s -> sectionNames.add(s.name()));
         input.sections().forEach(s -> sectionNames.add(s.name()));
-        Map<Long, Function> inputFunctions = new HashMap<>();
-        for (Function f : FunctionDiscovery.of(input, EhFrameRanges.of(input))) {
+        Map<Long, BoltFunction> inputFunctions = new HashMap<>();
+        for (BoltFunction f : FunctionDiscovery.of(input, EhFrameRanges.of(input))) {
             inputFunctions.put(f.address(), f);
         }
-        List<Function> out = new ArrayList<>(functions.size());
-        for (Function f : functions) {
-            Function original = inputFunctions.get(f.address());
+        List<BoltFunction> out = new ArrayList<>(functions.size());
+        for (BoltFunction f : functions) {
+            BoltFunction original = inputFunctions.get(f.address());
             boolean rename = original != null && isInternal(f.name(), sectionNames) && !isInternal(original.name(), sectionNames)
                     && (bat == null || !bat.isBatFunction(f.address())) && sameBytes(elf, input, f.address(), f.size());
-            out.add(rename ? new Function(original.name(), f.address(), f.size(), f.end()) : f);
+            out.add(rename ? new BoltFunction(original.name(), f.address(), f.size(), f.end()) : f);
         }
         return out;
     }
@@ -292,23 +297,18 @@ public final class RewrittenBinary {
      * {@code auipc t3, hi; ld t3, lo(t3); jalr t1, t3; nop} loading a slot relocated against a
      * dynamic symbol.
      */
-    private static List<Function> riscVPltEntries(dev.splice.elf.ElfFile elf, Map<Long, String> slots) {
-        List<Function> entries = new ArrayList<>();
+    private static List<BoltFunction> riscVPltEntries(dev.splice.elf.ElfFile elf, Map<Long, String> slots) {
+        List<BoltFunction> entries = new ArrayList<>();
         dev.splice.elf.Section plt = elf.section(".plt").orElse(null);
         if (plt == null || plt.isNobits()) {
             return entries;
         }
         byte[] b = elf.contents(plt);
         for (int entry = 32; entry + 16 <= b.length; entry += 16) {
-            int auipc = dev.splice.base.Le.u32(b, entry);
-            int ld = dev.splice.base.Le.u32(b, entry + 4);
-            if ((auipc & 0x7f) != 0x17 || (ld & 0x707f) != 0x3003 || ((ld >>> 15) & 31) != ((auipc >>> 7) & 31)) {
-                continue;
-            }
-            long slot = plt.address() + entry + (auipc & 0xfffff000) + (ld >> 20);
-            String callee = slots.get(slot);
+            java.util.OptionalLong slot = RiscVCfg.pltSlot(b, entry, plt.address() + entry);
+            String callee = slot.isPresent() ? slots.get(slot.getAsLong()) : null;
             if (callee != null && !callee.isEmpty()) {
-                entries.add(new Function(callee + "@PLT", plt.address() + entry, 16, plt.address() + entry + 16));
+                entries.add(new BoltFunction(callee + "@PLT", plt.address() + entry, 16, plt.address() + entry + 16));
             }
         }
         return entries;
@@ -319,7 +319,7 @@ public final class RewrittenBinary {
      * x86-64 PLT entries as functions "name@PLT": each 16-byte entry of .plt, .plt.sec and .plt.got (8-byte in PIE binaries)
      * that jumps through a GOT slot (jmp *disp(%rip)) relocated against a dynamic symbol.
      */
-    static List<Function> pltEntries(dev.splice.elf.ElfFile elf,
+    static List<BoltFunction> pltEntries(dev.splice.elf.ElfFile elf,
                                      java.util.function.Function<dev.splice.elf.Symbol, String> calleeName) {
         Map<Long, String> slots = new HashMap<>();
         List<dev.splice.elf.Symbol> dynsym = elf.dynamicSymbols();
@@ -335,7 +335,7 @@ public final class RewrittenBinary {
         if (riscv) {
             return riscVPltEntries(elf, slots);
         }
-        List<Function> entries = new ArrayList<>();
+        List<BoltFunction> entries = new ArrayList<>();
         for (String name : List.of(".plt", ".plt.sec", ".plt.got")) {
             dev.splice.elf.Section plt = elf.section(name).orElse(null);
             if (plt == null || plt.isNobits()) {
@@ -351,7 +351,7 @@ public final class RewrittenBinary {
                         long slot = plt.address() + i + 6 + disp;
                         String callee = slots.get(slot);
                         if (callee != null && !callee.isEmpty()) {
-                            entries.add(new Function(callee + "@PLT", plt.address() + entry, size, plt.address() + entry + size));
+                            entries.add(new BoltFunction(callee + "@PLT", plt.address() + entry, size, plt.address() + entry + size));
                         }
                         break;
                     }
@@ -365,7 +365,7 @@ public final class RewrittenBinary {
         return riscv;
     }
 
-    public List<Function> functions() {
+    public List<BoltFunction> functions() {
         return Arrays.asList(functions);
     }
 
@@ -379,7 +379,7 @@ public final class RewrittenBinary {
     }
 
     /** The function whose max-size range contains the address, or null (perf2bolt's lookup). */
-    public Function functionContaining(long address) {
+    public BoltFunction functionContaining(long address) {
         int i = Arrays.binarySearch(starts, address);
         if (i < 0) {
             i = -i - 2;
@@ -387,51 +387,30 @@ public final class RewrittenBinary {
         if (i < 0) {
             return null;
         }
-        Function f = functions[i];
+        BoltFunction f = functions[i];
         return address < f.end() ? f : null;
     }
 
     /** The function starting exactly at the address, or null. */
-    public Function functionAt(long address) {
+    public BoltFunction functionAt(long address) {
         int i = Arrays.binarySearch(starts, address);
         return i < 0 ? null : functions[i];
     }
 
     /** True if the instruction at this address is a return (as BOLT's MCPlusBuilder::isReturn says). */
     public boolean isReturn(long address) {
-        Function f = functionContaining(address);
+        BoltFunction f = functionContaining(address);
         if (f == null || address - f.address() >= f.size()) {
             return false; // perf2bolt only decodes instructions inside a function's own bytes
         }
-        Section s = sectionOf(address);
+        CodeSection s = sectionOf(address);
         if (s == null || !s.executable() || s.bytes() == null) {
             return false;
         }
         int at = (int) (address - s.address());
         byte[] b = s.bytes();
         if (riscv) {
-            if (at + 2 > b.length) {
-                return false;
-            }
-            int half = (b[at] & 0xff) | (b[at + 1] & 0xff) << 8;
-            if ((half & 3) != 3) {
-                // c.jr rs1: funct4=1000, rs2=0, op=10; rs1 in {ra, t0}
-                if ((half & 0xf07f) == 0x8002) {
-                    int rs1 = (half >>> 7) & 31;
-                    return rs1 == 1 || rs1 == 5;
-                }
-                return false;
-            }
-            if (at + 4 > b.length) {
-                return false;
-            }
-            int word = half | (b[at + 2] & 0xff) << 16 | (b[at + 3] & 0xff) << 24;
-            // jalr x0, imm(rs1) with rs1 in {ra, t0}
-            if ((word & 0x7fff) == 0x0067) {
-                int rs1 = (word >>> 15) & 31;
-                return rs1 == 1 || rs1 == 5;
-            }
-            return false;
+            return RiscVCfg.isReturn(b, at);
         }
         // x86-64: ret / ret imm16, after legacy prefixes (rep, repne/bnd, operand size).
         int i = at;
@@ -445,12 +424,12 @@ public final class RewrittenBinary {
      * The CFG perf2bolt builds for a function (by index) that has no translation table, from its
      * bytes up to its size; null where it builds none.
      */
-    RiscVCfg cfg(int index, int[] entries) {
-        Function f = functions[index];
+    ControlFlowGraph cfg(int index, int[] entries) {
+        BoltFunction f = functions[index];
         if (notSimple.contains(f.address()) || f.size() <= 0) {
             return null;
         }
-        Section s = sectionOf(f.address());
+        CodeSection s = sectionOf(f.address());
         if (s == null || !s.executable() || s.bytes() == null) {
             return null;
         }
@@ -498,11 +477,11 @@ public final class RewrittenBinary {
             }
         });
         for (int i = 0; i < functions.length; i++) {
-            Function f = functions[i];
+            BoltFunction f = functions[i];
             if (!scanned.test(i) || f.size() <= 0) {
                 continue;
             }
-            Section s = sectionOf(f.address());
+            CodeSection s = sectionOf(f.address());
             if (s == null || !s.executable() || s.bytes() == null) {
                 continue;
             }

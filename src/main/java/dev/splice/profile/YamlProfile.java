@@ -71,7 +71,7 @@ final class YamlProfile {
         // Function ids: 1 + position among the rewritten binary's functions.
         RewrittenBinary binary = translator.binary();
         Map<String, Integer> ids = new HashMap<>();
-        List<RewrittenBinary.Function> all = binary.functions();
+        List<RewrittenBinary.BoltFunction> all = binary.functions();
         for (int i = 0; i < all.size(); i++) {
             ids.putIfAbsent(all.get(i).name(), i + 1);
         }
@@ -87,7 +87,7 @@ final class YamlProfile {
         }
         out.write("functions:\n");
         for (Map.Entry<String, List<Fdata.Branch>> e : new TreeMap<>(byFunction).entrySet()) {
-            RewrittenBinary.Function f = translator.function(e.getKey());
+            RewrittenBinary.BoltFunction f = translator.function(e.getKey());
             if (f == null || !bat.isBatFunction(f.address()) || bat.fetchParentAddress(f.address()) != 0) {
                 continue;
             }
@@ -125,7 +125,7 @@ final class YamlProfile {
                     long fid = 0;
                     int disc = 0;
                     if (b.to().name() != null) {
-                        RewrittenBinary.Function callee = translator.function(b.to().name());
+                        RewrittenBinary.BoltFunction callee = translator.function(b.to().name());
                         fid = ids.getOrDefault(b.to().name(), 0);
                         if (callee != null && b.to().offset() != 0) {
                             BatTables.SymbolTarget t = bat.translateSymbol(callee.address(), callee.address(), b.to().offset());

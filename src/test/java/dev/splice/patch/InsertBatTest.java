@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.bat.BatTables;
-import dev.splice.bat.BatWriter;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.isa.Decoder;
@@ -13,8 +12,7 @@ import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
 import dev.splice.listing.Assembler;
 import dev.splice.profile.Fdata;
-import dev.splice.profile.ProfileTranslator;
-import dev.splice.profile.RewrittenBinary;
+import dev.splice.profile.ProfileTranslation;
 import dev.splice.testing.TestPrograms;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,10 +35,9 @@ class InsertBatTest {
             }
         }
         ElfFile out = ElfFile.parse(Inserter.insert(elf, ins), "rewritten");
-        BatTables bat = BatTables.read(out);
-        ProfileTranslator onRewritten = new ProfileTranslator(bat, RewrittenBinary.of(out, bat), true);
-        BatTables none = BatTables.decodeNote(new BatWriter().encodeNote(), "none");
-        ProfileTranslator onOriginal = new ProfileTranslator(none, RewrittenBinary.of(elf, none), true);
+        BatTables.read(out); // the rewritten binary has tables
+        StringBuilder onRewritten = new StringBuilder();
+        StringBuilder onOriginal = new StringBuilder();
         int samples = 0;
         for (String n : names) {
             Function before = elf.function(n).orElseThrow();
@@ -56,25 +53,25 @@ class InsertBatTest {
                         && Arrays.equals(Arrays.copyOfRange(code, at, at + probe.length), probe)) {
                     // a probe: its instructions count for the original instruction it precedes
                     for (int j = 0; j < 5; j++) {
-                        onRewritten.sample(rewritten.get(r + j), 1000 + k);
+                        onRewritten.append(String.format("S %x %d%n", rewritten.get(r + j), 1000 + k));
                     }
-                    onOriginal.sample(original.get(k), 5L * (1000 + k));
+                    onOriginal.append(String.format("S %x %d%n", original.get(k), 5L * (1000 + k)));
                     r += 4;
                     continue;
                 }
                 if (k >= original.size()) {
                     break; // the jump back added after a function that could fall through
                 }
-                onRewritten.sample(a, k + 1);
-                onOriginal.sample(original.get(k), k + 1);
+                onRewritten.append(String.format("S %x %d%n", a, k + 1));
+                onOriginal.append(String.format("S %x %d%n", original.get(k), k + 1));
                 k++;
                 samples++;
             }
             assertEquals(original.size(), k, n + ": every original instruction was found in the copy");
         }
         assertTrue(samples > 50);
-        Fdata expected = onOriginal.translate(true);
-        Fdata actual = onRewritten.translate(true);
+        Fdata expected = translate(elf, onOriginal, true);
+        Fdata actual = translate(out, onRewritten, true);
         assertEquals(expected.samples(), actual.samples());
     }
 
@@ -96,16 +93,17 @@ class InsertBatTest {
         ElfFile out = ElfFile.parse(Inserter.insert(elf, ins), "rewritten");
         long[] moved = backEdge(out, out.function("hot_loop").orElseThrow());
 
-        BatTables bat = BatTables.read(out);
-        ProfileTranslator onRewritten = new ProfileTranslator(bat, RewrittenBinary.of(out, bat));
-        onRewritten.branch(moved[0], moved[1], 999, 3);
-        onRewritten.fallthrough(moved[1], moved[0], 1000);
-        BatTables none = BatTables.decodeNote(new BatWriter().encodeNote(), "none");
-        ProfileTranslator onOriginal = new ProfileTranslator(none, RewrittenBinary.of(elf, none));
-        onOriginal.branch(loop[0], loop[1], 999, 3);
-        onOriginal.fallthrough(loop[1], loop[0], 1000);
+        BatTables.read(out); // the rewritten binary has tables
+        StringBuilder onRewritten = new StringBuilder(String.format("B %x %x 999 3%nF %x %x 1000%n", moved[0], moved[1], moved[1], moved[0]));
+        StringBuilder onOriginal = new StringBuilder(String.format("B %x %x 999 3%nF %x %x 1000%n", loop[0], loop[1], loop[1], loop[0]));
 
-        assertEquals(onOriginal.translate().branches(), onRewritten.translate().branches());
+        assertEquals(translate(elf, onOriginal, false).branches(), translate(out, onRewritten, false).branches());
+    }
+
+    /** A pre-aggregated profile translated through the public API. */
+    private static Fdata translate(ElfFile binary, CharSequence profile, boolean basicSamples) {
+        return ProfileTranslation.translate(binary, new java.io.StringReader(profile.toString()),
+                ProfileTranslation.InputFormat.PRE_AGGREGATED, new ProfileTranslation.Options(basicSamples, false, null, null)).fdata();
     }
 
     /** The loop's backward branch: {address of the branch, its target}. */

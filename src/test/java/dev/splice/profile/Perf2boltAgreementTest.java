@@ -55,7 +55,7 @@ public class Perf2boltAgreementTest {
         RewrittenBinary rb = RewrittenBinary.of(elf, bat);
         BranchSites sites = BranchSites.of(binary);
         java.util.function.Predicate<Long> drawn = address -> {
-            RewrittenBinary.Function f = rb.functionContaining(address);
+            RewrittenBinary.BoltFunction f = rb.functionContaining(address);
             if (f == null) {
                 return false;
             }
@@ -63,7 +63,7 @@ public class Perf2boltAgreementTest {
         };
         List<BranchSites.Site> batSites = new ArrayList<>();
         java.util.function.Predicate<Long> notInPadding = address -> {
-            RewrittenBinary.Function f = rb.functionContaining(address);
+            RewrittenBinary.BoltFunction f = rb.functionContaining(address);
             return f == null || bat.isBatFunction(f.address()) || address - f.address() < f.size();
         };
         for (BranchSites.Site s : sites.sites()) {
@@ -139,7 +139,7 @@ public class Perf2boltAgreementTest {
         BatTables bat = BatTables.read(elf);
         ProfileTranslator t = new ProfileTranslator(bat, RewrittenBinary.of(elf, bat), basic);
         try {
-            new ProfileReader(ProfileReader.Format.PRE_AGGREGATED, "profile", false, null)
+            new ProfileReader(ProfileTranslation.InputFormat.PRE_AGGREGATED, "profile", false, null)
                     .read(new ByteArrayInputStream(pa.getBytes(StandardCharsets.UTF_8)), t);
             StringWriter w = new StringWriter();
             t.translate().write(w);
@@ -217,7 +217,7 @@ public class Perf2boltAgreementTest {
         RewrittenBinary rb = RewrittenBinary.of(elf, bat);
         BranchSites sites = BranchSites.of(o.output());
         java.util.function.LongPredicate withoutTable = a -> {
-            RewrittenBinary.Function f = rb.functionContaining(a);
+            RewrittenBinary.BoltFunction f = rb.functionContaining(a);
             return f != null && !bat.isBatFunction(f.address());
         };
         // Branch sites in code without tables, each with the address of the instruction after it.

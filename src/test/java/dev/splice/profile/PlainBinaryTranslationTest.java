@@ -222,20 +222,17 @@ class PlainBinaryTranslationTest {
         Path pa = dir.resolve("p.pa");
         Files.writeString(pa, "B 10000 10004 1 0\n");
         Path out = dir.resolve("out.fdata");
-        BadInputException yaml = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
-                new ProfileTranslation.Request(TestPrograms.rv64("loops"), pa, ProfileReader.Format.PRE_AGGREGATED, out,
-                        ProfileTranslation.OutputFormat.YAML, false, false), null));
+        BadInputException yaml = assertThrows(BadInputException.class, () -> ProfileTranslation.translate(TestPrograms.rv64("loops"), pa, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new ProfileTranslation.Options(false, false, null, null)).write(out, ProfileTranslation.OutputFormat.YAML));
         assertTrue(yaml.getMessage().contains("YAML"), yaml.getMessage());
-        BadInputException input = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
-                new ProfileTranslation.Request(TestPrograms.rv64("loops"), pa, ProfileReader.Format.PRE_AGGREGATED, out,
-                        ProfileTranslation.OutputFormat.FDATA, false, false, TestPrograms.rv64("loops")), null));
+        BadInputException input = assertThrows(BadInputException.class, () -> ProfileTranslation.translate(TestPrograms.rv64("loops"), pa, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new ProfileTranslation.Options(false, false, TestPrograms.rv64("loops"), null)).write(out, ProfileTranslation.OutputFormat.FDATA));
         assertTrue(input.getMessage().contains("--input"), input.getMessage());
         // A stripped binary, which perf2bolt-22 refuses too.
         Path stripped = dir.resolve("stripped");
         Tools.run("strip", "-o", stripped.toString(), TestPrograms.x86_64("exceptions").toString()).checked("strip");
-        BadInputException strip = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
-                new ProfileTranslation.Request(stripped, pa, ProfileReader.Format.PRE_AGGREGATED, out,
-                        ProfileTranslation.OutputFormat.FDATA, false, false), null));
+        BadInputException strip = assertThrows(BadInputException.class, () -> ProfileTranslation.translate(stripped, pa, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new ProfileTranslation.Options(false, false, null, null)).write(out, ProfileTranslation.OutputFormat.FDATA));
         assertTrue(strip.getMessage().contains("stripped"), strip.getMessage());
         assertTrue(Tools.run(List.of("perf2bolt-22", "-p", pa.toString(), "--pa", "-o", out.toString(), stripped.toString()),
                 null, 60).exitCode() != 0, "perf2bolt-22 translated a stripped binary");
@@ -246,9 +243,8 @@ class PlainBinaryTranslationTest {
         bytes[19] = 0;
         Path aarch64 = dir.resolve("aarch64.elf");
         Files.write(aarch64, bytes);
-        BadInputException machine = assertThrows(BadInputException.class, () -> ProfileTranslation.run(
-                new ProfileTranslation.Request(aarch64, pa, ProfileReader.Format.PRE_AGGREGATED, out,
-                        ProfileTranslation.OutputFormat.FDATA, false, false), null));
+        BadInputException machine = assertThrows(BadInputException.class, () -> ProfileTranslation.translate(aarch64, pa, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new ProfileTranslation.Options(false, false, null, null)).write(out, ProfileTranslation.OutputFormat.FDATA));
         assertTrue(machine.getMessage().contains("machine 183"), machine.getMessage());
         assertTrue(Files.notExists(out), "nothing written when refused");
     }
@@ -261,8 +257,8 @@ class PlainBinaryTranslationTest {
         Path in = dir.resolve("splice.pa");
         Path out = dir.resolve("splice.fdata");
         Files.writeString(in, pa);
-        ProfileTranslation.run(new ProfileTranslation.Request(binary, in, ProfileReader.Format.PRE_AGGREGATED, out,
-                ProfileTranslation.OutputFormat.FDATA, basicSamples, false), null);
+        ProfileTranslation.translate(binary, in, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new ProfileTranslation.Options(basicSamples, false, null, null)).write(out, ProfileTranslation.OutputFormat.FDATA);
         return nonEmpty(Files.readAllLines(out));
     }
 

@@ -31,7 +31,7 @@ class ProfileFormatsTest {
         RewrittenBinary rb = RewrittenBinary.of(elf, bat);
         List<BranchSites.Site> sites = new ArrayList<>();
         for (BranchSites.Site s : BranchSites.of(o.output()).sites()) {
-            RewrittenBinary.Function f = rb.functionContaining(s.address());
+            RewrittenBinary.BoltFunction f = rb.functionContaining(s.address());
             if (f != null && bat.isBatFunction(f.address())) {
                 sites.add(s);
             }
@@ -60,8 +60,8 @@ class ProfileFormatsTest {
         Path scriptFile = BoltOutputs.dir().resolve("perf-script.txt");
         Files.writeString(scriptFile, script.toString());
         Path out = BoltOutputs.dir().resolve("perf-script.splice.fdata");
-        ProfileTranslation.run(new ProfileTranslation.Request(o.output(), scriptFile, ProfileReader.Format.PERF_SCRIPT, out,
-                ProfileTranslation.OutputFormat.FDATA, false, false), null);
+        ProfileTranslation.translate(o.output(), scriptFile, ProfileTranslation.InputFormat.PERF_SCRIPT,
+                new ProfileTranslation.Options(false, false, null, null)).write(out, ProfileTranslation.OutputFormat.FDATA);
         var expected = Perf2boltAgreementTest.perf2bolt(o.output(), pa.toString(), "perf-script");
         Perf2boltAgreementTest.assertSame(expected, Perf2boltAgreementTest.lines(Files.readString(out)));
         assertTrue(expected.size() > 50);
@@ -80,8 +80,8 @@ class ProfileFormatsTest {
             Tools.run(List.of("perf2bolt-22", "-p", paFile.toString(), "--pa", "-o", BoltOutputs.dir().resolve(id + ".y.fdata").toString(),
                     "-w", theirs.toString(), o.output().toString()), null, 300).checked("perf2bolt-22 -w");
             Path ours = BoltOutputs.dir().resolve(id + ".splice.yaml");
-            ProfileTranslation.run(new ProfileTranslation.Request(o.output(), paFile, ProfileReader.Format.PRE_AGGREGATED, ours,
-                    ProfileTranslation.OutputFormat.YAML, false, false), null);
+            ProfileTranslation.translate(o.output(), paFile, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new ProfileTranslation.Options(false, false, null, null)).write(ours, ProfileTranslation.OutputFormat.YAML);
             assertEquals(normalize(Files.readString(theirs)), normalize(Files.readString(ours)), id);
             Tools.Result r = Tools.run(List.of("llvm-bolt-22", o.input().toString(), "-o", BoltOutputs.dir().resolve(id + ".yaml.rebolt").toString(),
                     "--data", ours.toString()), null, 300).checked("llvm-bolt-22 --data " + ours);
@@ -112,8 +112,9 @@ class ProfileFormatsTest {
             System.setProperty("splice.bat.threads", threads);
             try {
                 Path out = BoltOutputs.dir().resolve("parts-" + threads + ".fdata");
-                ProfileTranslation.Result r = ProfileTranslation.run(new ProfileTranslation.Request(o.output(), pa,
-                        ProfileReader.Format.PRE_AGGREGATED, out, ProfileTranslation.OutputFormat.FDATA, false, false), null);
+                TranslatedProfile r = ProfileTranslation.translate(o.output(), pa, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                        ProfileTranslation.Options.DEFAULTS);
+                r.write(out, ProfileTranslation.OutputFormat.FDATA);
                 assertEquals(5000, r.lines());
                 outputs.add(Files.readString(out));
             } finally {

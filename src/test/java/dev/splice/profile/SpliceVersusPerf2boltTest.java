@@ -53,7 +53,7 @@ class SpliceVersusPerf2boltTest {
         BatTables bat = BatTables.read(elf);
         ProfileTranslator t = new ProfileTranslator(bat, RewrittenBinary.of(elf, bat), basic);
         try {
-            new ProfileReader(ProfileReader.Format.PRE_AGGREGATED, tag, false, null)
+            new ProfileReader(ProfileTranslation.InputFormat.PRE_AGGREGATED, tag, false, null)
                     .read(new java.io.ByteArrayInputStream(pa.getBytes(java.nio.charset.StandardCharsets.UTF_8)), t);
             StringWriter w = new StringWriter();
             t.translate().write(w);
@@ -179,8 +179,8 @@ class SpliceVersusPerf2boltTest {
         ElfFile input = ElfFile.read(o.input());
         BatTables bat = BatTables.read(elf);
         String pa = Perf2boltAgreementTest.randomProfile(elf, o.output(), 21, 600, true);
-        List<RewrittenBinary.Function> plain = RewrittenBinary.of(elf, bat).functions();
-        List<RewrittenBinary.Function> named = RewrittenBinary.of(elf, bat, input).functions();
+        List<RewrittenBinary.BoltFunction> plain = RewrittenBinary.of(elf, bat).functions();
+        List<RewrittenBinary.BoltFunction> named = RewrittenBinary.of(elf, bat, input).functions();
         java.util.Map<String, String> renamed = new java.util.HashMap<>();
         for (int i = 0; i < plain.size(); i++) {
             assertEquals(plain.get(i).address(), named.get(i).address());
@@ -212,8 +212,8 @@ class SpliceVersusPerf2boltTest {
         Path ourFile = BoltOutputs.dir().resolve("named.splice.fdata");
         Path paFile = BoltOutputs.dir().resolve("named.splice.pa");
         Files.writeString(paFile, pa);
-        ProfileTranslation.run(new ProfileTranslation.Request(o.output(), paFile, ProfileReader.Format.PRE_AGGREGATED, ourFile,
-                ProfileTranslation.OutputFormat.FDATA, false, false, o.input()), null);
+        ProfileTranslation.translate(o.output(), paFile, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new ProfileTranslation.Options(false, false, o.input(), null)).write(ourFile, ProfileTranslation.OutputFormat.FDATA);
         Perf2boltAgreementTest.assertSame(expectedLines, Perf2boltAgreementTest.lines(read(ourFile)));
         Applied perf2bolt = applyToInput(o.input(), theirFile);
         Applied splice = applyToInput(o.input(), ourFile);

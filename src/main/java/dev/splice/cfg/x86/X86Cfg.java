@@ -1,6 +1,7 @@
 package dev.splice.cfg.x86;
 
-import dev.splice.cfg.RiscVCfg;
+import dev.splice.cfg.ControlFlowGraph;
+import dev.splice.cfg.ControlFlowGraph.Kind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -9,7 +10,7 @@ import java.util.TreeSet;
 /**
  * The basic blocks of an x86-64 function without a translation table, as perf2bolt-22 builds them
  * (docs/x86cfg-notes.md): decoded with {@link X86Lengths}, formed by the same rules as RISC-V
- * ({@link RiscVCfg#fromDecoded}). Differences from RISC-V, checked with llvm-bolt-22 --print-cfg: a
+ * ({@link ControlFlowGraph#of}). Differences from RISC-V, checked with llvm-bolt-22 --print-cfg: a
  * conditional branch out of the function is a conditional tail call (its block falls through), int3
  * falls through, hlt and ud2 stop, xbegin is a conditional branch, and a function holding jrcxz/loop
  * has no CFG. Indirect jumps are analysed as BOLT's X86MCPlusBuilder::analyzeIndirectBranch does
@@ -33,21 +34,41 @@ public final class X86Cfg {
      * of it from an ELF file.
      */
     public interface Memory {
-        /** 8 bytes (little-endian) of the binary at an address; null where nothing is stored (or NOBITS). */
+        /**
+         * 8 bytes (little-endian) of the binary at an address.
+         *
+         * @param address a virtual address
+         * @return the value, or null where nothing is stored (or NOBITS)
+         */
         Long read64(long address);
 
-        /** The sign-extended 4 bytes at an address, or null. */
+        /**
+         * The sign-extended 4 bytes at an address.
+         *
+         * @param address a virtual address
+         * @return the value, or null where nothing is stored
+         */
         default Long read32(long address) {
             Long v = read64(address);
             return v == null ? null : (long) (int) (long) v;
         }
 
-        /** Whether the address is in an executable section (BOLT reads no jump tables there). */
+        /**
+         * Whether the address is in an executable section (BOLT reads no jump tables there).
+         *
+         * @param address a virtual address
+         * @return true in code
+         */
         default boolean isCode(long address) {
             return false;
         }
 
-        /** Whether the address is in a writable section. */
+        /**
+         * Whether the address is in a writable section.
+         *
+         * @param address a virtual address
+         * @return true in writable data
+         */
         default boolean isWritable(long address) {
             return false;
         }
@@ -55,6 +76,8 @@ public final class X86Cfg {
         /**
          * Whether the binary has relocations (linked with --emit-relocs): then BOLT requires a
          * relocation at every jump-table entry, and reads PIC tables that code references anywhere.
+         *
+         * @return true with relocations
          */
         default boolean hasRelocations() {
             return false;
@@ -63,39 +86,65 @@ public final class X86Cfg {
         /**
          * BOLT's strict mode: perf2bolt-22 turns it on in relocation mode ("enabling strict
          * relocation mode for aggregation purposes"); llvm-bolt-22 without --strict has it off.
+         *
+         * @return true in strict mode
          */
         default boolean strictMode() {
             return hasRelocations();
         }
 
-        /** Whether a PC-relative relocation (R_X86_64_PC32 and the like) applies at a data address. */
+        /**
+         * Whether a PC-relative relocation (R_X86_64_PC32 and the like) applies at a data address.
+         *
+         * @param address a virtual address
+         * @return true if one does
+         */
         default boolean hasPcRelativeRelocation(long address) {
             return false;
         }
 
-        /** Whether any relocation applies at a data address. */
+        /**
+         * Whether any relocation applies at a data address.
+         *
+         * @param address a virtual address
+         * @return true if one does
+         */
         default boolean hasRelocation(long address) {
             return false;
         }
 
-        /** Where a jump table starting at an address must end: its section's end, or a sized data symbol's. */
+        /**
+         * Where a jump table starting at an address must end.
+         *
+         * @param address the table's address
+         * @return its section's end, or a sized data symbol's
+         */
         default long tableLimit(long address) {
             return Long.MAX_VALUE;
         }
 
-        /** Whether {@code target} is in a fragment of the function at {@code function} (such as its .cold part). */
+        /**
+         * Whether {@code target} is in a fragment of the function at {@code function} (such as its .cold part).
+         *
+         * @param function a function's address
+         * @param target an address
+         * @return true in one of its fragments
+         */
         default boolean isRelatedFragment(long function, long target) {
             return false;
         }
 
-        /** The addresses in [start, end) that data (absolute relocations outside code) refers to: labels for BOLT. */
+        /**
+         * The addresses that data (absolute relocations outside code) refers to: labels for BOLT.
+         *
+         * @param start the first address
+         * @param end the end of the range
+         * @return the addresses in [start, end)
+         */
         default long[] dataReferences(long start, long end) {
             return new long[0];
         }
     }
-
-    /** A binary with nothing but the function's own bytes known. */
-    private static final Memory NOTHING = a -> null;
 
     /** The outcome of BOLT's analysis of one indirect jump. */
     private enum Branch { UNKNOWN, TAIL_CALL, JUMP_TABLE, FIXED }
@@ -107,8 +156,17 @@ public final class X86Cfg {
      * The CFG of the function at {@code address} whose bytes are {@code code[base, base + size)},
      * with the offsets where other code enters it and its landing pads, reading its jump tables
      * through {@code memory}; null if BOLT builds no CFG for it.
+     *
+     * @param code the bytes of the function's section
+     * @param base where the function starts in {@code code}
+     * @param size its size in bytes
+     * @param address its address
+     * @param memory the binary around it
+     * @param entries the offsets where other code enters it
+     * @param landingPads the offsets of its landing pads
+     * @return the graph, or null
      */
-    public static RiscVCfg of(byte[] code, int base, int size, long address, Memory memory, int[] entries, int[] landingPads) {
+    public static ControlFlowGraph of(byte[] code, int base, int size, long address, Memory memory, int[] entries, int[] landingPads) {
         if (size <= 0 || base < 0 || base + size > code.length) {
             return null;
         }
@@ -119,18 +177,23 @@ public final class X86Cfg {
      * As above; {@code pastEndIsNop}: padding follows the function (its end is before its max end),
      * so a direct jump, branch or call to its end is BOLT's "jump past end", a nop; without padding
      * it goes to the next function (a tail call, a conditional tail call, a call).
+     *
+     * @param code the bytes of the function's section
+     * @param base where the function starts in {@code code}
+     * @param size its size in bytes
+     * @param address its address
+     * @param memory the binary around it
+     * @param entries the offsets where other code enters it
+     * @param landingPads the offsets of its landing pads
+     * @param pastEndIsNop padding follows the function
+     * @return the graph, or null
      */
-    public static RiscVCfg of(byte[] code, int base, int size, long address, Memory memory, int[] entries, int[] landingPads,
+    public static ControlFlowGraph of(byte[] code, int base, int size, long address, Memory memory, int[] entries, int[] landingPads,
                        boolean pastEndIsNop) {
         if (size <= 0 || base < 0 || base + size > code.length) {
             return null;
         }
         return new Builder(code, base, size, address, memory, pastEndIsNop).build(entries, landingPads);
-    }
-
-    /** As above for a function whose jump tables are not read (its indirect jumps have no successors). */
-    public static RiscVCfg of(byte[] code, int base, int size, int[] entries, int[] landingPads) {
-        return of(code, base, size, 0, NOTHING, entries, landingPads);
     }
 
     /**
@@ -139,6 +202,12 @@ public final class X86Cfg {
      * BOLT's "jump past end", no reference): where they land in the middle of another function, BOLT
      * makes them entry points of it (the {@code entries} of {@link #of}). Stops at bytes that do not
      * decode.
+     *
+     * @param code the bytes of the function's section
+     * @param base where the function starts in {@code code}
+     * @param size its size in bytes
+     * @param address its address
+     * @param out receives the targets
      */
     public static void externalTargets(byte[] code, int base, int size, long address, java.util.function.LongConsumer out) {
         int end = Math.min(code.length, base + size);
@@ -209,12 +278,12 @@ public final class X86Cfg {
             return operands[pc];
         }
 
-        RiscVCfg build(int[] entries, int[] landingPads) {
+        ControlFlowGraph build(int[] entries, int[] landingPads) {
             int end = order.length == 0 ? 0 : order[order.length - 1] + length[order[order.length - 1]];
             if (end != size) {
                 return null; // BOLT cannot disassemble it either
             }
-            int[] kind = new int[size];
+            Kind[] kind = new Kind[size];
             int[] target = new int[size];
             boolean[] leader = new boolean[size + 1];
             boolean[] entry = new boolean[size + 1];
@@ -242,21 +311,21 @@ public final class X86Cfg {
                     return null; // "could not disassemble"
                 }
                 long t = pc + length[pc] + displacement[pc];
-                int c = switch (k) {
-                    case CONDITIONAL -> RiscVCfg.CONDITIONAL;
-                    case JUMP -> RiscVCfg.JUMP;
-                    case CALL, INDIRECT_CALL -> RiscVCfg.CALL; // a trace into the block after either moves back
-                    case RETURN, INDIRECT_JUMP -> RiscVCfg.STOP;
-                    case TRAP -> RiscVCfg.TRAP;
-                    default -> RiscVCfg.PLAIN;
+                Kind c = switch (k) {
+                    case CONDITIONAL -> Kind.CONDITIONAL;
+                    case JUMP -> Kind.JUMP;
+                    case CALL, INDIRECT_CALL -> Kind.CALL; // a trace into the block after either moves back
+                    case RETURN, INDIRECT_JUMP -> Kind.EXIT;
+                    case TRAP -> Kind.TRAP;
+                    default -> Kind.PLAIN;
                 };
-                if (t == size && pastEndIsNop && (c == RiscVCfg.JUMP || c == RiscVCfg.CONDITIONAL || k == X86Lengths.Kind.CALL)) {
-                    c = RiscVCfg.PLAIN; // BOLT: "jump past end", replaced with a nop where padding follows
-                } else if ((c == RiscVCfg.JUMP || c == RiscVCfg.CONDITIONAL) && (t < 0 || t >= size)) {
-                    c = c == RiscVCfg.CONDITIONAL ? RiscVCfg.CONDITIONAL_TAIL_CALL : RiscVCfg.STOP;
+                if (t == size && pastEndIsNop && (c == Kind.JUMP || c == Kind.CONDITIONAL || k == X86Lengths.Kind.CALL)) {
+                    c = Kind.PLAIN; // BOLT: "jump past end", replaced with a nop where padding follows
+                } else if ((c == Kind.JUMP || c == Kind.CONDITIONAL) && (t < 0 || t >= size)) {
+                    c = c == Kind.CONDITIONAL ? Kind.CONDITIONAL_TAIL_CALL : Kind.EXIT;
                 }
                 target[pc] = -1;
-                if (c == RiscVCfg.JUMP || c == RiscVCfg.CONDITIONAL) {
+                if (c == Kind.JUMP || c == Kind.CONDITIONAL) {
                     target[pc] = (int) t;
                     leader[(int) t] = true;
                 } else if (k == X86Lengths.Kind.CALL && t > 0 && t < size) {
@@ -272,10 +341,10 @@ public final class X86Cfg {
                     Branch b = indirectJump(i, fixed, found);
                     branchAt[pc] = b;
                     if (b == Branch.JUMP_TABLE) {
-                        c = RiscVCfg.INDIRECT_TABLE;
+                        c = Kind.INDIRECT;
                         jumpTableOf.put(pc, found[0]);
                     } else if (b == Branch.FIXED && fixed[0] >= address && fixed[0] < address + size) {
-                        c = RiscVCfg.JUMP;
+                        c = Kind.JUMP;
                         target[pc] = (int) (fixed[0] - address);
                         leader[target[pc]] = true;
                     } else if (b == Branch.FIXED) {
@@ -309,7 +378,7 @@ public final class X86Cfg {
                 }
                 successors[e.getKey()] = inside.stream().mapToInt(Integer::intValue).toArray();
             }
-            RiscVCfg cfg = RiscVCfg.fromDecoded(kind, target, isInstruction, leader, entry, successors, size);
+            ControlFlowGraph cfg = ControlFlowGraph.of(kind, target, isInstruction, leader, entry, successors, size);
             if (cfg == null || !memory.strictMode()) {
                 return cfg;
             }
@@ -333,7 +402,7 @@ public final class X86Cfg {
                 }
             }
             if (strictMode(cfg.blockStarts(), kind, successors, branchAt, jumpTableOf, targetsOf, referenced, split)) {
-                cfg = RiscVCfg.fromDecoded(kind, target, isInstruction, leader, entry, successors, size);
+                cfg = ControlFlowGraph.of(kind, target, isInstruction, leader, entry, successors, size);
             }
             return cfg;
         }
@@ -347,7 +416,7 @@ public final class X86Cfg {
          * a function with one indirect jump and one table gets that table back. Returns whether
          * anything changed.
          */
-        private boolean strictMode(int[] blockStarts, int[] kind, int[][] successors, Branch[] branchAt,
+        private boolean strictMode(int[] blockStarts, Kind[] kind, int[][] successors, Branch[] branchAt,
                                    TreeMap<Integer, Table> jumpTableOf, TreeMap<Long, long[]> targetsOf,
                                    TreeSet<Integer> referenced, boolean split) {
             if (blockStarts.length == 1) {
@@ -369,7 +438,7 @@ public final class X86Cfg {
                 }
                 for (; i < order.length && order[i] < end; i++) {
                     int pc = order[i];
-                    if (kinds[pc] != X86Lengths.Kind.INDIRECT_JUMP || kind[pc] == RiscVCfg.JUMP) {
+                    if (kinds[pc] != X86Lengths.Kind.INDIRECT_JUMP || kind[pc] == Kind.JUMP) {
                         continue;
                     }
                     indirectJumps++;
@@ -390,7 +459,7 @@ public final class X86Cfg {
                     } else if (epilogue) {
                         continue; // a tail call
                     }
-                    kind[pc] = RiscVCfg.INDIRECT_TABLE;
+                    kind[pc] = Kind.INDIRECT;
                     successors[pc] = unknownFlow;
                     unknown = true;
                     changed = true;

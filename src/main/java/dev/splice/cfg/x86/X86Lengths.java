@@ -8,11 +8,11 @@ package dev.splice.cfg.x86;
  * VEX (C4/C5) and EVEX (62); it does not check that an encoding is defined beyond what its length
  * needs. Lives in bat because bat may not depend on the isa package (which is RISC-V only).
  */
-public final class X86Lengths {
+final class X86Lengths {
     private X86Lengths() {}
 
     /** What the instruction does to control flow. */
-    public enum Kind {
+    enum Kind {
         /** Falls through to the next instruction. */
         OTHER,
         /**
@@ -45,9 +45,9 @@ public final class X86Lengths {
      * One decoded instruction: its length in bytes, its kind, and for direct branches and calls the
      * displacement from the end of the instruction to the target (0 otherwise).
      */
-    public record Insn(int length, Kind kind, long displacement) {
+    record Insn(int length, Kind kind, long displacement) {
         /** The branch target given the instruction's own address (direct branches and calls only). */
-        public long target(long address) {
+        long target(long address) {
             return address + length + displacement;
         }
     }
@@ -152,7 +152,7 @@ public final class X86Lengths {
      * Decodes the instruction at {@code at}, which must end by {@code end}; null if the bytes there
      * are not a valid (or not a complete) instruction.
      */
-    public static Insn decode(byte[] b, int at, int end) {
+    static Insn decode(byte[] b, int at, int end) {
         end = Math.min(end, b.length);
         int limit = Math.min(end, at + 15);
         int i = at;
@@ -287,12 +287,6 @@ public final class X86Lengths {
             return true;
         }
         return p == 0xf3 && (next == 0x88 || next == 0x89 || next == 0xc6 || next == 0xc7);
-    }
-
-    /** The length of the instruction at {@code at}, or -1 if it does not decode. */
-    public static int length(byte[] b, int at, int end) {
-        Insn insn = decode(b, at, end);
-        return insn == null ? -1 : insn.length();
     }
 
     private static Kind ffKind(byte[] b, int modrmAt) {

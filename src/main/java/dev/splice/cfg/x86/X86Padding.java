@@ -10,8 +10,14 @@ public final class X86Padding {
     private X86Padding() {}
 
     /**
-     * @param bytes the section's bytes; {@code base} the function's offset in them
+     * Whether BOLT accepts the bytes after a function as padding.
+     *
+     * @param bytes the section's bytes
+     * @param base the function's offset in them
      * @param address the function's address
+     * @param size the function's size
+     * @param maxSize its size with the padding (up to the next function or its section's end)
+     * @return true if the padding is valid
      */
     public static boolean isValid(byte[] bytes, int base, long address, int size, int maxSize) {
         if (size == maxSize) {

@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.base.LongList;
 import dev.splice.cfg.LandingPads;
-import dev.splice.cfg.RiscVCfg;
+import dev.splice.cfg.ControlFlowGraph;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.elf.Section;
-import dev.splice.elf.unwind.EhFrameRanges;
-import dev.splice.profile.FunctionDiscovery;
-import dev.splice.profile.RewrittenBinary;
+import dev.splice.profile.NotSimpleFunctions;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
 import java.io.IOException;
@@ -115,7 +113,7 @@ class X86CfgTest {
     /**
      * The fall-through edges perf2bolt-22 writes for pre-aggregated F records, in the static build
      * without relocations (non-relocation mode, as perf2bolt reads a BOLTed binary), against
-     * RiscVCfg.fallthroughs on X86Cfg's CFG. Per function: a record from each block into the next
+     * ControlFlowGraph.fallthroughs on X86Cfg's CFG. Per function: a record from each block into the next
      * one (so every block's fall-through flag is checked), a record from a random instruction to a
      * later one, and where Splice has no CFG one across the whole function (perf2bolt must write
      * nothing). A function's records all have the same count, a prime of its own, so that each
@@ -137,7 +135,7 @@ class X86CfgTest {
         X86Binary binary = X86Binary.of(elf);
         Map<Long, TreeSet<Integer>> entries = entries(elf);
         Map<Long, long[]> pads = LandingPads.of(elf);
-        java.util.Set<Long> notSimple = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf)).notSimple();
+        java.util.Set<Long> notSimple = NotSimpleFunctions.of(elf);
         java.util.Random random = new java.util.Random(11);
         StringBuilder records = new StringBuilder();
         Map<String, Long> ours = new TreeMap<>();
@@ -163,7 +161,7 @@ class X86CfgTest {
             int[] padOffsets = Arrays.stream(pads.getOrDefault(f.address(), new long[0]))
                     .filter(a -> a > f.address() && a - f.address() < f.size())
                     .mapToInt(a -> (int) (a - f.address())).toArray();
-            RiscVCfg cfg = notSimple.contains(f.address()) ? null : X86Cfg.of(bytes, base, (int) f.size(), f.address(),
+            ControlFlowGraph cfg = notSimple.contains(f.address()) ? null : X86Cfg.of(bytes, base, (int) f.size(), f.address(),
                     binary, entries.getOrDefault(f.address(), new TreeSet<>()).stream().mapToInt(Integer::intValue).toArray(),
                     padOffsets);
             prime = prime.nextProbablePrime();
@@ -238,12 +236,12 @@ class X86CfgTest {
             (byte) 0xc3,                                           // 13: ret
         };
         X86Cfg.Memory memory = a -> a == table ? address + 7 : a == table + 8 ? address + 12 : a == table + 16 ? 0L : null;
-        RiscVCfg cfg = X86Cfg.of(code, 0, code.length, address, memory, new int[0], new int[0]);
+        ControlFlowGraph cfg = X86Cfg.of(code, 0, code.length, address, memory, new int[0], new int[0]);
         assertEquals(List.of(0, 7, 12), Arrays.stream(cfg.blockStarts()).boxed().toList());
         LongList out = new LongList();
         assertEquals(1, cfg.fallthroughs(12, 13, true, false, out));
         assertEquals(List.of(7L, 12L), List.of(out.get(0), out.get(1)));
-        RiscVCfg entered = X86Cfg.of(code, 0, code.length, address, memory, new int[] {12}, new int[0]);
+        ControlFlowGraph entered = X86Cfg.of(code, 0, code.length, address, memory, new int[] {12}, new int[0]);
         assertEquals(0, entered.fallthroughs(12, 13, true, false, new LongList()));
     }
 
@@ -433,7 +431,7 @@ class X86CfgTest {
         // Functions perf2bolt's function discovery already finds not simple (no CFG; the caller
         // of X86Cfg does not ask for one): in conflict with an FDE, bad padding, split functions
         // in non-relocation mode.
-        java.util.Set<Long> notSimple = FunctionDiscovery.discover(elf, EhFrameRanges.of(elf)).notSimple();
+        java.util.Set<Long> notSimple = NotSimpleFunctions.of(elf);
         int checked = 0;
         for (Function f : elf.functions()) {
             BoltFunction theirs = bolt.get(f.address());
@@ -450,7 +448,7 @@ class X86CfgTest {
                 int[] pads0 = Arrays.stream(pads.getOrDefault(f.address(), new long[0]))
                         .filter(a -> a > f.address() && a - f.address() < f.size())
                         .mapToInt(a -> (int) (a - f.address())).toArray();
-                RiscVCfg ours = X86Cfg.of(elf.contents(s), (int) (f.address() - s.address()), (int) f.size(), f.address(),
+                ControlFlowGraph ours = X86Cfg.of(elf.contents(s), (int) (f.address() - s.address()), (int) f.size(), f.address(),
                         binary, entries.getOrDefault(f.address(), new TreeSet<>()).stream().mapToInt(Integer::intValue).toArray(),
                         pads0);
                 if (ours != null) {
@@ -495,7 +493,7 @@ class X86CfgTest {
             int[] padOffsets = Arrays.stream(pads.getOrDefault(f.address(), new long[0]))
                     .filter(a -> a > f.address() && a - f.address() < f.size())
                     .mapToInt(a -> (int) (a - f.address())).toArray();
-            RiscVCfg cfg = X86Cfg.of(bytes, base, (int) f.size(), f.address(), binary,
+            ControlFlowGraph cfg = X86Cfg.of(bytes, base, (int) f.size(), f.address(), binary,
                     entries.getOrDefault(f.address(), new TreeSet<>()).stream().mapToInt(Integer::intValue).toArray(),
                     padOffsets);
             if (cfg == null) {
