@@ -69,7 +69,15 @@ public final class ElfEditor {
         }
     }
 
-    /** Where the last {@link #toBytes()} put the tables and each section. */
+    /**
+     * Where {@link #toBytes()} puts the tables and each section.
+     *
+     * @param programHeaderOffset the file offset of the program header table
+     * @param sectionHeaderOffset the file offset of the section header table (0 without one)
+     * @param sections the section headers as written
+     * @param segments the program headers as written
+     * @param length the file's size
+     */
     public record Layout(long programHeaderOffset, long sectionHeaderOffset, List<Section> sections,
                          List<Segment> segments, int length) {}
 
@@ -88,19 +96,30 @@ public final class ElfEditor {
         this.segments = new ArrayList<>(elf.segments());
     }
 
+    /** {@return the name of the file being edited, for messages} */
     public String name() {
         return name;
     }
 
+    /** {@return the ELF header as it is now} */
     public ElfHeader header() {
         return header;
     }
 
-    /** Replaces the header fields; e_phoff, e_shoff and the counts are recomputed by {@link #toBytes()}. */
+    /**
+     * Replaces the header fields; e_phoff, e_shoff and the counts are recomputed by {@link #toBytes()}.
+     *
+     * @param newHeader the new fields
+     */
     public void setHeader(ElfHeader newHeader) {
         this.header = newHeader;
     }
 
+    /**
+     * Sets the entry point (e_entry).
+     *
+     * @param entry the new entry address
+     */
     public void setEntry(long entry) {
         ElfHeader h = header;
         header = new ElfHeader(h.elfClass(), h.dataEncoding(), h.identVersion(), h.osAbi(), h.abiVersion(), h.type(),
@@ -108,7 +127,7 @@ public final class ElfEditor {
                 h.shentsize(), h.shnum(), h.shstrndx());
     }
 
-    /** The section headers as they are now (offsets of moved sections are final only after {@link #layout()}). */
+    /** {@return the section headers as they are now (offsets of moved sections are final only after {@link #layout()})} */
     public List<Section> sections() {
         List<Section> out = new ArrayList<>(sections.size());
         for (Entry e : sections) {
@@ -117,11 +136,22 @@ public final class ElfEditor {
         return out;
     }
 
+    /**
+     * The header of a section as it is now.
+     *
+     * @param index the section's index
+     * @return its header
+     */
     public Section section(int index) {
         return entry(index).header;
     }
 
-    /** The first section with this name. */
+    /**
+     * The first section with this name.
+     *
+     * @param sectionName the name
+     * @return its header as it is now, or empty
+     */
     public java.util.Optional<Section> section(String sectionName) {
         for (Entry e : sections) {
             if (e.name.equals(sectionName)) {
@@ -135,6 +165,8 @@ public final class ElfEditor {
      * Replaces the header of section {@code s.index()} (name, flags, address, link, info, ...). The
      * offset and size of a section whose contents were replaced are the editor's; for other
      * sections they are taken as given.
+     *
+     * @param s the new header
      */
     public void setSection(Section s) {
         Entry e = entry(s.index());
@@ -148,7 +180,12 @@ public final class ElfEditor {
         e.header = s;
     }
 
-    /** The current bytes of a section (a copy). */
+    /**
+     * The current bytes of a section.
+     *
+     * @param index the section's index
+     * @return a copy of them
+     */
     public byte[] contents(int index) {
         Entry e = entry(index);
         if (e.contents != null) {
@@ -161,6 +198,9 @@ public final class ElfEditor {
     /**
      * Replaces a section's contents. Same size: written in place. Other sizes: the section moves
      * to the end of the file ({@link #toBytes()} assigns the offset). A NOBITS section keeps no bytes.
+     *
+     * @param index the section's index
+     * @param data the new contents (copied)
      */
     public void setContents(int index, byte[] data) {
         Entry e = entry(index);
@@ -176,7 +216,12 @@ public final class ElfEditor {
         e.header = withPlacement(e.header, e.header.offset(), data.length);
     }
 
-    /** Overwrites file bytes in place (e.g. instructions inside .text); never changes the size. */
+    /**
+     * Overwrites file bytes in place (e.g. instructions inside .text); never changes the size.
+     *
+     * @param fileOffset where the bytes go in the file
+     * @param data the bytes
+     */
     public void patch(long fileOffset, byte[] data) {
         if (fileOffset < 0 || fileOffset > image.length || data.length > image.length - fileOffset) {
             throw new IllegalArgumentException("patch of " + data.length + " bytes at 0x" + Long.toHexString(fileOffset)
@@ -188,6 +233,17 @@ public final class ElfEditor {
     /**
      * Adds a section at the end of the section header table and returns its index. Its contents
      * go after the existing ones; NOBITS sections take {@code data.length} as their size and no bytes.
+     *
+     * @param sectionName the name (added to the section name string table)
+     * @param type sh_type
+     * @param flags sh_flags
+     * @param address sh_addr
+     * @param alignment sh_addralign (a power of two, or 0)
+     * @param entrySize sh_entsize
+     * @param link sh_link
+     * @param info sh_info
+     * @param data the contents (copied)
+     * @return the new section's index
      */
     public int addSection(String sectionName, int type, long flags, long address, long alignment, long entrySize,
                           int link, int info, byte[] data) {
@@ -206,13 +262,23 @@ public final class ElfEditor {
         return index;
     }
 
-    /** Adds a SHT_NOTE section holding one note (4-byte aligned; allocated when {@code flags} says so). */
+    /**
+     * Adds a SHT_NOTE section holding one note (4-byte aligned; allocated when {@code flags} says so).
+     *
+     * @param sectionName the section's name
+     * @param owner the note's owner ("GNU", ...)
+     * @param type the note's type
+     * @param descriptor the note's descriptor
+     * @param flags sh_flags
+     * @param address sh_addr
+     * @return the new section's index
+     */
     public int addNote(String sectionName, String owner, int type, byte[] descriptor, long flags, long address) {
         return addSection(sectionName, Section.SHT_NOTE, flags, address, 4, 0, 0, 0, noteBytes(owner, type, descriptor));
     }
 
     /** The bytes of one note entry: namesz, descsz, type, owner + NUL padded to 4, descriptor padded to 4. */
-    public static byte[] noteBytes(String owner, int type, byte[] descriptor) {
+    static byte[] noteBytes(String owner, int type, byte[] descriptor) {
         byte[] ownerBytes = owner.getBytes(StandardCharsets.UTF_8);
         int nameSize = ownerBytes.length + 1;
         int size = 12 + align4(nameSize) + align4(descriptor.length);
@@ -225,11 +291,16 @@ public final class ElfEditor {
         return out;
     }
 
+    /** {@return the program headers as they are now} */
     public List<Segment> segments() {
         return List.copyOf(segments);
     }
 
-    /** Replaces program header {@code s.index()}. */
+    /**
+     * Replaces program header {@code s.index()}.
+     *
+     * @param s the new program header
+     */
     public void setSegment(Segment s) {
         if (s.index() < 0 || s.index() >= segments.size()) {
             throw new IllegalArgumentException("no segment [" + s.index() + "]");
@@ -240,6 +311,9 @@ public final class ElfEditor {
     /**
      * Appends a program header and returns its index. When the table outgrows its slot it moves
      * to the end of the file (or to {@link #setProgramHeaderOffset}); mapping it is the caller's job.
+     *
+     * @param s the program header (its index is ignored)
+     * @return its index
      */
     public int addSegment(Segment s) {
         int index = segments.size();
@@ -248,7 +322,11 @@ public final class ElfEditor {
         return index;
     }
 
-    /** Puts the program header table at this file offset (e.g. inside a section the caller reserved for it). */
+    /**
+     * Puts the program header table at a file offset (e.g. inside a section the caller reserved for it).
+     *
+     * @param offset the file offset
+     */
     public void setProgramHeaderOffset(long offset) {
         this.programHeaderOffset = offset;
     }
@@ -258,6 +336,9 @@ public final class ElfEditor {
      * its offset, addresses, file size and memory size are computed from theirs; its type, flags
      * and alignment stay as set. Use it for a new PT_LOAD over new sections, or to turn an
      * existing entry (e.g. PT_GNU_STACK) into one without growing the program header table.
+     *
+     * @param segmentIndex the program header's index
+     * @param sectionIndices the allocated sections it covers
      */
     public void bindSegment(int segmentIndex, int... sectionIndices) {
         if (segmentIndex < 0 || segmentIndex >= segments.size()) {
@@ -280,7 +361,7 @@ public final class ElfEditor {
      * table's address from it (QEMU: the smallest p_vaddr - p_offset of all PT_LOADs + e_phoff), so
      * a new PT_LOAD must not map its bytes below it: its p_vaddr - p_offset must stay >= the base.
      */
-    public long loadBase() {
+    long loadBase() {
         Segment first = null;
         for (Segment s : segments) {
             if (s.isLoad() && (first == null || Long.compareUnsigned(s.offset(), first.offset()) < 0)) {
@@ -293,7 +374,10 @@ public final class ElfEditor {
     /**
      * An address for new allocated sections: above every segment's memory, and far enough above
      * the load base that contents appended to the file (up to {@code reserve} more bytes) keep
-     * p_vaddr - p_offset >= the load base. Aligned to 2 MiB, like BOLT's new segments.
+     * p_vaddr - p_offset &gt;= the load base. Aligned to 2 MiB, like BOLT's new segments.
+     *
+     * @param reserve how many more bytes the caller will append
+     * @return the address
      */
     public long addressForNewSegments(long reserve) {
         long end = 0;
@@ -316,6 +400,10 @@ public final class ElfEditor {
      * Adds a PT_LOAD segment (page-aligned) covering the given allocated sections and returns its
      * index in the editor. The written table keeps PT_LOAD entries sorted by address, so the
      * final index may differ: {@link #layout()} gives the final table.
+     *
+     * @param flags p_flags (PF_R, PF_W, PF_X)
+     * @param sectionIndices the allocated sections it covers
+     * @return its index in the editor
      */
     public int addLoadSegment(int flags, int... sectionIndices) {
         int index = addSegment(new Segment(0, Segment.PT_LOAD, flags, 0, 0, 0, 0, 0, PAGE_SIZE));
@@ -323,7 +411,12 @@ public final class ElfEditor {
         return index;
     }
 
-    /** Sets symbol {@code s.index()} of the symbol table in section {@code tableIndex} (name, value, size, ...). */
+    /**
+     * Sets symbol {@code s.index()} of a symbol table (name, value, size, ...).
+     *
+     * @param tableIndex the index of the symbol table's section
+     * @param s the symbol
+     */
     public void setSymbol(int tableIndex, Symbol s) {
         Entry table = symbolTable(tableIndex);
         long count = sectionLength(table) / Symbol.ENTRY_SIZE;
@@ -343,6 +436,10 @@ public final class ElfEditor {
      * returns its index (the table and its string table then move to the end of the file).
      * Local symbols are refused: they must precede the globals, and inserting one would renumber
      * the symbols that relocations refer to.
+     *
+     * @param tableIndex the index of the symbol table's section
+     * @param s the symbol (its index is ignored)
+     * @return its index
      */
     public int addSymbol(int tableIndex, Symbol s) {
         Entry table = symbolTable(tableIndex);
@@ -361,7 +458,11 @@ public final class ElfEditor {
         return index;
     }
 
-    /** Replaces the GNU build-id descriptor in place; the new id must have the old id's length. */
+    /**
+     * Replaces the GNU build-id descriptor in place; the new id must have the old id's length.
+     *
+     * @param id the new descriptor
+     */
     public void setBuildId(byte[] id) {
         ElfFile current = ElfFile.wrap(image, name); // read-only use: no copy of the image
         for (Note n : current.notes()) {
@@ -484,17 +585,21 @@ public final class ElfEditor {
         return offset;
     }
 
-    /** Lays the file out as {@link #toBytes()} would and says where everything went. */
+    /** {@return where {@link #toBytes()} puts everything} */
     public Layout layout() {
         return build().layout;
     }
 
-    /** The edited file; the unmodified file when nothing was edited. */
+    /** {@return the edited file; the unmodified file when nothing was edited} */
     public byte[] toBytes() {
         return build().bytes;
     }
 
-    /** Writes {@link #toBytes()} atomically. */
+    /**
+     * Writes {@link #toBytes()} atomically.
+     *
+     * @param out the output file
+     */
     public void write(Path out) {
         AtomicFiles.write(out, toBytes());
     }

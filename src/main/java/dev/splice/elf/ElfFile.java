@@ -54,7 +54,14 @@ public final class ElfFile {
         this.segments = layout.segments();
     }
 
-    /** Reads and validates a whole ELF64 little-endian file. */
+    /**
+     * Reads and validates a whole ELF64 little-endian file.
+     *
+     * @param path the file
+     * @return the file, its headers checked
+     * @throws BadInputException when the file cannot be read or is not a well-formed ELF64 file
+     *     ({@link ElfFormatException}, with the offset)
+     */
     public static ElfFile read(Path path) {
         String name = path.toString();
         try {
@@ -84,38 +91,54 @@ public final class ElfFile {
         return new ElfFile(bytes, name);
     }
 
-    /** Parses ELF bytes ({@code name} is used in error messages); the array is copied. */
+    /**
+     * Parses ELF bytes; the array is copied.
+     *
+     * @param bytes the file's bytes
+     * @param name the name used in error messages
+     * @return the file, its headers checked
+     * @throws ElfFormatException when the bytes are not a well-formed ELF64 file
+     */
     public static ElfFile parse(byte[] bytes, String name) {
         return new ElfFile(bytes.clone(), name);
     }
 
+    /** {@return the name the file was read or parsed as (its path), for messages} */
     public String name() {
         return name;
     }
 
+    /** {@return the ELF header} */
     public ElfHeader header() {
         return header;
     }
 
+    /** {@return true for e_machine EM_RISCV} */
     public boolean isRiscV() {
         return header.machine() == ElfHeader.EM_RISCV;
     }
 
+    /** {@return true for e_machine EM_X86_64} */
     public boolean isX86_64() {
         return header.machine() == ElfHeader.EM_X86_64;
     }
 
-    /** The file's size in bytes. */
+    /** {@return the file's size in bytes} */
     public int length() {
         return bytes.length;
     }
 
-    /** The sections in header order; index 0 is the null section. Empty when the file has no section headers. */
+    /** {@return the sections in header order; index 0 is the null section; empty without section headers} */
     public List<Section> sections() {
         return sections;
     }
 
-    /** The first section with this name. */
+    /**
+     * The first section with this name.
+     *
+     * @param sectionName the name (".text", ...)
+     * @return the section, or empty
+     */
     public synchronized Optional<Section> section(String sectionName) {
         Map<String, Section> byName = sectionsByName;
         if (byName == null) {
@@ -128,7 +151,12 @@ public final class ElfFile {
         return Optional.ofNullable(byName.get(sectionName));
     }
 
-    /** The section with this header index. */
+    /**
+     * The section with this header index.
+     *
+     * @param index the index, below {@code sections().size()}
+     * @return the section
+     */
     public Section section(int index) {
         if (index < 0 || index >= sections.size()) {
             throw new IllegalArgumentException("no section [" + index + "] in " + name);
@@ -136,7 +164,12 @@ public final class ElfFile {
         return sections.get(index);
     }
 
-    /** The allocated, non-empty section whose address range holds {@code address} (executable ones first). */
+    /**
+     * The allocated, non-empty section whose address range holds {@code address} (executable ones first).
+     *
+     * @param address a virtual address
+     * @return the section, or empty
+     */
     public Optional<Section> sectionContaining(long address) {
         Section found = null;
         for (Section s : sections) {
@@ -152,31 +185,46 @@ public final class ElfFile {
         return Optional.ofNullable(found);
     }
 
-    /** A copy of the section's file bytes (empty for NOBITS and the null section). */
+    /**
+     * The section's file bytes.
+     *
+     * @param section a section of this file
+     * @return a copy of them (empty for NOBITS and the null section)
+     */
     public byte[] contents(Section section) {
         long size = section.fileSize();
         int from = (int) section.offset();
         return size == 0 ? new byte[0] : Arrays.copyOfRange(bytes, from, from + (int) size);
     }
 
-    /** A read-only little-endian view of the section's file bytes, without copying. */
+    /**
+     * The section's file bytes, without copying.
+     *
+     * @param section a section of this file
+     * @return a read-only little-endian view of them
+     */
     public ByteBuffer buffer(Section section) {
         long size = section.fileSize();
         int from = size == 0 ? 0 : (int) section.offset();
         return ByteBuffer.wrap(bytes, from, (int) size).slice().asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** A read-only little-endian view of the whole file. */
+    /** {@return a read-only little-endian view of the whole file} */
     public ByteBuffer bytes() {
         return ByteBuffer.wrap(bytes).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** The program headers in table order. */
+    /** {@return the program headers in table order} */
     public List<Segment> segments() {
         return segments;
     }
 
-    /** The file offset that holds the byte at virtual {@code address}, through the PT_LOAD segments. */
+    /**
+     * The file offset that holds the byte at a virtual address, through the PT_LOAD segments.
+     *
+     * @param address a virtual address
+     * @return the offset, or empty when no PT_LOAD maps it from the file
+     */
     public OptionalLong fileOffset(long address) {
         for (Segment s : segments) {
             if (s.isLoad() && address - s.virtualAddress() >= 0 && address - s.virtualAddress() < s.fileSize()) {
@@ -186,7 +234,7 @@ public final class ElfFile {
         return OptionalLong.empty();
     }
 
-    /** The symbols of .symtab (the first SHT_SYMTAB section), index 0 included; empty if stripped. */
+    /** {@return the symbols of .symtab (the first SHT_SYMTAB section), index 0 included; empty if stripped} */
     public synchronized List<Symbol> symbols() {
         if (symbols == null) {
             symbols = firstOfType(Section.SHT_SYMTAB).map(this::parseSymbols).orElse(List.of());
@@ -194,7 +242,7 @@ public final class ElfFile {
         return symbols;
     }
 
-    /** The symbols of .dynsym (the first SHT_DYNSYM section), index 0 included; empty if none. */
+    /** {@return the symbols of .dynsym (the first SHT_DYNSYM section), index 0 included; empty if none} */
     public synchronized List<Symbol> dynamicSymbols() {
         if (dynamicSymbols == null) {
             dynamicSymbols = firstOfType(Section.SHT_DYNSYM).map(this::parseSymbols).orElse(List.of());
@@ -202,7 +250,12 @@ public final class ElfFile {
         return dynamicSymbols;
     }
 
-    /** The symbols of the symbol table in {@code section} (SHT_SYMTAB or SHT_DYNSYM). */
+    /**
+     * The symbols of a symbol table.
+     *
+     * @param table a SHT_SYMTAB or SHT_DYNSYM section of this file
+     * @return its symbols, index 0 included
+     */
     public List<Symbol> symbols(Section table) {
         if (table.type() == Section.SHT_SYMTAB && firstOfType(Section.SHT_SYMTAB).orElse(null) == table) {
             return symbols();
@@ -216,7 +269,12 @@ public final class ElfFile {
         return parseSymbols(table);
     }
 
-    /** The first .symtab symbol with this name, else the first .dynsym one. */
+    /**
+     * The first .symtab symbol with this name, else the first .dynsym one.
+     *
+     * @param symbolName the name
+     * @return the symbol, or empty
+     */
     public Optional<Symbol> symbol(String symbolName) {
         for (Symbol s : symbols()) {
             if (s.name().equals(symbolName)) {
@@ -235,6 +293,8 @@ public final class ElfFile {
      * Functions: FUNC symbols (symtab, else dynsym) defined in a section, sorted by address (then
      * size, then symbol order); aliases at the same address and size are kept once (the first
      * global, else the first).
+     *
+     * @return the functions
      */
     public synchronized List<Function> functions() {
         if (functions == null) {
@@ -276,7 +336,12 @@ public final class ElfFile {
         return c != 0 ? c : Integer.compare(a.index(), b.index());
     }
 
-    /** The function whose [address, address + size) holds {@code address} (the innermost, latest-starting one). */
+    /**
+     * The function whose [address, address + size) holds an address (the innermost, latest-starting one).
+     *
+     * @param address a virtual address
+     * @return the function, or empty
+     */
     public Optional<Function> functionContaining(long address) {
         List<Function> fs = functions();
         int lo = 0;
@@ -303,7 +368,12 @@ public final class ElfFile {
         return Optional.empty();
     }
 
-    /** The first function with this name. */
+    /**
+     * The first function with this name.
+     *
+     * @param functionName the name
+     * @return the function, or empty
+     */
     public Optional<Function> function(String functionName) {
         for (Function f : functions()) {
             if (f.name().equals(functionName)) {
@@ -313,7 +383,7 @@ public final class ElfFile {
         return Optional.empty();
     }
 
-    /** Notes from the SHT_NOTE sections, or from the PT_NOTE segments when the file has no sections. */
+    /** {@return the notes of the SHT_NOTE sections, or of the PT_NOTE segments when the file has no sections} */
     public synchronized List<Note> notes() {
         if (notes == null) {
             List<Note> out = new ArrayList<>();
@@ -335,7 +405,7 @@ public final class ElfFile {
         return notes;
     }
 
-    /** The NT_GNU_BUILD_ID descriptor. */
+    /** {@return a copy of the NT_GNU_BUILD_ID descriptor, or empty without one} */
     public Optional<byte[]> buildId() {
         for (Note n : notes()) {
             if (n.type() == Note.NT_GNU_BUILD_ID && n.owner().equals("GNU")) {
@@ -345,7 +415,7 @@ public final class ElfFile {
         return Optional.empty();
     }
 
-    /** Every SHT_RELA section, parsed, in header order. */
+    /** {@return every SHT_RELA section, parsed, in header order} */
     public synchronized List<RelocationSection> relocations() {
         if (relocations == null) {
             List<RelocationSection> out = new ArrayList<>();
@@ -359,7 +429,12 @@ public final class ElfFile {
         return relocations;
     }
 
-    /** The relocations that apply to {@code target} (from every RELA section whose sh_info names it). */
+    /**
+     * The relocations that apply to a section (from every RELA section whose sh_info names it).
+     *
+     * @param target a section of this file
+     * @return its relocations, in table order
+     */
     public List<Relocation> relocationsFor(Section target) {
         List<Relocation> out = new ArrayList<>();
         for (RelocationSection r : relocations()) {
@@ -370,17 +445,21 @@ public final class ElfFile {
         return out;
     }
 
-    /** The file's bytes; for an ElfFile these are exactly the bytes it was read from. */
+    /** {@return a copy of the file's bytes: exactly the bytes it was read from} */
     public byte[] toBytes() {
         return bytes.clone();
     }
 
-    /** Writes the file's bytes atomically (temporary file in the target directory, then rename). */
+    /**
+     * Writes the file's bytes atomically (temporary file in the target directory, then rename).
+     *
+     * @param out the output file
+     */
     public void write(Path out) {
         AtomicFiles.write(out, bytes);
     }
 
-    /** A mutable copy of this file's headers and contents, for rewriting. */
+    /** {@return a mutable copy of this file's headers and contents, for rewriting} */
     public ElfEditor edit() {
         return new ElfEditor(this);
     }

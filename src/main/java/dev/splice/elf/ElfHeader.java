@@ -11,25 +11,42 @@ public record ElfHeader(int elfClass, int dataEncoding, int identVersion, int os
                         int type, int machine, int version, long entry, long phoff, long shoff,
                         int flags, int ehsize, int phentsize, int phnum, int shentsize, int shnum,
                         int shstrndx) {
+    /** Size of the ELF64 file header. */
     public static final int SIZE = 64;
+    /** e_ident[EI_CLASS]: 64-bit objects. */
     public static final int ELFCLASS64 = 2;
+    /** e_ident[EI_DATA]: little-endian. */
     public static final int ELFDATA2LSB = 1;
+    /** e_ident[EI_VERSION] and e_version: the current version. */
     public static final int EV_CURRENT = 1;
 
+    /** e_type: no file type. */
     public static final int ET_NONE = 0;
+    /** e_type: relocatable object. */
     public static final int ET_REL = 1;
+    /** e_type: executable (position-dependent). */
     public static final int ET_EXEC = 2;
+    /** e_type: shared object or position-independent executable. */
     public static final int ET_DYN = 3;
+    /** e_type: core dump. */
     public static final int ET_CORE = 4;
 
+    /** e_machine: AMD x86-64. */
     public static final int EM_X86_64 = 62;
+    /** e_machine: ARM AArch64. */
     public static final int EM_AARCH64 = 183;
+    /** e_machine: RISC-V. */
     public static final int EM_RISCV = 243;
+
+    /** e_flags on RISC-V: the file may contain compressed (RVC) instructions. */
+    public static final int EF_RISCV_RVC = 0x1;
+    /** e_flags on RISC-V: the double-precision floating-point ABI (lp64d). */
+    public static final int EF_RISCV_FLOAT_ABI_DOUBLE = 0x4;
 
     /** e_phnum escape: the real count is in section 0's sh_info. */
     public static final int PN_XNUM = 0xffff;
 
-    /** The readelf-style name of the file type. */
+    /** {@return the readelf-style name of the file type ("EXEC", "DYN", ...; hex for others)} */
     public String typeName() {
         return switch (type) {
             case ET_NONE -> "NONE";
@@ -41,7 +58,7 @@ public record ElfHeader(int elfClass, int dataEncoding, int identVersion, int os
         };
     }
 
-    /** A short name of the machine ("RISC-V", "x86-64", or the number). */
+    /** {@return a short name of the machine ("RISC-V", "x86-64", or the number)} */
     public String machineName() {
         return switch (machine) {
             case EM_RISCV -> "RISC-V";

@@ -15,13 +15,12 @@ import java.nio.charset.StandardCharsets;
  * a fresh executable from.
  */
 public final class ExecutableBuilder {
-    public static final int EM_RISCV = 243;
     /** RVC + double-float ABI, as GNU ld marks rv64gc executables. */
-    public static final int EF_RISCV_RVC_DOUBLE = 0x5;
+    private static final int FLAGS = ElfHeader.EF_RISCV_RVC | ElfHeader.EF_RISCV_FLOAT_ABI_DOUBLE;
     private static final long PAGE = ElfEditor.PAGE_SIZE;
-    private static final int EHDR = 64;
-    private static final int PHDR = 56;
-    private static final int SHDR = 64;
+    private static final int EHDR = ElfHeader.SIZE;
+    private static final int PHDR = Segment.HEADER_SIZE;
+    private static final int SHDR = Section.HEADER_SIZE;
 
     private ExecutableBuilder() {}
 
@@ -34,6 +33,7 @@ public final class ExecutableBuilder {
      * @param dataAddress address of the data, a multiple of the page size above the code
      * @param data the initialised data bytes
      * @param bssSize zero-filled bytes after the data
+     * @return the file's bytes
      */
     public static byte[] build(long entry, long textAddress, byte[] text, long dataAddress, byte[] data, long bssSize) {
         if (textAddress <= 0 || text.length == 0) {
@@ -62,10 +62,11 @@ public final class ExecutableBuilder {
         }
         ByteBuffer b = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
         // ELF header
-        b.put(new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1, 0});
+        b.put(new byte[] {0x7f, 'E', 'L', 'F', ElfHeader.ELFCLASS64, ElfHeader.ELFDATA2LSB, ElfHeader.EV_CURRENT, 0});
         b.position(16);
-        b.putShort((short) 2).putShort((short) EM_RISCV).putInt(1).putLong(entry).putLong(EHDR).putLong(shoff)
-                .putInt(EF_RISCV_RVC_DOUBLE).putShort((short) EHDR).putShort((short) PHDR).putShort((short) phnum)
+        b.putShort((short) ElfHeader.ET_EXEC).putShort((short) ElfHeader.EM_RISCV).putInt(ElfHeader.EV_CURRENT)
+                .putLong(entry).putLong(EHDR).putLong(shoff).putInt(FLAGS)
+                .putShort((short) EHDR).putShort((short) PHDR).putShort((short) phnum)
                 .putShort((short) SHDR).putShort((short) shnum).putShort((short) (shnum - 1));
         // Program headers: the text segment maps the file from offset 0 (headers included), as ld does.
         long textSegOffset = 0;
@@ -83,13 +84,15 @@ public final class ExecutableBuilder {
         b.put(shstrtab);
         b.position((int) shoff);
         b.put(new byte[SHDR]);
-        sectionHeader(b, 1, Section.SHT_PROGBITS, 0x6, textAddress, textOffset, text.length, 4);
-        sectionHeader(b, 7, Section.SHT_PROGBITS, 0x3, dataAddress, dataOffset, data.length, 64);
+        long code = Section.SHF_ALLOC | Section.SHF_EXECINSTR;
+        long writable = Section.SHF_WRITE | Section.SHF_ALLOC;
+        sectionHeader(b, 1, Section.SHT_PROGBITS, code, textAddress, textOffset, text.length, 4);
+        sectionHeader(b, 7, Section.SHT_PROGBITS, writable, dataAddress, dataOffset, data.length, 64);
         if (bssSize > 0) {
-            sectionHeader(b, 13, Section.SHT_NOBITS, 0x3, dataAddress + data.length, dataOffset + data.length,
+            sectionHeader(b, 13, Section.SHT_NOBITS, writable, dataAddress + data.length, dataOffset + data.length,
                     bssSize, 64);
         }
-        sectionHeader(b, 18, 3, 0, 0, shstrOffset, shstrtab.length, 1);
+        sectionHeader(b, 18, Section.SHT_STRTAB, 0, 0, shstrOffset, shstrtab.length, 1);
         return b.array();
     }
 

@@ -5,7 +5,7 @@ public record Relocation(long offset, int type, int symbolIndex, long addend) {
     /** Size of one RELA entry in ELF64. */
     public static final int ENTRY_SIZE = 24;
 
-    /** The r_info word as stored. */
+    /** {@return the r_info word as stored} */
     public long info() {
         return ((long) symbolIndex << 32) | (type & 0xffffffffL);
     }

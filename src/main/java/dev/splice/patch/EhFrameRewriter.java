@@ -68,7 +68,7 @@ final class EhFrameRewriter {
      * A record of .eh_frame as the rewrite sees it: for the FDE of a moved function, the function
      * and its re-computed CFA program.
      */
-    private record Rec(EhFrame.Record record, MovedFunction moved, byte[] program) {
+    private record Rec(EhFrame.Entry record, MovedFunction moved, byte[] program) {
         int at() {
             return record.offset();
         }
@@ -101,7 +101,7 @@ final class EhFrameRewriter {
             throw new PatchException(Reason.UNWIND_INFO, e.getMessage());
         }
         List<Rec> records = new ArrayList<>();
-        for (EhFrame.Record r : frame.records()) {
+        for (EhFrame.Entry r : frame.records()) {
             records.add(r instanceof EhFrame.Fde f ? fde(frame, b, f) : cie((EhFrame.Cie) r));
         }
         int split = 0;
@@ -366,7 +366,7 @@ final class EhFrameRewriter {
     }
 
     /** A pointer field of a record, absolute; refused unless fixed-size and absolute or pc-relative. */
-    private long pointer(EhFrame frame, EhFrame.Record r, int field, int enc) {
+    private long pointer(EhFrame frame, EhFrame.Entry r, int field, int enc) {
         checkFixedSize(enc, r.offset());
         if (!PointerEncoding.isApplied(enc)) {
             throw refuse(r.offset(), "pointer encoding 0x" + Integer.toHexString(enc) + " is not handled");

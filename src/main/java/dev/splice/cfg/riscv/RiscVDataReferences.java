@@ -26,7 +26,12 @@ public final class RiscVDataReferences {
     // BOLT reads these itself (CFI, LSDA call-site tables), not as references to code.
     private static final java.util.Set<String> SKIPPED = java.util.Set.of(".eh_frame", ".gcc_except_table");
 
-    /** Sorted addresses; empty for a binary without relocations of code (BOLT's non-relocation mode). */
+    /**
+     * The code addresses the file's data relocations name.
+     *
+     * @param elf a RISC-V file
+     * @return sorted addresses; empty for a binary without relocations of code (BOLT's non-relocation mode)
+     */
     public static long[] of(ElfFile elf) {
         if (elf.section(".rela.text").isEmpty()) {
             return new long[0];

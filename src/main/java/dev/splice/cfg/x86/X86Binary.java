@@ -95,7 +95,12 @@ public final class X86Binary implements X86Cfg.Memory {
         }
     }
 
-    /** The binary as perf2bolt-22 sees it (strict mode when it has relocations). */
+    /**
+     * The binary as perf2bolt-22 sees it (strict mode when it has relocations).
+     *
+     * @param elf an x86-64 file
+     * @return what its CFGs read
+     */
     public static X86Binary of(ElfFile elf) {
         return new X86Binary(elf, true);
     }

@@ -51,7 +51,7 @@ public final class CfaReader {
      * A reader of the instructions in {@code bytes[start, end)}.
      *
      * @param bytes the section's contents
-     * @param start the offset of the first instruction ({@link EhFrame.Record#instructions()})
+     * @param start the offset of the first instruction ({@link EhFrame.Entry#instructions()})
      * @param end the end of the program (the record's end)
      * @param pointerEncoding the FDE pointer encoding of the CIE, for DW_CFA_set_loc
      * @param source what the bytes are, for messages

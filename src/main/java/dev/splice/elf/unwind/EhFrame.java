@@ -26,10 +26,10 @@ public final class EhFrame {
     private final byte[] bytes;
     private final long address;
     private final String source;
-    private final List<Record> records;
+    private final List<Entry> records;
     private final int terminator;
 
-    private EhFrame(byte[] bytes, long address, String source, List<Record> records, int terminator) {
+    private EhFrame(byte[] bytes, long address, String source, List<Entry> records, int terminator) {
         this.bytes = bytes;
         this.address = address;
         this.source = source;
@@ -38,7 +38,7 @@ public final class EhFrame {
     }
 
     /** A CIE or an FDE, at {@code [offset, end)} of the section (its length field included). */
-    public sealed interface Record permits Cie, Fde {
+    public sealed interface Entry permits Cie, Fde {
         /** {@return the offset of the record's length field} */
         int offset();
 
@@ -67,7 +67,7 @@ public final class EhFrame {
      */
     public record Cie(int offset, int end, int version, String augmentation, long codeAlignment, long dataAlignment,
                       long returnAddressRegister, int fdeEncoding, int lsdaEncoding, int personalityEncoding,
-                      int personalityField, int instructions) implements Record {
+                      int personalityField, int instructions) implements Entry {
         /** {@return true when the augmentation starts with 'z': the CIE and its FDEs have augmentation data} */
         public boolean hasAugmentationData() {
             return augmentation.startsWith("z");
@@ -87,7 +87,7 @@ public final class EhFrame {
      * @param instructions the offset of its CFA instructions
      */
     public record Fde(int offset, int end, Cie cie, int pcBeginField, long pcBegin, long pcRange, int lsdaField,
-                      int instructions) implements Record {}
+                      int instructions) implements Entry {}
 
     /**
      * The file's {@code .eh_frame}, parsed.
@@ -112,7 +112,7 @@ public final class EhFrame {
      */
     public static EhFrame parse(byte[] bytes, long address, String source) {
         Map<Integer, Cie> cies = new HashMap<>();
-        List<Record> records = new ArrayList<>();
+        List<Entry> records = new ArrayList<>();
         int offset = 0;
         while (bytes.length - offset >= 4) {
             ByteReader r = new ByteReader(bytes, offset, bytes.length, source);
@@ -209,7 +209,7 @@ public final class EhFrame {
     }
 
     /** {@return the CIEs and FDEs, in section order} */
-    public List<Record> records() {
+    public List<Entry> records() {
         return records;
     }
 
@@ -218,24 +218,13 @@ public final class EhFrame {
         return terminator;
     }
 
-    /** {@return the FDEs, in section order} */
-    public List<Fde> fdes() {
-        List<Fde> out = new ArrayList<>();
-        for (Record r : records) {
-            if (r instanceof Fde f) {
-                out.add(f);
-            }
-        }
-        return out;
-    }
-
     /**
      * A reader of a record's CFA instructions.
      *
      * @param record a CIE (its initial instructions) or an FDE of this section
      * @return a reader positioned before the first instruction
      */
-    public CfaReader cfaReader(Record record) {
+    public CfaReader cfaReader(Entry record) {
         Cie cie = record instanceof Fde f ? f.cie() : (Cie) record;
         return new CfaReader(bytes, record.instructions(), record.end(), cie.fdeEncoding(), source);
     }
@@ -249,7 +238,7 @@ public final class EhFrame {
      * @return the address (for an indirect pointer: the address of the cell that holds it)
      * @throws dev.splice.base.BadInputException when the field runs past the record or its encoding is not applied
      */
-    public long pointer(Record record, int field, int encoding) {
+    public long pointer(Entry record, int field, int encoding) {
         return PointerEncoding.read(new ByteReader(bytes, field, record.end(), source), encoding, address);
     }
 

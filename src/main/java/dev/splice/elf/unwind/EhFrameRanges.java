@@ -26,7 +26,7 @@ public final class EhFrameRanges {
      * read, so an LSDA pointer Splice cannot decode does not refuse the function ranges).
      */
     private static void collect(EhFrame frame, TreeMap<Long, Long> fdes, TreeMap<Long, Long> lsdas) {
-        for (EhFrame.Record r : frame.records()) {
+        for (EhFrame.Entry r : frame.records()) {
             if (!(r instanceof EhFrame.Fde f)) {
                 continue;
             }

@@ -28,11 +28,6 @@ public record Lsda(long landingPadBase, int typeTableEncoding, int callSiteEncod
      */
     public record CallSite(long start, long length, long landingPad, long action) {}
 
-    /** Keeps an unmodifiable copy of the call sites. */
-    public Lsda {
-        callSites = List.copyOf(callSites);
-    }
-
     /**
      * Reads the LSDA at {@code offset} in a section.
      *
@@ -70,6 +65,6 @@ public record Lsda(long landingPadBase, int typeTableEncoding, int callSiteEncod
             long landingPad = PointerEncoding.readValue(table, format);
             sites.add(new CallSite(start, length, landingPad, table.uleb()));
         }
-        return new Lsda(lpStart, typeEncoding, callSiteEncoding, sites);
+        return new Lsda(lpStart, typeEncoding, callSiteEncoding, List.copyOf(sites));
     }
 }

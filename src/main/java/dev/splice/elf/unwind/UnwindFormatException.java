@@ -11,7 +11,9 @@ import dev.splice.base.BadInputException;
 public final class UnwindFormatException extends BadInputException {
     private static final long serialVersionUID = 1L;
 
+    /** The offset of the problem in the section. */
     private final int offset;
+    /** Why, without source and offset. */
     private final String reason;
 
     /**
@@ -21,7 +23,7 @@ public final class UnwindFormatException extends BadInputException {
      * @param offset the offset of the bad record, field or instruction in the section
      * @param reason why, without source and offset
      */
-    public UnwindFormatException(String source, int offset, String reason) {
+    UnwindFormatException(String source, int offset, String reason) {
         super(source + ": offset " + offset + ": " + reason);
         this.offset = offset;
         this.reason = reason;

@@ -110,7 +110,7 @@ class EhFrameOracleTest {
             }
             for (int i = 0; i < listed.size(); i++) {
                 Listed want = listed.get(i);
-                EhFrame.Record got = frame.records().get(i);
+                EhFrame.Entry got = frame.records().get(i);
                 String at = where + ": record at 0x" + Integer.toHexString(want.offset());
                 assertEquals(want.offset(), got.offset(), at);
                 assertEquals(want.length(), got.end() - got.offset() - 4, at + ": length");
@@ -142,7 +142,7 @@ class EhFrameOracleTest {
     }
 
     /** The record's CFA instructions have the listed names, and each advance reaches the listed location. */
-    private static int checkInstructions(EhFrame frame, EhFrame.Record record, List<String[]> listed, String at) {
+    private static int checkInstructions(EhFrame frame, EhFrame.Entry record, List<String[]> listed, String at) {
         EhFrame.Cie cie = record instanceof EhFrame.Fde f ? f.cie() : (EhFrame.Cie) record;
         long location = record instanceof EhFrame.Fde f ? f.pcBegin() : 0;
         CfaReader cfa = frame.cfaReader(record);
@@ -182,7 +182,7 @@ class EhFrameOracleTest {
                 want.add(Long.parseLong(m.group(1), 16) + " CIE " + m.group(2));
             }
             List<String> got = new ArrayList<>();
-            for (EhFrame.Record r : EhFrame.of(ElfFile.read(p)).map(EhFrame::records).orElse(List.of())) {
+            for (EhFrame.Entry r : EhFrame.of(ElfFile.read(p)).map(EhFrame::records).orElse(List.of())) {
                 got.add(r instanceof EhFrame.Fde f
                         ? f.offset() + " FDE " + f.cie().offset() + " " + f.pcBegin() + ".." + (f.pcBegin() + f.pcRange())
                         : r.offset() + " CIE " + ((EhFrame.Cie) r).augmentation());

@@ -84,7 +84,7 @@ class UnwindPrimitivesTest {
             try {
                 EhFrame frame = EhFrame.parse(b, eh.address(), "mutated");
                 parsed++;
-                for (EhFrame.Record r : frame.records()) {
+                for (EhFrame.Entry r : frame.records()) {
                     assertTrue(r.offset() < r.instructions() && r.instructions() <= r.end() && r.end() <= b.length, "bounds");
                     CfaReader cfa = frame.cfaReader(r);
                     while (cfa.next()) {
