@@ -21,7 +21,7 @@ final class AbsoluteAddressReference implements ReferenceHandler {
     public void retarget(Reloc r, MovedFunction m, long to, References refs) {
         long p = r.offset();
         int bits = refs.instructionBits(p);
-        Opcode op = refs.instructionAt(p);
+        Opcode op = refs.decode(bits);
         long old = r.value();
         long oldHi = (old + 0x800) >> 12;
         long newHi = (to + 0x800) >> 12;

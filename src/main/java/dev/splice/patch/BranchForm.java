@@ -27,15 +27,20 @@ enum BranchForm {
     FAR_JUMP(8, null, 0, true);
 
     private final int size;
-    /** The offset field of the instruction that reaches the target; null for auipc + jalr (32 bits). */
-    private final Field reach;
+    /** The range and alignment of the offset field of the instruction that reaches the target (auipc + jalr: 32 bits). */
+    private final long min;
+    private final long max;
+    private final long alignmentMask;
     /** Where the instruction that reaches the target starts, from the form's first byte. */
     private final int jumpAt;
     private final boolean jump;
 
+    /** {@code reach}: the offset field of the instruction that reaches the target; null for auipc + jalr. */
     BranchForm(int size, Field reach, int jumpAt, boolean jump) {
         this.size = size;
-        this.reach = reach;
+        this.min = reach == null ? Integer.MIN_VALUE : reach.min();
+        this.max = reach == null ? Integer.MAX_VALUE : reach.max();
+        this.alignmentMask = reach == null ? 0 : reach.alignment() - 1;
         this.jumpAt = jumpAt;
         this.jump = jump;
     }
@@ -47,7 +52,8 @@ enum BranchForm {
 
     /** True if the form reaches a target {@code offset} bytes from its first byte. */
     boolean reaches(long offset) {
-        return reach != null ? reach.fits(offset - jumpAt) : Rv.fits(offset, 32);
+        long d = offset - jumpAt;
+        return d >= min && d <= max && (d & alignmentMask) == 0;
     }
 
     /** The next wider form, or null when this one reaches farthest. */

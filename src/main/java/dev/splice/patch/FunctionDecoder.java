@@ -84,6 +84,9 @@ final class FunctionDecoder {
             }
             m.items.add(item);
             m.instructions.put(at, item);
+            if (item.kind == Kind.AUIPC || Rv.isLoadReserved(code.op)) {
+                m.addSequenceStart(item);
+            }
         }
         requireFragmentsAtBoundaries(m);
         Item last = m.items.get(m.items.size() - 1);
@@ -123,6 +126,7 @@ final class FunctionDecoder {
             }
             m.items.add(item);
         }
+        m.sequenceStarts = known.sequenceStarts;
         requireFragmentsAtBoundaries(m);
         RelocationIndex relocations = in.relocations();
         int k = relocations.firstAt(f.address());

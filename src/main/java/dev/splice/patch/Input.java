@@ -22,10 +22,14 @@ import java.util.function.Supplier;
 record Input(ElfFile elf, String file, BinaryTarget target, Decoder decoder, InputImage image,
              RelocationIndex relocations, Set<Long> functionStarts) {
 
-    /** Reads what insertion needs from {@code elf}; refuses a binary without relocations for its code. */
+    /**
+     * Reads what insertion needs from {@code elf}; refuses a binary without relocations for its
+     * code. The decoder is made on the other core while the relocations are read.
+     */
     static Input read(ElfFile elf) {
         BinaryTarget target = BinaryTarget.of(elf);
-        return read(elf, target, () -> Rv.ISA.decoder(decodable(target)));
+        Background<Decoder> decoder = Background.start("isa", () -> Rv.ISA.decoder(decodable(target)));
+        return read(elf, target, decoder::join);
     }
 
     /**

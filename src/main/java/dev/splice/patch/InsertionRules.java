@@ -29,7 +29,7 @@ final class InsertionRules {
 
     /** Why nothing may be inserted at {@code a} in {@code m}, or null when it may. */
     static Refusal refusalAt(MovedFunction m, long a) {
-        for (Item item : m.instructions.values()) {
+        for (Item item : m.sequenceStarts) {
             if (item.kind == Kind.AUIPC) {
                 long last = item.oldAddress;
                 for (Partner p : item.partners) {
@@ -42,7 +42,7 @@ final class InsertionRules {
                             + "': insert before the auipc or after the pair");
                 }
             }
-            if (isLoadReserved(item)) {
+            if (Rv.isLoadReserved(item.op)) {
                 long sc = -1;
                 for (long b = item.oldAddress + item.oldSize; m.instructions.containsKey(b) && b - item.oldAddress <= 64;
                         b += m.instructions.get(b).oldSize) {
@@ -59,10 +59,6 @@ final class InsertionRules {
             }
         }
         return null;
-    }
-
-    private static boolean isLoadReserved(Item i) {
-        return Rv.isLoadReserved(i.op);
     }
 
     private static boolean isStoreConditional(Item i) {

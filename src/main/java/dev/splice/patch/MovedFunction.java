@@ -81,6 +81,8 @@ final class MovedFunction {
     final List<Item> items;
     final Instructions instructions;
     final Map<Long, Item> fragments = new HashMap<>();
+    /** The instructions that start a sequence nothing may be inserted into (auipc, lr), in address order. */
+    List<Item> sequenceStarts = List.of();
     long newStart;
     long newSize;
 
@@ -90,6 +92,14 @@ final class MovedFunction {
         int expected = (int) Math.max(4, Math.min(function.size() / 3 + 4, 4096));
         this.items = new ArrayList<>(expected);
         this.instructions = new Instructions(function.address(), expected);
+    }
+
+    /** Adds the next sequence start (the list is made on the first: most functions have none or few). */
+    void addSequenceStart(Item i) {
+        if (sequenceStarts.isEmpty()) {
+            sequenceStarts = new ArrayList<>(4);
+        }
+        sequenceStarts.add(i);
     }
 
     boolean contains(long address) {

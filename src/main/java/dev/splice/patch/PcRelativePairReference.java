@@ -24,7 +24,7 @@ final class PcRelativePairReference implements ReferenceHandler {
     public void retarget(Reloc r, MovedFunction m, long to, References refs) {
         long p = r.offset();
         int auipc = refs.instructionBits(p);
-        if (refs.instructionAt(p) != Rv.AUIPC) {
+        if (refs.decode(auipc) != Rv.AUIPC) {
             throw refs.refuse(r, Reason.RELOCATION_MISMATCH, "is not on an auipc");
         }
         long rd = Rv.AUIPC.operand(auipc, Operand.RD);
@@ -43,7 +43,7 @@ final class PcRelativePairReference implements ReferenceHandler {
         refs.patch(p, le32(Rv.withUpper(Rv.AUIPC, auipc, hi)));
         for (long q : partners) {
             int bits = refs.instructionBits(q);
-            Opcode op = refs.instructionAt(q);
+            Opcode op = refs.decode(bits);
             if (op == null || op.field(Operand.IMM) == null || !op.has(Operand.RS1)
                     || p + Rv.upper(Rv.AUIPC, auipc) + op.operand(bits, Operand.IMM) != r.value()
                     || op.operand(bits, Operand.RS1) != rd) {

@@ -41,12 +41,8 @@ record References(Input in, MovedCode moved, Trampolines trampolines, Map<Long, 
         }
     }
 
-    /**
-     * The instruction at {@code address} of the input image (which a relocation names), decoded;
-     * null when the bytes there are no 4-byte instruction of the binary's target.
-     */
-    Opcode instructionAt(long address) {
-        int bits = instructionBits(address);
+    /** The 4-byte instruction {@code bits} (read at a relocation), decoded; null when they are no such instruction. */
+    Opcode decode(int bits) {
         return Decoder.length(bits & 0xffff) == 4 ? in.decoder().decode(bits, 4) : null;
     }
 

@@ -37,7 +37,6 @@ public final class Rewrite {
 
     private Rewrite(ElfFile input) {
         this.input = input;
-        Preload.start();
     }
 
     /**
@@ -47,7 +46,6 @@ public final class Rewrite {
      * @return a rewrite without edits yet
      */
     public static Rewrite open(Path path) {
-        Preload.start(); // while the file is read
         return new Rewrite(ElfFile.read(path));
     }
 
