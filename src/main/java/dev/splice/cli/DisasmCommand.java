@@ -53,12 +53,12 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
     /** The decoder tables take as long to build as picocli takes to start: overlap them. */
     @Override
     public void warmUp() {
-        ListingWriter.prepare();
+        DecoderTables.startBuilding();
     }
 
     @Override
     public Integer call() throws Exception {
-        ListingWriter.prepare(); // builds the decoder tables while the input is read (if warmUp did not)
+        DecoderTables.startBuilding(); // builds the decoder tables while the input is read (if warmUp did not)
         List<Region> regions;
         SymbolMap symbols = SymbolMap.EMPTY;
         if (raw) {

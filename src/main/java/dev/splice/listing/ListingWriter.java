@@ -58,9 +58,6 @@ public final class ListingWriter {
     /** Text written to the output at a time when rendering on the calling thread. */
     private static final int DRAIN_BYTES = 32 * 1024;
 
-    private static final java.util.concurrent.atomic.AtomicBoolean PREPARING =
-            new java.util.concurrent.atomic.AtomicBoolean();
-
     private final Decoder decoder;
     private final Printer printer;
     private final SymbolMap symbols;
@@ -74,20 +71,6 @@ public final class ListingWriter {
         this.decoder = Decoders.all();
         this.printer = aliases ? Printer.ALIASES : Printer.EXACT;
         this.symbols = symbols == null ? SymbolMap.EMPTY : symbols;
-    }
-
-    /**
-     * Starts building the instruction tables in the background, so that a command can read its
-     * input meanwhile. Optional: the first writer builds them anyway. Only the first call starts a
-     * thread.
-     */
-    public static void prepare() {
-        if (PREPARING.getAndSet(true)) {
-            return;
-        }
-        Thread thread = new Thread(Decoders::all, "splice-decoder-tables");
-        thread.setDaemon(true);
-        thread.start();
     }
 
     /** An exact-form writer without symbols. */
