@@ -94,6 +94,29 @@ public final class ControlFlowGraph {
     }
 
     /**
+     * Marks the function's start and the given offsets (code elsewhere branches there, or landing
+     * pads) as labels and entry points, in the arrays {@link #of} takes; offsets outside the
+     * function are ignored.
+     *
+     * @param leader per offset, whether it is a label (size + 1 entries)
+     * @param entry per offset, whether it is an entry point (size + 1 entries)
+     * @param size the function's size in bytes
+     * @param offsets lists of entry-point offsets
+     */
+    public static void markEntries(boolean[] leader, boolean[] entry, int size, int[]... offsets) {
+        leader[0] = true;
+        entry[0] = true;
+        for (int[] list : offsets) {
+            for (int e : list) {
+                if (e > 0 && e < size) {
+                    leader[e] = true;
+                    entry[e] = true;
+                }
+            }
+        }
+    }
+
+    /**
      * The blocks BOLT's buildCFG forms from a decoded function (shared by the RISC-V and x86-64
      * decoders). Per byte offset: the kind and direct target of the instruction starting there,
      * whether one starts there, whether it is a label (a block start: branch targets, jump-table

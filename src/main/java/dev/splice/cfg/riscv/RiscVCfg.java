@@ -155,16 +155,7 @@ public final class RiscVCfg {
         boolean[] isInstruction = new boolean[size];
         boolean[] leader = new boolean[size + 1];
         boolean[] entry = new boolean[size + 1];
-        leader[0] = true;
-        entry[0] = true;
-        for (int[] list : new int[][] {entries, landingPads}) {
-            for (int e : list) {
-                if (e > 0 && e < size) {
-                    leader[e] = true;
-                    entry[e] = true;
-                }
-            }
-        }
+        ControlFlowGraph.markEntries(leader, entry, size, entries, landingPads);
         int[] referenced = Arrays.stream(dataReferences).filter(r -> r > 0 && r < size).sorted().distinct().toArray();
         for (int r : referenced) {
             leader[r] = true;

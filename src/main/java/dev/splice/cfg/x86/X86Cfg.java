@@ -287,16 +287,7 @@ public final class X86Cfg {
             int[] target = new int[size];
             boolean[] leader = new boolean[size + 1];
             boolean[] entry = new boolean[size + 1];
-            leader[0] = true;
-            entry[0] = true;
-            for (int[] list : new int[][] {entries, landingPads}) {
-                for (int e : list) {
-                    if (e > 0 && e < size) {
-                        leader[e] = true;
-                        entry[e] = true;
-                    }
-                }
-            }
+            ControlFlowGraph.markEntries(leader, entry, size, entries, landingPads);
             for (long a : memory.dataReferences(address, address + size)) {
                 if (a > address && a < address + size) {
                     leader[(int) (a - address)] = true; // a label, not an entry point
