@@ -1,14 +1,14 @@
 package dev.splice.weigh.model;
 
 /**
- * Huber M-estimation by iteratively reweighted least squares, specialised to "one intercept per run
- * plus a few covariates": the run block of the normal equations is diagonal, so each weighted least
+ * Robust M-estimation (Huber's or Tukey's bisquare psi, {@link FitOptions#psi}) by iteratively
+ * reweighted least squares, specialised to "one intercept per run plus a few covariates": the run block of the normal equations is diagonal, so each weighted least
  * squares step eliminates it (Schur complement) and solves a system of the covariate count only.
  * This makes a fit cost O(n * covariates^2), which is what lets the bootstrap refit every context
  * a thousand times.
  *
  * <p>Prior (inverse-variance) weights {@code h} are handled as in {@code MASS::rlm(wt.method =
- * "inv.var")}: residuals are transformed by {@code sqrt(h)} before the scale and the Huber weights
+ * "inv.var")}: residuals are transformed by {@code sqrt(h)} before the scale and the robust weights
  * are computed, and the least-squares weights are {@code h * huberWeight}.
  */
 public final class HuberRegression {
@@ -106,9 +106,9 @@ public final class HuberRegression {
                 return failed(c, runs, active, n, "robust scale vanishes (more than half the pairs fit exactly)");
             }
             double k = o.k() * scale;
+            FitOptions.Psi psi = o.psi();
             for (int i = 0; i < n; i++) {
-                double a = Math.abs(t[i]);
-                hw[i] = a <= k ? 1.0 : k / a;
+                hw[i] = psi.weight(Math.abs(t[i]), k);
                 w[i] = h[i] * hw[i];
             }
             if (!solver.solve(w, mu, ba)) {
