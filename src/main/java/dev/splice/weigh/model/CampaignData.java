@@ -10,9 +10,16 @@ import java.util.TreeSet;
 
 /**
  * A campaign arranged for the model: runs in name order, each run's probe rounds in order, and the
- * kept pairs of every context (pairs with translations inside their windows are removed and counted).
+ * kept pairs of every context. Pairs with translations inside their windows are removed and counted,
+ * then the pairs of each run's burn-in (position below {@link #BURN_IN_POSITION}).
  */
 public final class CampaignData {
+    /**
+     * The first 5% of every run (by position) is its burn-in: the start-of-run transient (higher
+     * interrupt rate, caches and host state settling) is discarded rather than modelled.
+     */
+    public static final double BURN_IN_POSITION = 0.05;
+
     private final List<String> runs;
     private final int[][] roundsOfRun;
     private final List<ContextData> contexts;
@@ -101,12 +108,15 @@ public final class CampaignData {
         TreeSet<Integer> batchSet = new TreeSet<>();
         List<Pair> kept = new ArrayList<>();
         int ab = 0;
+        int burnIn = 0;
         for (Pair p : all) {
             baselines.add(p.baseline());
             if (p.key() != null) {
                 keys.add(p.key());
             }
-            if (p.translations() == 0) {
+            if (p.translations() == 0 && p.position() < BURN_IN_POSITION) {
+                burnIn++;
+            } else if (p.translations() == 0) {
                 double v = off ? p.perInstructionGuestNs() : p.perInstructionNs();
                 if (Double.isFinite(v)) {
                     kept.add(p);
@@ -119,14 +129,10 @@ public final class CampaignData {
         String baseline = String.join("|", baselines);
         String key = keys.isEmpty() ? null : String.join("|", keys);
         int[] batches = batchSet.stream().mapToInt(Integer::intValue).toArray();
-        double logN0 = 0;
-        for (int b : batches) {
-            logN0 += Math.log(b);
-        }
-        logN0 /= Math.max(1, batches.length);
         int n = kept.size();
         double[] y = new double[n];
         double[] guest = new double[n];
+        double[] exposure = new double[n];
         int[] run = new int[n];
         int[] roundPos = new int[n];
         int[] level = new int[n];
@@ -145,13 +151,14 @@ public final class CampaignData {
             Pair p = kept.get(i);
             y[i] = off ? p.perInstructionGuestNs() : p.perInstructionNs();
             guest[i] = p.perInstructionGuestNs();
+            exposure[i] = off ? p.probeGuestNs() + p.baselineGuestNs() : p.probeNs() + p.baselineNs();
             run[i] = runIndex.get(p.run());
             roundPos[i] = roundIndex.get(run[i]).get(p.round());
             level[i] = java.util.Arrays.binarySearch(batches, p.batch());
             batchCounts[level[i]]++;
             x[0][i] = p.orderAB() ? 0.5 : -0.5;
             x[1][i] = p.position() - 0.5;
-            x[2][i] = Math.log(p.batch()) - logN0;
+            x[ContextData.WINDOW][i] = 1.0 / p.batch();
             x[3][i] = p.translations() / (double) p.batch();
             rows.get(run[i]).get(roundPos[i]).add(i);
         }
@@ -162,7 +169,8 @@ public final class CampaignData {
                 byRunRound[r][q] = rows.get(r).get(q).stream().mapToInt(Integer::intValue).toArray();
             }
         }
-        return new ContextData(first.context(), baseline, key, y, guest, run, roundPos, x, level, batches,
-                byRunRound, all.size(), all.size() - n, ab, batchCounts);
+        int translated = all.size() - n - burnIn;
+        return new ContextData(first.context(), baseline, key, y, guest, exposure, run, roundPos, x, level, batches,
+                byRunRound, all.size(), translated, burnIn, ab, batchCounts);
     }
 }

@@ -2,7 +2,7 @@ package dev.splice.weigh.model;
 
 /**
  * Robust M-estimation (Huber's or Tukey's bisquare psi, {@link FitOptions#psi}) by iteratively
- * reweighted least squares, specialised to "one intercept per run plus a few covariates": the run block of the normal equations is diagonal, so each weighted least
+ * reweighted least squares (a bisquare fit from a start keeps the start's scale: an MM-type step), specialised to "one intercept per run plus a few covariates": the run block of the normal equations is diagonal, so each weighted least
  * squares step eliminates it (Schur complement) and solves a system of the covariate count only.
  * This makes a fit cost O(n * covariates^2), which is what lets the bootstrap refit every context
  * a thousand times.
@@ -92,16 +92,23 @@ public final class HuberRegression {
         double scale = Double.NaN;
         // The preliminary fit's scale is a good first guess: prior weights are normalised to it.
         double previousMedian = start != null && start.ok() ? start.scale() * o.scaleConstant() : Double.NaN;
+        // A redescending psi keeps its start's scale (MM-estimation, Yohai 1987): IRLS then descends
+        // sum(rho) monotonically, where a scale that moves with the rejected set can make it cycle.
+        boolean fixedScale = o.psi() == FitOptions.Psi.BISQUARE && start != null && start.ok();
         double[] scratch = new double[n];
         double[] y = d.y();
         while (iter < o.maxIterations()) {
             iter++;
-            for (int i = 0; i < n; i++) {
-                abs[i] = Math.abs(t[i]);
+            if (fixedScale) {
+                scale = start.scale();
+            } else {
+                for (int i = 0; i < n; i++) {
+                    abs[i] = Math.abs(t[i]);
+                }
+                double med = Select.medianNear(abs, previousMedian, scratch);
+                previousMedian = med;
+                scale = med / o.scaleConstant();
             }
-            double med = Select.medianNear(abs, previousMedian, scratch);
-            previousMedian = med;
-            scale = med / o.scaleConstant();
             if (!(scale > floor) || !Double.isFinite(scale)) {
                 return failed(c, runs, active, n, "robust scale vanishes (more than half the pairs fit exactly)");
             }

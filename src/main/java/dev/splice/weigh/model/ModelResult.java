@@ -9,6 +9,10 @@ import java.util.Map;
  * @param funnel pair counts in filter order (insertion-ordered)
  * @param batchBalance kept pairs per batch size
  * @param orderBalance kept pairs per order (AB, BA)
+ * @param interrupts the campaign's background of interrupt events
+ * @param zeroMarginNs the practical-zero margin (ns): {@link WeighModel#ZERO_MARGIN_REL} of the cheapest
+ *     context whose band lies above zero (0 when there is none)
+ * @param zeroReference that cheapest context, or null
  */
 public record ModelResult(
         List<String> runs,
@@ -19,7 +23,11 @@ public record ModelResult(
         Map<Integer, Long> batchBalance,
         Map<String, Long> orderBalance,
         List<BadRow> badRows,
-        Map<String, Integer> gateFailures) {
+        Map<String, Integer> gateFailures,
+        Interrupts.Background interrupts,
+        double zeroMarginNs,
+        String zeroReference) {
+    /** @return the number of high-confidence contexts */
     public long highQuality() {
         return contexts.stream().filter(ContextResult::highQuality).count();
     }

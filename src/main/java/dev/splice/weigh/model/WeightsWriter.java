@@ -11,7 +11,7 @@ import java.util.Map;
 
 /** weights.json and weights.csv (documented in docs/formats.md). */
 public final class WeightsWriter {
-    public static final String SCHEMA = "splice.weigh.weights/1";
+    public static final String SCHEMA = "splice.weigh.weights/2";
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private WeightsWriter() {}
@@ -25,8 +25,13 @@ public final class WeightsWriter {
         model.put("mad_constant", fo.scaleConstant());
         model.put("irls_tolerance", fo.tolerance());
         model.put("irls_max_iterations", fo.maxIterations());
-        model.put("variance_shrink_pairs", ContextModel.SHRINK_PAIRS);
-        model.put("zero_band_ns", WeighModel.ZERO_BAND_NS);
+        model.put("bisquare_c", FitOptions.BISQUARE_C);
+        model.put("burn_in_position", CampaignData.BURN_IN_POSITION);
+        model.put("zero_margin_rel", WeighModel.ZERO_MARGIN_REL);
+        num(model, "zero_margin_ns", r.zeroMarginNs());
+        if (r.zeroReference() != null) {
+            model.put("zero_reference", r.zeroReference());
+        }
         ObjectNode campaign = root.putObject("campaign");
         ArrayNode runs = campaign.putArray("runs");
         r.runs().forEach(runs::add);
@@ -38,14 +43,26 @@ public final class WeightsWriter {
         r.orderBalance().forEach(orders::put);
         ArrayNode bad = campaign.putArray("bad_rows");
         r.badRows().forEach(b -> bad.add(b.toString()));
+        ObjectNode interrupts = campaign.putObject("interrupts");
+        Interrupts.Background bg = r.interrupts();
+        num(interrupts, "rate_per_ms", bg.ratePerNs() * 1e6);
+        num(interrupts, "mean_event_us", bg.meanSize() / 1e3);
+        num(interrupts, "median_event_us", bg.medianSize() / 1e3);
+        interrupts.put("events", bg.events());
+        num(interrupts, "exposure_ms", bg.exposureNs() / 1e6);
+        ArrayNode excluded = interrupts.putArray("contexts_above_background");
+        bg.excluded().forEach(excluded::add);
         SimultaneousBand band = r.band();
         ObjectNode boot = root.putObject("bootstrap");
         boot.put("replicates", r.options().replicates());
         boot.put("valid_replicates", band.valid());
         boot.put("seed", r.options().seed());
-        boot.put("block_rounds", Bootstrap.BLOCK_ROUNDS);
+        boot.put("method", "wild-cluster-webb-t-calibrated");
         boot.put("level", SimultaneousBand.LEVEL);
         num(boot, "critical_value", band.critical());
+        num(boot, "alpha_per_estimate", band.alpha());
+        num(boot, "effective_estimates", band.effectiveEstimates());
+        num(boot, "bootstrap_max_t", band.bootstrapCritical());
         num(boot, "critical_value_mc_se", band.criticalMcSe());
         num(boot, "quantile_probability_mc_se", band.probabilityMcSe());
         num(boot, "critical_value_99", band.critical99());
@@ -114,6 +131,7 @@ public final class WeightsWriter {
         num(o, "autocorrelation_time", a.tau());
         o.put("pairs_kept", d.size());
         o.put("pairs_removed", d.pairsRemovedTranslations());
+        o.put("pairs_removed_burn_in", d.pairsRemovedBurnIn());
         num(o, "contrast_ns", c.contrast());
         num(o, "se_ns", c.se());
         num(o, "asymptotic_se_ns", a.asymptoticSe());
@@ -138,9 +156,22 @@ public final class WeightsWriter {
         if (f.failure() != null) {
             irls.put("failure", f.failure());
         }
+        num(o, "interrupt_overhead_ns", c.interruptOverheadNs());
         ObjectNode out = o.putObject("outliers");
-        out.put("severe", a.severeOutliers());
-        num(out, "wilson_upper", a.severeUpper());
+        out.put("rejected", a.rejected());
+        ObjectNode ev = o.putObject("interrupts");
+        ev.put("events", c.events().observed());
+        num(ev, "expected", c.events().expected());
+        num(ev, "p_excess", c.events().pExcess());
+        num(ev, "detectable_share", c.events().detectableShare());
+        num(o, "variance_exponent", a.varianceExponent());
+        ArrayNode lof = o.putArray("lack_of_fit");
+        for (ContextAnalysis.LackOfFit l : a.lackOfFit()) {
+            ObjectNode lo = lof.addObject();
+            lo.put("batch", l.batch());
+            num(lo, "deviation_ns", l.deviation());
+            num(lo, "se_ns", l.se());
+        }
         ObjectNode het = o.putObject("heterogeneity");
         num(het, "q", a.dlQ());
         num(het, "tau2", a.dlTau2());
