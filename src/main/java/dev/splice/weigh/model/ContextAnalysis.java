@@ -56,22 +56,24 @@ public record ContextAnalysis(
 
     /**
      * Interrupt events of a context: pairs whose residual, in window time ({@code |r| N}), is at least
-     * their detection threshold {@code max(EVENT_MIN_NS, c s N / sqrt(h))} (so the bisquare rejected
-     * them and they are too large to be noise). A positive residual is an event in the probe window,
-     * a negative one in the baseline window.
+     * their detection threshold {@code max(EVENT_MIN_NS, 2 c s N / sqrt(h))} (twice the bisquare's
+     * rejection point, so that heavy-tailed noise is not counted). A positive residual is an event in the probe window,
+     * a negative one in the baseline window. A pair counts once however many events hit it.
      *
-     * @param sizes window-time sizes of the detected events (ns)
      * @param event per pair, whether it is a detected event
+     * @param size per pair, the window-time size of its event (ns; 0 for no event)
      * @param threshold per pair, the smallest event the model detects there (ns of window time)
-     * @param sensitiveExposure exposure of the pairs whose threshold is {@code EVENT_MIN_NS} (every event of
-     *     at least that size is detected there), ns
-     * @param sensitiveSizes the sizes of the events detected in those pairs
+     * @param sensitive per pair, whether its threshold is {@code EVENT_MIN_NS} (every event of at least
+     *     that size is detected there)
      */
-    public record Events(double[] sizes, boolean[] event, double[] threshold, double sensitiveExposure,
-            double[] sensitiveSizes) {
+    public record Events(boolean[] event, double[] size, double[] threshold, boolean[] sensitive) {
         /** @return the number of detected events */
         public int observed() {
-            return sizes.length;
+            int n = 0;
+            for (boolean e : event) {
+                n += e ? 1 : 0;
+            }
+            return n;
         }
     }
 
@@ -87,10 +89,17 @@ public record ContextAnalysis(
 
     /** Smallest window-time residual counted as an interrupt event (ns): seed 003's events are 15 to 60 us. */
     public static final double EVENT_MIN_NS = 5_000;
+    /** An event is also at least this many times the bisquare's rejection point away from the fit. */
+    public static final double EVENT_NOISE_FACTOR = 2;
     /** A run needs this many kept pairs for its own fit. */
     public static final int MIN_RUN_PAIRS = 8;
     /** Per-run fits only feed the heterogeneity statistics, for which 1e-6 is ample. */
     public static final double RUN_FIT_TOLERANCE = 1e-6;
+    /**
+     * A fixed-scale bisquare always descends, but pairs near its rejection point make the last digits
+     * slow: 30 pairs may need more than 100 iterations.
+     */
+    public static final int RUN_FIT_MAX_ITERATIONS = 1000;
     /** An auxiliary check needs this many usable pairs. */
     public static final int MIN_CHECK_PAIRS = 20;
 
@@ -113,7 +122,7 @@ public record ContextAnalysis(
         Check clock = guestCheck(c, runs, o);
         if (!f.ok()) {
             return new ContextAnalysis(c, f, f, core.varianceExponent(), null, null, Double.NaN, Double.NaN,
-                    Double.NaN, Double.NaN, Double.NaN, 0, new Events(new double[0], new boolean[0], new double[0], 0, new double[0]),
+                    Double.NaN, Double.NaN, Double.NaN, 0, new Events(new boolean[0], new double[0], new double[0], new boolean[0]),
                     List.of(), List.of(), Double.NaN, Double.NaN, Double.NaN, offCheck, clock);
         }
         Design weighted = d.withPriorWeights(core.prior());
@@ -183,7 +192,9 @@ public record ContextAnalysis(
     private static List<RunFit> runFits(ContextData c, Design all, HuberFit f, double[] prior, List<String> runNames,
             FitOptions o) {
         List<RunFit> out = new ArrayList<>();
-        FitOptions runOptions = o.withTolerance(Math.max(o.tolerance(), RUN_FIT_TOLERANCE)).bisquare();
+        FitOptions b = o.withTolerance(Math.max(o.tolerance(), RUN_FIT_TOLERANCE)).bisquare();
+        FitOptions runOptions = new FitOptions(b.psi(), b.k(), b.scaleConstant(), b.tolerance(),
+                Math.max(b.maxIterations(), RUN_FIT_MAX_ITERATIONS));
         int[] compact = new int[runNames.size()];
         for (int i = 0; i < c.size(); i++) {
             compact[c.run()[i]] = all.run()[i];
@@ -219,30 +230,22 @@ public record ContextAnalysis(
     /** Detected interrupt events and every pair's detection threshold (see {@link Events}). */
     static Events events(ContextData c, HuberFit f, double[] prior, double rejection) {
         int n = c.size();
-        double[] threshold = new double[n];
         boolean[] event = new boolean[n];
-        List<Double> sizes = new ArrayList<>();
-        List<Double> sensitive = new ArrayList<>();
-        double sensitiveExposure = 0;
+        double[] size = new double[n];
+        double[] threshold = new double[n];
+        boolean[] sensitive = new boolean[n];
         for (int i = 0; i < n; i++) {
             int batch = c.batch(i);
-            double noiseLimit = rejection * f.scale() / Math.sqrt(prior[i]) * batch;
+            double noiseLimit = EVENT_NOISE_FACTOR * rejection * f.scale() / Math.sqrt(prior[i]) * batch;
             threshold[i] = Math.max(EVENT_MIN_NS, noiseLimit);
-            boolean isSensitive = noiseLimit <= EVENT_MIN_NS;
-            if (isSensitive) {
-                sensitiveExposure += c.exposure()[i];
-            }
-            double size = Math.abs(f.residuals()[i]) * batch;
-            if (size >= threshold[i]) {
+            sensitive[i] = noiseLimit <= EVENT_MIN_NS;
+            double s = Math.abs(f.residuals()[i]) * batch;
+            if (s >= threshold[i]) {
                 event[i] = true;
-                sizes.add(size);
-                if (isSensitive) {
-                    sensitive.add(size);
-                }
+                size[i] = s;
             }
         }
-        return new Events(sizes.stream().mapToDouble(Double::doubleValue).toArray(), event, threshold, sensitiveExposure,
-                sensitive.stream().mapToDouble(Double::doubleValue).toArray());
+        return new Events(event, size, threshold, sensitive);
     }
 
     /** Lack of fit at each interior batch size, from the final fit's weighted residuals per run. */

@@ -10,9 +10,9 @@ package dev.splice.weigh.model;
  *       is {@code (N / N0)^(-2 gamma)} (N0 the geometric mean of the batch sizes);
  *   <li>a Huber fit with those prior weights, started from the preliminary coefficients;
  *   <li>the final fit: Tukey's bisquare (a redescending psi, {@link FitOptions#BISQUARE_C}) with the
- *       same prior weights, started from the Huber fit. It gives pairs beyond 4.685 robust scales no
- *       weight at all, so one-sided contamination (interrupts hitting a window) does not pull the
- *       estimate as it pulls a monotone Huber fit.
+ *       same prior weights, started from the Huber fit ({@link #bisquare}). It gives pairs beyond
+ *       4.685 robust scales no weight at all, so one-sided contamination (interrupts hitting a window)
+ *       does not pull the estimate as it pulls a monotone Huber fit.
  * </ol>
  */
 public final class ContextModel {
@@ -20,6 +20,14 @@ public final class ContextModel {
     public static final double STAGE1_TOLERANCE = 1e-2;
     /** A batch size enters the variance function only with at least this many pairs. */
     public static final int MIN_VARIANCE_PAIRS = 5;
+    /** Rounds of scale re-estimation of the bisquare stage; not settling within them is non-convergence. */
+    public static final int MAX_SCALE_ROUNDS = 30;
+    /**
+     * The bisquare's scale has settled when a round moves it by at most this share: the MAD of a
+     * finite sample moves in steps and can cycle between neighbouring order statistics (by about 1e-3),
+     * which moves the estimate by about 1e-7 of itself.
+     */
+    public static final double SCALE_TOLERANCE = 1e-2;
 
     private ContextModel() {}
 
@@ -27,7 +35,7 @@ public final class ContextModel {
      * The fits of one context.
      *
      * @param fit the final (bisquare) fit
-     * @param huber the Huber fit with the same prior weights (its start; compared in the event-stability gate)
+     * @param huber the Huber fit with the same prior weights (the bisquare's start)
      * @param prior the prior weights of both, or null when the preliminary fit failed
      * @param varianceExponent {@code gamma} of the variance function (NaN with fewer than two usable batch sizes)
      */
@@ -54,7 +62,49 @@ public final class ContextModel {
         if (!huber.ok()) {
             return new Core(huber, huber, h, gamma[0]);
         }
-        return new Core(HuberRegression.fit(weighted, o.bisquare(), huber), huber, h, gamma[0]);
+        return new Core(bisquare(weighted, o, huber), huber, h, gamma[0]);
+    }
+
+    /**
+     * The bisquare fit from {@code start}: a fit holding the scale, then the scale re-estimated as the
+     * MAD of that fit's (prior-weight transformed) residuals and the fit repeated from it, until the
+     * scale moves by at most {@link #SCALE_TOLERANCE} (relative). The fixed point is {@code MASS::rlm}'s with
+     * {@code psi.bisquare} from the same start: coefficients that solve the bisquare equations at the
+     * MAD of their own residuals. Holding the scale inside each fit makes every fit a descent of
+     * {@code sum(rho)}; re-estimating it lets a fit that rejected contamination shed the scale the
+     * Huber start inflated with it.
+     *
+     * @param weighted the design with prior weights
+     * @param o the Huber options (the bisquare's constant replaces their k)
+     * @param start a successful fit to start from
+     * @return the bisquare fit
+     */
+    static HuberFit bisquare(Design weighted, FitOptions o, HuberFit start) {
+        FitOptions b = o.bisquare();
+        HuberFit fit = HuberRegression.fit(weighted, b, start);
+        int iterations = fit.iterations();
+        boolean converged = fit.converged();
+        for (int round = 0; round < MAX_SCALE_ROUNDS && fit.ok(); round++) {
+            double[] t = new double[weighted.size()];
+            for (int i = 0; i < t.length; i++) {
+                t[i] = Math.abs(Math.sqrt(weighted.prior(i)) * fit.residuals()[i]);
+            }
+            double scale = Select.median(t) / o.scaleConstant();
+            if (!(scale > 0) || Math.abs(scale - fit.scale()) <= SCALE_TOLERANCE * fit.scale()) {
+                return withIterations(fit, iterations, converged);
+            }
+            HuberFit next = HuberRegression.fit(weighted, b, new HuberFit(fit.theta(), fit.runIntercepts(), fit.beta(),
+                    fit.active(), scale, fit.huberWeights(), fit.residuals(), true, 0, null));
+            iterations += next.iterations();
+            converged = next.converged();
+            fit = next;
+        }
+        return withIterations(fit, iterations, false);
+    }
+
+    private static HuberFit withIterations(HuberFit f, int iterations, boolean converged) {
+        return new HuberFit(f.theta(), f.runIntercepts(), f.beta(), f.active(), f.scale(), f.huberWeights(),
+                f.residuals(), converged && f.converged(), iterations, f.failure());
     }
 
     /** Prior weights {@code (N/N0)^(-2 gamma)} of the fitted power-law scale; {@code gammaOut[0]} = gamma. */

@@ -6,44 +6,43 @@ import java.util.List;
 
 /**
  * The campaign's background of interrupt events and each context's share of it. Host interrupts
- * arrive at a steady rate per unit of CPU time and add tens of microseconds to the window they hit,
- * so the chance that a pair is hit grows with its exposure (the CPU time of its two windows).
+ * arrive at a steady rate {@code lambda} per unit of CPU time and add tens of microseconds to the
+ * window they hit, so the chance that a pair is hit grows with its exposure {@code E} (the CPU time
+ * of its two windows, less the excess time of a detected event): {@code P(hit) = 1 - exp(-lambda E)}.
  *
- * <p>Background: the rate {@code lambda} = events / exposure and the event sizes, from the
+ * <p>Background: {@code lambda} is the maximum-likelihood rate of that model over the
  * <em>sensitive</em> pairs (where every event of at least {@link ContextAnalysis#EVENT_MIN_NS} is
- * detected), pooled over the contexts whose own counts agree with it: a context whose count is
- * significantly above its expectation is left out and the background recomputed, until no context
- * changes side. A context expects {@code lambda sum_i E_i S(D_i)} events, with {@code E_i} the
- * exposure of pair i, {@code D_i} its detection threshold and {@code S} the share of background
- * events at least that large.
+ * detected), and the event sizes are those pairs' excess times; both pooled over the contexts whose
+ * own counts agree with the background: a context significantly and materially above it is left out
+ * and the background recomputed, until no context changes side. A context expects {@code sum_i
+ * 1 - exp(-lambda S(D_i) E_i)} detected events, with {@code D_i} the detection threshold of pair i and
+ * {@code S(D)} the share of background events at least that large.
  */
 public final class Interrupts {
     /** A context's events are "above the background" when the Poisson upper tail is below this ... */
     public static final double EXCESS_P = 0.001;
     /** ... and it has more than this many times the expected events. */
-    public static final double EXCESS_RATIO = 2.0;
+    public static final double EXCESS_RATIO = 1.5;
     private static final int MAX_ROUNDS = 20;
 
     /**
      * The campaign's background.
      *
      * @param ratePerNs events per ns of CPU time (NaN without sensitive exposure)
-     * @param sizes sorted sizes of the background's sensitive events (ns of window time)
+     * @param sizes sorted excess times of the sensitive pairs with an event (ns of window time)
+     * @param meanSize mean time of one event (ns): the sizes' total over the events the rate implies
+     *     behind them (a pair hit twice shows both)
      * @param exposureNs the sensitive exposure behind the rate
      * @param excluded contexts left out as above the background
      */
-    public record Background(double ratePerNs, double[] sizes, double exposureNs, List<String> excluded) {
-        /** @return the mean event size (ns), NaN without events */
-        public double meanSize() {
-            return sizes.length == 0 ? Double.NaN : Arrays.stream(sizes).average().orElse(Double.NaN);
-        }
-
-        /** @return the median event size (ns), NaN without events */
+    public record Background(double ratePerNs, double[] sizes, double meanSize, double exposureNs,
+            List<String> excluded) {
+        /** @return the median excess time of a hit pair (ns), NaN without events */
         public double medianSize() {
             return sizes.length == 0 ? Double.NaN : Select.median(sizes.clone());
         }
 
-        /** @return the events the background has */
+        /** @return the sensitive pairs with an event behind the background */
         public int events() {
             return sizes.length;
         }
@@ -71,8 +70,8 @@ public final class Interrupts {
      * @param observed detected events
      * @param expected events the background predicts for its pairs
      * @param pExcess {@code P(X >= observed)} for a Poisson variable with that mean
-     * @param detectableShare expected detected events / expected events of any size: the share of the
-     *     context's interrupts the bisquare rejects (the rest may stay in the estimate)
+     * @param detectableShare the share of the context's expected interrupts (of any size) that the
+     *     bisquare rejects; the rest may stay in the estimate
      */
     public record ContextEvents(int observed, double expected, double pExcess, double detectableShare) {
         /** @return whether the context has significantly and materially more events than the background */
@@ -114,30 +113,96 @@ public final class Interrupts {
     }
 
     private static Background pool(List<ContextAnalysis> analyses, boolean[] in) {
-        double exposure = 0;
-        List<double[]> sizes = new ArrayList<>();
         List<String> excluded = new ArrayList<>();
-        int count = 0;
+        int n = 0;
         for (int k = 0; k < in.length; k++) {
-            ContextAnalysis a = analyses.get(k);
-            if (!in[k]) {
-                if (a.fit().ok()) {
-                    excluded.add(a.data().context());
+            if (in[k]) {
+                for (boolean s : analyses.get(k).events().sensitive()) {
+                    n += s ? 1 : 0;
                 }
+            } else if (analyses.get(k).fit().ok()) {
+                excluded.add(analyses.get(k).data().context());
+            }
+        }
+        double[] exposure = new double[n];
+        boolean[] hit = new boolean[n];
+        double[] size = new double[n];
+        int m = 0;
+        for (int k = 0; k < in.length; k++) {
+            if (!in[k]) {
                 continue;
             }
-            exposure += a.events().sensitiveExposure();
-            sizes.add(a.events().sensitiveSizes());
-            count += a.events().sensitiveSizes().length;
+            ContextAnalysis a = analyses.get(k);
+            ContextAnalysis.Events e = a.events();
+            for (int i = 0; i < e.sensitive().length; i++) {
+                if (e.sensitive()[i]) {
+                    exposure[m] = cleanExposure(a, i);
+                    hit[m] = e.event()[i];
+                    size[m++] = e.size()[i];
+                }
+            }
         }
-        double[] all = new double[count];
-        int f = 0;
-        for (double[] s : sizes) {
-            System.arraycopy(s, 0, all, f, s.length);
-            f += s.length;
+        double total = 0;
+        int hits = 0;
+        for (int i = 0; i < n; i++) {
+            total += exposure[i];
+            hits += hit[i] ? 1 : 0;
         }
-        Arrays.sort(all);
-        return new Background(exposure > 0 ? count / exposure : Double.NaN, all, exposure, excluded);
+        double rate = total > 0 ? rate(exposure, hit, hits, total) : Double.NaN;
+        double[] sizes = new double[hits];
+        double sum = 0;
+        double events = 0;
+        for (int i = 0, j = 0; i < n; i++) {
+            if (hit[i]) {
+                sizes[j++] = size[i];
+                sum += size[i];
+                double x = rate * exposure[i];
+                events += x > 1e-12 ? x / -Math.expm1(-x) : 1;
+            }
+        }
+        Arrays.sort(sizes);
+        return new Background(rate, sizes, hits > 0 ? sum / events : Double.NaN, total, excluded);
+    }
+
+    /** The exposure of pair i without its detected event's time: the time in which an event could start. */
+    static double cleanExposure(ContextAnalysis a, int i) {
+        return Math.max(0, a.data().exposure()[i] - a.events().size()[i]);
+    }
+
+    /**
+     * The maximum-likelihood rate of {@code P(hit) = 1 - exp(-lambda E)}: the root of the decreasing
+     * score {@code sum_hit E/(exp(lambda E) - 1) - sum_miss E}, by bisection on a log scale.
+     */
+    private static double rate(double[] exposure, boolean[] hit, int hits, double total) {
+        if (hits == 0) {
+            return 0;
+        }
+        double missExposure = 0;
+        for (int i = 0; i < exposure.length; i++) {
+            missExposure += hit[i] ? 0 : exposure[i];
+        }
+        if (!(missExposure > 0)) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double crude = hits / total;
+        double lo = crude / 4;
+        double hi = crude * 64;
+        for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+            double mid = Math.sqrt(lo * hi);
+            double score = -missExposure;
+            for (int i = 0; i < exposure.length; i++) {
+                if (hit[i]) {
+                    double x = mid * exposure[i];
+                    score += x > 1e-12 ? exposure[i] / Math.expm1(x) : 1 / mid;
+                }
+            }
+            if (score > 0) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return Math.sqrt(lo * hi);
     }
 
     /**
@@ -149,24 +214,23 @@ public final class Interrupts {
      */
     public static ContextEvents compare(ContextAnalysis a, Background b) {
         ContextAnalysis.Events e = a.events();
-        if (!a.fit().ok() || !Double.isFinite(b.ratePerNs())) {
+        if (!a.fit().ok() || !(b.ratePerNs() >= 0) || Double.isInfinite(b.ratePerNs())) {
             return new ContextEvents(e.observed(), Double.NaN, Double.NaN, Double.NaN);
         }
         double any = 0;
         double detected = 0;
-        double[] exposure = a.data().exposure();
-        for (int i = 0; i < exposure.length; i++) {
-            any += exposure[i];
-            detected += exposure[i] * b.survival(e.threshold()[i]);
+        for (int i = 0; i < e.event().length; i++) {
+            double exposure = cleanExposure(a, i);
+            any -= Math.expm1(-b.ratePerNs() * exposure);
+            detected -= Math.expm1(-b.ratePerNs() * b.survival(e.threshold()[i]) * exposure);
         }
-        double expected = b.ratePerNs() * detected;
-        return new ContextEvents(e.observed(), expected, Distributions.poissonUpperTail(e.observed(), expected),
+        return new ContextEvents(e.observed(), detected, Distributions.poissonUpperTail(e.observed(), detected),
                 any > 0 ? detected / any : Double.NaN);
     }
 
     /**
      * The expected interrupt overhead of an instruction that costs {@code cost} ns: events per ns of
-     * CPU time times their mean size times the cost (0 for a cost at or below zero).
+     * CPU time times the mean event time times the cost (0 for a cost at or below zero).
      *
      * @param b the background
      * @param cost the clean cost (ns per instruction)

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  * The family-wise 95% band covers all truths of a campaign in 93% to 97% of simulated campaigns
  * ({@link CoverageSimulation}: 12 runs of 10 probe rounds, 3 batch sizes, Student-t(4) noise, shifted
  * and translated pairs, interrupts at 0.6 per ms, a per-window fixed cost). The short version of
- * {@code bench/weigh-coverage.sh}: 480 campaigns in six cells, K = 10 contexts (100 campaigns each at a
+ * {@code bench/weigh-coverage.sh}: 450 campaigns in six cells, K = 10 contexts (100 campaigns each at a
  * run-to-run SD of 0, 1, 3 and 5 within-run SEs), K = 100 (30 at 3 SEs, half the run variance common
  * to all contexts) and K = 400 (20 at 5 SEs). The pooled share has a binomial SE of 1.0 point;
  * each cell must reach 85% (a cell of 20 campaigns has an SE of 5 points). About 50 s on one core.
