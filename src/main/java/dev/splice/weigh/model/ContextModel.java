@@ -8,7 +8,8 @@ package dev.splice.weigh.model;
  *       preliminary residuals of each batch size N, {@code s_N}, is fitted by {@code ln s_N = a +
  *       gamma ln N} (least squares weighted by the pairs per batch size), and a pair's prior weight
  *       is {@code (N / N0)^(-2 gamma)} (N0 the geometric mean of the batch sizes);
- *   <li>a Huber fit with those prior weights, started from the preliminary coefficients;
+ *   <li>a Huber fit with those prior weights, started from the preliminary coefficients; the variance
+ *       function fitted again to its residuals, and the Huber fit repeated with the new weights;
  *   <li>the final fit: Tukey's bisquare (a redescending psi, {@link FitOptions#BISQUARE_C}) with the
  *       same prior weights, started from the Huber fit ({@link #bisquare}). It gives pairs beyond
  *       4.685 robust scales no weight at all, so one-sided contamination (interrupts hitting a window)
@@ -18,6 +19,8 @@ package dev.splice.weigh.model;
 public final class ContextModel {
     /** The preliminary fit only feeds the weights; it need not be iterated as far as the final one. */
     public static final double STAGE1_TOLERANCE = 1e-2;
+    /** Weighted Huber fits of the variance-function iteration (the last one is the bisquare's start). */
+    public static final int VARIANCE_PASSES = 2;
     /** A batch size enters the variance function only with at least this many pairs. */
     public static final int MIN_VARIANCE_PAIRS = 5;
     /** Rounds of scale re-estimation of the bisquare stage; not settling within them is non-convergence. */
@@ -57,11 +60,20 @@ public final class ContextModel {
         }
         double[] gamma = new double[1];
         double[] h = varianceWeights(stage1.residuals(), batchLevel, batches, o.scaleConstant(), gamma);
-        Design weighted = unweighted.withPriorWeights(h);
-        HuberFit huber = HuberRegression.fit(weighted, o, stage1);
-        if (!huber.ok()) {
-            return new Core(huber, huber, h, gamma[0]);
+        HuberFit huber = stage1;
+        // The unweighted fit lets the noisy small batches misplace the line, which inflates the
+        // residuals of the quiet large ones: the variance function is fitted again to a weighted fit.
+        for (int pass = 0; pass < VARIANCE_PASSES; pass++) {
+            huber = HuberRegression.fit(unweighted.withPriorWeights(h), pass + 1 < VARIANCE_PASSES
+                    ? o.withTolerance(Math.max(o.tolerance(), STAGE1_TOLERANCE)) : o, huber);
+            if (!huber.ok()) {
+                return new Core(huber, huber, h, gamma[0]);
+            }
+            if (pass + 1 < VARIANCE_PASSES) {
+                h = varianceWeights(huber.residuals(), batchLevel, batches, o.scaleConstant(), gamma);
+            }
         }
+        Design weighted = unweighted.withPriorWeights(h);
         return new Core(bisquare(weighted, o, huber), huber, h, gamma[0]);
     }
 
