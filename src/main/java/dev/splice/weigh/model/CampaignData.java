@@ -35,28 +35,41 @@ public final class CampaignData {
         this.campaign = campaign;
     }
 
+    /** @return the run names, in order */
     public List<String> runs() {
         return runs;
     }
 
-    /** Number of probe rounds of each run. */
+    /**
+     * @param run a run index
+     * @return its number of probe rounds
+     */
     public int rounds(int run) {
         return roundsOfRun[run].length;
     }
 
+    /** @return the contexts' kept pairs, in context order */
     public List<ContextData> contexts() {
         return contexts;
     }
 
-    /** The plugin-off pairs of a context in the same form, or null. */
+    /**
+     * @param context a context key
+     * @return its plugin-off pairs in the same form, or null
+     */
     public ContextData off(String context) {
         return offContexts.get(context);
     }
 
+    /** @return the campaign this was built from */
     public Campaign campaign() {
         return campaign;
     }
 
+    /**
+     * @param c a campaign
+     * @return it arranged for the model
+     */
     public static CampaignData of(Campaign c) {
         TreeSet<String> runNames = new TreeSet<>();
         Map<String, TreeSet<Integer>> rounds = new HashMap<>();

@@ -34,16 +34,22 @@ public record ContextData(
         int pairsRemovedBurnIn,
         int abCount,
         int[] batchCounts) {
+    /** Number of covariate columns in {@link #x}. */
     public static final int COVARIATES = 4;
     /** Index of the window covariate {@code 1/N} in {@link #x}. */
     public static final int WINDOW = 2;
+    /** Names of the covariates in weights.json's {@code effects}. */
     public static final String[] COVARIATE_NAMES = {"order", "drift", "window", "translation_rate"};
 
+    /** @return the number of kept pairs */
     public int size() {
         return y.length;
     }
 
-    /** The batch size (target instructions per window) of pair i. */
+    /**
+     * @param i a pair
+     * @return its batch size (target instructions per window)
+     */
     public int batch(int i) {
         return batches[batchLevel[i]];
     }

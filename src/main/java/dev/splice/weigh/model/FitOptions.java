@@ -32,7 +32,11 @@ public record FitOptions(Psi psi, double k, double scaleConstant, double toleran
         /** {@code psi(u) = u (1 - (u/k)^2)^2} for {@code |u| < k}, else 0: pairs beyond k get no weight. */
         BISQUARE;
 
-        /** The IRLS weight {@code psi(u)/u} at a standardized residual of size {@code a = |u| >= 0}. */
+        /**
+         * @param a the size {@code |u|} of a standardized residual
+         * @param k the tuning constant (in the same units as {@code a})
+         * @return the IRLS weight {@code psi(u)/u}
+         */
         public double weight(double a, double k) {
             if (this == HUBER) {
                 return a <= k ? 1.0 : k / a;
@@ -45,12 +49,20 @@ public record FitOptions(Psi psi, double k, double scaleConstant, double toleran
             return t * t;
         }
 
-        /** {@code psi(u)}. */
+        /**
+         * @param u a standardized residual
+         * @param k the tuning constant
+         * @return {@code psi(u)}
+         */
         public double psi(double u, double k) {
             return u * weight(Math.abs(u), k);
         }
 
-        /** {@code psi'(u)}. */
+        /**
+         * @param u a standardized residual
+         * @param k the tuning constant
+         * @return {@code psi'(u)}
+         */
         public double derivative(double u, double k) {
             double a = Math.abs(u);
             if (this == HUBER) {
@@ -64,12 +76,15 @@ public record FitOptions(Psi psi, double k, double scaleConstant, double toleran
         }
     }
 
-    /** The same options with another stopping threshold. */
+    /**
+     * @param t the stopping threshold
+     * @return the same options with that threshold
+     */
     public FitOptions withTolerance(double t) {
         return new FitOptions(psi, k, scaleConstant, t, maxIterations);
     }
 
-    /** The same scale, tolerance and iteration limit with Tukey's bisquare at {@link #BISQUARE_C}. */
+    /** @return the same scale, tolerance and iteration limit with Tukey's bisquare at {@link #BISQUARE_C} */
     public FitOptions bisquare() {
         return new FitOptions(Psi.BISQUARE, BISQUARE_C, scaleConstant, tolerance, maxIterations);
     }

@@ -14,6 +14,7 @@ package dev.splice.weigh.model;
  */
 public record HuberFit(double theta, double[] runIntercepts, double[] beta, boolean[] active, double scale,
         double[] huberWeights, double[] residuals, boolean converged, int iterations, String failure) {
+    /** @return whether the fit succeeded */
     public boolean ok() {
         return failure == null;
     }

@@ -22,6 +22,11 @@ public final class HuberRegression {
 
     private HuberRegression() {}
 
+    /**
+     * @param d the design
+     * @param o the psi, its constant, the scale constant and the stopping rule
+     * @return the fit from least squares
+     */
     public static HuberFit fit(Design d, FitOptions o) {
         return fit(d, o, null);
     }
@@ -29,7 +34,13 @@ public final class HuberRegression {
     /**
      * Like {@link #fit(Design, FitOptions)} but starting from the coefficients of {@code start} (a fit
      * of the same runs and columns, e.g. the unweighted preliminary fit) instead of least squares.
-     * The fixed point is the same; only the number of iterations changes.
+     * For Huber's psi the fixed point is the same; only the number of iterations changes. The
+     * bisquare holds {@code start}'s scale throughout (see the class comment).
+     *
+     * @param d the design
+     * @param o the psi, its constant, the scale constant and the stopping rule
+     * @param start the fit to start from, or null for least squares
+     * @return the fit
      */
     public static HuberFit fit(Design d, FitOptions o, HuberFit start) {
         int n = d.size();

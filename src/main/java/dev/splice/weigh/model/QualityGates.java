@@ -12,21 +12,37 @@ import java.util.Map;
  * {@code |effect| + t_{0.95, R-1} se <= margin}.
  */
 public final class QualityGates {
+    /** Gate {@code interrupt-rate-above-background}. */
     public static final String EVENT_RATE = "interrupt-rate-above-background";
+    /** Gate {@code estimate-unstable-under-events}. */
     public static final String EVENT_UNSTABLE = "estimate-unstable-under-events";
+    /** Gate {@code irls-not-converged}. */
     public static final String IRLS_NOT_CONVERGED = "irls-not-converged";
+    /** Gate {@code per-run-irls-not-converged}. */
     public static final String RUN_IRLS_NOT_CONVERGED = "per-run-irls-not-converged";
+    /** Gate {@code cross-run-heterogeneity-high}. */
     public static final String HETEROGENEITY = "cross-run-heterogeneity-high";
+    /** Gate {@code order-effect-not-equivalent}. */
     public static final String ORDER = "order-effect-not-equivalent";
+    /** Gate {@code drift-effect-not-equivalent}. */
     public static final String DRIFT = "drift-effect-not-equivalent";
+    /** Gate {@code batch-size-nonlinearity}. */
     public static final String BATCH = "batch-size-nonlinearity";
+    /** Gate {@code plugin-off-check-divergent}. */
     public static final String OFF_DIVERGENT = "plugin-off-check-divergent";
+    /** Gate {@code plugin-off-check-unavailable}. */
     public static final String OFF_UNAVAILABLE = "plugin-off-check-unavailable";
+    /** Gate {@code cross-clock-check-divergent}. */
     public static final String CLOCK_DIVERGENT = "cross-clock-check-divergent";
+    /** Gate {@code cross-clock-check-unavailable}. */
     public static final String CLOCK_UNAVAILABLE = "cross-clock-check-unavailable";
+    /** Gate {@code simultaneous-ci-too-wide}. */
     public static final String CI_TOO_WIDE = "simultaneous-ci-too-wide";
+    /** Gate {@code ess-below-minimum}. */
     public static final String ESS_LOW = "ess-below-minimum";
+    /** Gate {@code unidentifiable}. */
     public static final String UNIDENTIFIABLE = "unidentifiable";
+    /** Gate {@code fit-failed}. */
     public static final String FIT_FAILED = "fit-failed";
 
     /**
@@ -40,12 +56,15 @@ public final class QualityGates {
     public static final double HETEROGENEITY_TAU_REL = 0.10;
     /** Equivalence margin of the order, drift and batch effects: max(abs, rel * |contrast|). */
     public static final double EFFECT_MARGIN_ABS_NS = 0.05;
+    /** The relative part of the margin above. */
     public static final double EFFECT_MARGIN_REL = 0.10;
     /** Equivalence margin of the plugin-off and cross-clock estimates against the main one. */
     public static final double CHECK_MARGIN_ABS_NS = 0.15;
+    /** The relative part of the margin above. */
     public static final double CHECK_MARGIN_REL = 0.20;
     /** The simultaneous half-width may be at most max(abs, rel * |estimate|). */
     public static final double CI_HALF_WIDTH_ABS_NS = 0.15;
+    /** The relative part of the margin above. */
     public static final double CI_HALF_WIDTH_REL = 0.20;
     /** Minimum effective sample size. */
     public static final double ESS_MIN = 20;

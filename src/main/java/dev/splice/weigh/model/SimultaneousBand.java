@@ -39,6 +39,7 @@ import java.util.function.IntConsumer;
 public record SimultaneousBand(double[] se, int[] df, double[] criticalOf, double alpha, double critical,
         double bootstrapCritical, int valid, double critical99, double[] widthRatio, double probabilityMcSe,
         double criticalMcSe, List<double[]> convergence) {
+    /** The family-wise coverage level. */
     public static final double LEVEL = 0.95;
     /** Replicates of the preliminary run the width ratio compares with (the seed's 99-replicate pre-check). */
     public static final int PRELIMINARY_REPLICATES = 99;
