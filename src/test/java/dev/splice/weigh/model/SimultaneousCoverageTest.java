@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * {@code bench/weigh-coverage.sh}: 450 campaigns in six cells, K = 10 contexts (100 campaigns each at a
  * run-to-run SD of 0, 1, 3 and 5 within-run SEs), K = 100 (30 at 3 SEs, half the run variance common
  * to all contexts) and K = 400 (20 at 5 SEs). The pooled share has a binomial SE of 1.0 point;
- * each cell must reach 85% (a cell of 20 campaigns has an SE of 5 points). About 50 s on one core.
+ * each cell must reach 85% (a cell of 20 campaigns has an SE of 5 points). About 40 s on one core.
  */
 class SimultaneousCoverageTest {
     @Test
