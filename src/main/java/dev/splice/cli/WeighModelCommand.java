@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = {
             "Fit the robust model to a campaign's pairs.jsonl and pairs-off.jsonl and publish weights:",
-            "per-context Huber IRLS with run, order, drift and batch terms, run-cluster moving-block bootstrap, simultaneous 95%% intervals, quality gates. Writes weights.json, weights.csv, report.md and report.html to OUT_DIR. The same seed gives byte-identical output."
+            "per-context robust fit (Huber start, bisquare) of d = beta + alpha/N with run, order and drift terms, run pseudo-values with a wild cluster bootstrap for simultaneous 95%% intervals, interrupt background, quality gates. Writes weights.json, weights.csv, report.md and report.html to OUT_DIR. The same seed gives byte-identical output."
         })
 public final class WeighModelCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CAMPAIGN_DIR", description = "Directory holding pairs.jsonl (and pairs-off.jsonl, manifest.json).")
@@ -32,7 +32,7 @@ public final class WeighModelCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", defaultValue = "20260809", description = "Bootstrap seed (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--threads", paramLabel = "T", description = "Bootstrap worker threads (default: the number of processors; results do not depend on it).")
+    @Option(names = "--threads", paramLabel = "T", description = "Contexts fitted in parallel (default: the number of processors; results do not depend on it).")
     Integer threads;
 
     @Option(names = "--skip-bad-rows", description = "Skip malformed rows, count and report them, instead of stopping at the first.")

@@ -56,7 +56,7 @@ class WeighCommandTest {
         assertFalse(Files.readString(dir.resolve("a/weights.json")).equals(Files.readString(dir.resolve("c/weights.json"))),
                 "another seed gives other replicates");
         JsonNode w = new ObjectMapper().readTree(dir.resolve("a/weights.json").toFile());
-        assertEquals("splice.weigh.weights/1", w.get("schema").asText());
+        assertEquals("splice.weigh.weights/2", w.get("schema").asText());
         assertEquals(3, w.get("contexts").size());
         for (JsonNode ctx : w.get("contexts")) {
             for (String field : new String[] {"context", "estimate_ns", "ci_low_ns", "ci_high_ns", "quality", "reasons",

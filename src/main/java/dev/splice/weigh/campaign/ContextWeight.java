@@ -13,11 +13,13 @@ import java.util.Map;
  * @param context the context key
  * @param key the catalog semantic key of the context when its pairs name one, else null
  * @param baseline the baseline's key (several joined by {@code |})
- * @param estimateNs absolute cost: the contrast plus the reference chain (unconstrained)
+ * @param estimateNs absolute marginal cost (beta of {@code d = beta + alpha/N}): the contrast plus the
+ *     reference chain (unconstrained)
  * @param ciLowNs simultaneous 95% interval (whole family of contexts), lower end
  * @param ciHighNs simultaneous 95% interval, upper end
- * @param weightNs the published weight: the estimate, 0 when zero-cost-equivalent, null when not publishable
- * @param zeroCostEquivalent whether the whole interval lies within the zero band
+ * @param weightNs the published weight: the estimate; 0 only for a zero-cost-equivalent negative estimate
+ *     (band containing 0); null when not publishable
+ * @param zeroCostEquivalent whether the whole interval lies within the practical-zero margin
  * @param publication what was published, or null when the file names something else
  * @param highQuality whether every quality gate passed
  * @param reasons the failed gates
@@ -25,16 +27,21 @@ import java.util.Map;
  * @param essKish Kish's effective sample size of the weights
  * @param autocorrelationTime integrated autocorrelation time
  * @param pairsKept pairs used
- * @param pairsRemoved pairs removed for translations
+ * @param pairsRemoved pairs removed for translations (or missing times)
+ * @param pairsRemovedBurnIn pairs of the burn-in, removed
  * @param contrastNs contrast against the own baseline
- * @param seNs bootstrap standard deviation of the contrast
- * @param asymptoticSeNs Huber asymptotic standard error
+ * @param seNs standard error of the contrast from the run pseudo-values
+ * @param asymptoticSeNs within-run asymptotic standard error
  * @param widthRatioVs99 interval width with all replicates over the width with the first 99
  * @param referenceChain contexts whose contrasts add up to the estimate, ending with the zero reference
  * @param unidentifiable why the reference graph cannot identify the cost, or null
- * @param effects the nuisance effects by name ({@code order}, {@code drift}, {@code batch})
- * @param irls the fit's iterations
- * @param outliers severe outliers
+ * @param effects the nuisance effects by name ({@code order}, {@code drift}, {@code window})
+ * @param irls the final (bisquare) fit's iterations
+ * @param interruptOverheadNs expected interrupt time per instruction of this cost on the campaign's host
+ * @param outliers pairs the fit rejected
+ * @param interrupts the context's interrupt events against the campaign's background
+ * @param varianceExponent gamma of the variance function {@code s_N ~ N^gamma}
+ * @param lackOfFit the deviations of the interior batch sizes from the line in 1/N
  * @param heterogeneity DerSimonian-Laird heterogeneity across runs
  * @param pluginOff the same model on the plugin-off pairs (guest clock)
  * @param crossClock the same model on the guest clock of the plugin-on pairs
@@ -56,6 +63,7 @@ public record ContextWeight(
         double autocorrelationTime,
         int pairsKept,
         int pairsRemoved,
+        int pairsRemovedBurnIn,
         double contrastNs,
         double seNs,
         double asymptoticSeNs,
@@ -64,7 +72,11 @@ public record ContextWeight(
         String unidentifiable,
         Map<String, Effect> effects,
         Irls irls,
+        double interruptOverheadNs,
         Outliers outliers,
+        Interrupts interrupts,
+        double varianceExponent,
+        List<LackOfFit> lackOfFit,
         Heterogeneity heterogeneity,
         Check pluginOff,
         Check crossClock) {
@@ -88,6 +100,7 @@ public record ContextWeight(
      * @param autocorrelationTime see {@link #autocorrelationTime()}
      * @param pairsKept see {@link #pairsKept()}
      * @param pairsRemoved see {@link #pairsRemoved()}
+     * @param pairsRemovedBurnIn see {@link #pairsRemovedBurnIn()}
      * @param contrastNs see {@link #contrastNs()}
      * @param seNs see {@link #seNs()}
      * @param asymptoticSeNs see {@link #asymptoticSeNs()}
@@ -96,7 +109,11 @@ public record ContextWeight(
      * @param unidentifiable see {@link #unidentifiable()}
      * @param effects see {@link #effects()}
      * @param irls see {@link #irls()}
+     * @param interruptOverheadNs see {@link #interruptOverheadNs()}
      * @param outliers see {@link #outliers()}
+     * @param interrupts see {@link #interrupts()}
+     * @param varianceExponent see {@link #varianceExponent()}
+     * @param lackOfFit see {@link #lackOfFit()}
      * @param heterogeneity see {@link #heterogeneity()}
      * @param pluginOff see {@link #pluginOff()}
      * @param crossClock see {@link #crossClock()}
@@ -104,6 +121,7 @@ public record ContextWeight(
     public ContextWeight {
         reasons = List.copyOf(reasons);
         referenceChain = List.copyOf(referenceChain);
+        lackOfFit = List.copyOf(lackOfFit);
         effects = Collections.unmodifiableMap(new LinkedHashMap<>(effects));
     }
 
@@ -111,7 +129,10 @@ public record ContextWeight(
     public enum Publication {
         /** The estimate is the weight. */
         ESTIMATE("estimate"),
-        /** The interval lies within the zero band: the weight is 0. */
+        /**
+         * The interval lies within the practical-zero margin: the weight is the estimate, or 0 for a
+         * negative estimate.
+         */
         ZERO_COST_EQUIVALENT("zero-cost-equivalent"),
         /** A negative estimate whose interval reaches above 0: no weight. */
         NEGATIVE_NOT_PUBLISHED("negative-not-published"),
@@ -161,7 +182,7 @@ public record ContextWeight(
     public record Effect(double coefficientNs, double seNs, boolean estimable) {}
 
     /**
-     * The Huber IRLS fit.
+     * The final (bisquare) IRLS fit.
      *
      * @param converged whether it converged
      * @param iterations iterations run
@@ -171,12 +192,31 @@ public record ContextWeight(
     public record Irls(boolean converged, int iterations, double scaleNs, String failure) {}
 
     /**
-     * Severe outliers of the fit.
+     * Outliers of the fit.
      *
-     * @param severe their number
-     * @param wilsonUpper the Wilson upper bound of their share
+     * @param rejected pairs the bisquare gave no weight
      */
-    public record Outliers(int severe, double wilsonUpper) {}
+    public record Outliers(int rejected) {}
+
+    /**
+     * A context's interrupt events against the campaign's background.
+     *
+     * @param events events detected
+     * @param expected events the background predicts for the context's pairs
+     * @param pExcess {@code P(X >= events)} for a Poisson variable with mean {@code expected}
+     * @param detectableShare the share of the context's expected interrupts (of any size) that the
+     *     bisquare rejects; the rest may stay in the estimate
+     */
+    public record Interrupts(int events, double expected, double pExcess, double detectableShare) {}
+
+    /**
+     * The deviation of one interior batch size from the fitted line in 1/N.
+     *
+     * @param batch the batch size N
+     * @param deviationNs its deviation from the line
+     * @param seNs the deviation's standard error
+     */
+    public record LackOfFit(int batch, double deviationNs, double seNs) {}
 
     /**
      * DerSimonian-Laird heterogeneity of the per-run fits.

@@ -24,7 +24,7 @@ import java.util.Map;
 public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSummary bootstrap,
         QualitySummary quality, List<ContextWeight> contexts) {
     /** The schema name and version written. */
-    public static final String SCHEMA = "splice.weigh.weights/1";
+    public static final String SCHEMA = "splice.weigh.weights/2";
 
     /**
      * Copies the contexts.
@@ -42,15 +42,19 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
     /**
      * The model's settings.
      *
-     * @param huberK Huber tuning constant
+     * @param huberK Huber tuning constant (of the starting fit)
      * @param madConstant divisor turning the median absolute residual into a scale
      * @param irlsTolerance stopping threshold of the IRLS residual change
      * @param irlsMaxIterations IRLS iteration limit
-     * @param varianceShrinkPairs pairs of prior weight in the variance shrinkage
-     * @param zeroBandNs the practical zero: intervals inside +-this are published as 0
+     * @param bisquareC Tukey's bisquare rejection point (of the final fit)
+     * @param burnInPosition pairs before this position in their run are discarded as the burn-in
+     * @param zeroMarginRel the practical-zero margin as a share of {@code zeroReference}'s cost
+     * @param zeroMarginNs the practical-zero margin: intervals inside +-this are zero-cost-equivalent
+     * @param zeroReference the cheapest context whose band lies above zero, or null when there is none
      */
     public record ModelSettings(double huberK, double madConstant, double irlsTolerance, int irlsMaxIterations,
-            double varianceShrinkPairs, double zeroBandNs) {}
+            double bisquareC, double burnInPosition, double zeroMarginRel, double zeroMarginNs,
+            String zeroReference) {}
 
     /**
      * What the campaign gave the model.
@@ -60,9 +64,10 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
      * @param batchBalance kept pairs per batch size, by batch size
      * @param orderBalance kept pairs per order ({@code AB}, {@code BA})
      * @param badRows the skipped rows as {@code FILE:LINE: REASON}
+     * @param interrupts the campaign's background of interrupt events
      */
     public record CampaignSummary(List<String> runs, Map<String, Long> funnel, Map<Integer, Long> batchBalance,
-            Map<String, Long> orderBalance, List<String> badRows) {
+            Map<String, Long> orderBalance, List<String> badRows, InterruptBackground interrupts) {
         /**
          * Copies every collection, keeping their order.
          *
@@ -71,6 +76,7 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
          * @param batchBalance see {@link #batchBalance()}
          * @param orderBalance see {@link #orderBalance()}
          * @param badRows see {@link #badRows()}
+         * @param interrupts see {@link #interrupts()}
          */
         public CampaignSummary {
             runs = List.copyOf(runs);
@@ -82,14 +88,44 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
     }
 
     /**
-     * The run-cluster bootstrap and the simultaneous band.
+     * The campaign's background of interrupt events (docs/weigh-model.md).
+     *
+     * @param ratePerMs events per ms of CPU time (NaN without sensitive exposure)
+     * @param meanEventUs mean time of one event
+     * @param medianEventUs median excess time of a hit pair (NaN without events)
+     * @param events the sensitive pairs with an event behind the background
+     * @param exposureMs the sensitive exposure behind the rate
+     * @param contextsAboveBackground contexts left out as above the background
+     */
+    public record InterruptBackground(double ratePerMs, double meanEventUs, double medianEventUs, int events,
+            double exposureMs, List<String> contextsAboveBackground) {
+        /**
+         * Copies the contexts, keeping their order.
+         *
+         * @param ratePerMs see {@link #ratePerMs()}
+         * @param meanEventUs see {@link #meanEventUs()}
+         * @param medianEventUs see {@link #medianEventUs()}
+         * @param events see {@link #events()}
+         * @param exposureMs see {@link #exposureMs()}
+         * @param contextsAboveBackground see {@link #contextsAboveBackground()}
+         */
+        public InterruptBackground {
+            contextsAboveBackground = List.copyOf(contextsAboveBackground);
+        }
+    }
+
+    /**
+     * The wild cluster bootstrap and the simultaneous band.
      *
      * @param replicates replicates asked for (B)
      * @param validReplicates replicates that gave every context a value
      * @param seed the bootstrap seed
-     * @param blockRounds probe rounds per resampled block
+     * @param method the bootstrap and band method ({@code wild-cluster-webb-t-calibrated})
      * @param level the band's simultaneous coverage
      * @param criticalValue the band's critical value c
+     * @param alphaPerEstimate the calibrated per-estimate level
+     * @param effectiveEstimates the number of independent estimates the family is worth
+     * @param bootstrapMaxT the bootstrap's critical value of the max of |t|
      * @param criticalValueMcSe Monte Carlo standard error of c
      * @param quantileProbabilityMcSe Monte Carlo standard error of c's coverage probability
      * @param criticalValue99 c from the first 99 replicates
@@ -97,8 +133,9 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
      * @param widthRatioP95 95th percentile of that ratio
      * @param convergence c after growing numbers of replicates
      */
-    public record BootstrapSummary(int replicates, int validReplicates, long seed, int blockRounds, double level,
-            double criticalValue, double criticalValueMcSe, double quantileProbabilityMcSe, double criticalValue99,
+    public record BootstrapSummary(int replicates, int validReplicates, long seed, String method, double level,
+            double criticalValue, double alphaPerEstimate, double effectiveEstimates, double bootstrapMaxT,
+            double criticalValueMcSe, double quantileProbabilityMcSe, double criticalValue99,
             double widthRatioMedian, double widthRatioP95, List<Convergence> convergence) {
         /**
          * Copies the convergence rows.
@@ -106,9 +143,12 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
          * @param replicates see {@link #replicates()}
          * @param validReplicates see {@link #validReplicates()}
          * @param seed see {@link #seed()}
-         * @param blockRounds see {@link #blockRounds()}
+         * @param method see {@link #method()}
          * @param level see {@link #level()}
          * @param criticalValue see {@link #criticalValue()}
+         * @param alphaPerEstimate see {@link #alphaPerEstimate()}
+         * @param effectiveEstimates see {@link #effectiveEstimates()}
+         * @param bootstrapMaxT see {@link #bootstrapMaxT()}
          * @param criticalValueMcSe see {@link #criticalValueMcSe()}
          * @param quantileProbabilityMcSe see {@link #quantileProbabilityMcSe()}
          * @param criticalValue99 see {@link #criticalValue99()}

@@ -23,8 +23,13 @@ final class WeightsJson {
         Json.num(model, "mad_constant", s.madConstant());
         Json.num(model, "irls_tolerance", s.irlsTolerance());
         model.put("irls_max_iterations", s.irlsMaxIterations());
-        Json.num(model, "variance_shrink_pairs", s.varianceShrinkPairs());
-        Json.num(model, "zero_band_ns", s.zeroBandNs());
+        Json.num(model, "bisquare_c", s.bisquareC());
+        Json.num(model, "burn_in_position", s.burnInPosition());
+        Json.num(model, "zero_margin_rel", s.zeroMarginRel());
+        Json.num(model, "zero_margin_ns", s.zeroMarginNs());
+        if (s.zeroReference() != null) {
+            model.put("zero_reference", s.zeroReference());
+        }
         Weights.CampaignSummary c = w.campaign();
         ObjectNode campaign = root.putObject("campaign");
         Json.putTexts(campaign, "runs", c.runs());
@@ -35,14 +40,25 @@ final class WeightsJson {
         ObjectNode orders = campaign.putObject("order_balance");
         c.orderBalance().forEach(orders::put);
         Json.putTexts(campaign, "bad_rows", c.badRows());
+        Weights.InterruptBackground bg = c.interrupts();
+        ObjectNode interrupts = campaign.putObject("interrupts");
+        Json.num(interrupts, "rate_per_ms", bg.ratePerMs());
+        Json.num(interrupts, "mean_event_us", bg.meanEventUs());
+        Json.num(interrupts, "median_event_us", bg.medianEventUs());
+        interrupts.put("events", bg.events());
+        Json.num(interrupts, "exposure_ms", bg.exposureMs());
+        Json.putTexts(interrupts, "contexts_above_background", bg.contextsAboveBackground());
         Weights.BootstrapSummary b = w.bootstrap();
         ObjectNode boot = root.putObject("bootstrap");
         boot.put("replicates", b.replicates());
         boot.put("valid_replicates", b.validReplicates());
         boot.put("seed", b.seed());
-        boot.put("block_rounds", b.blockRounds());
+        boot.put("method", b.method());
         Json.num(boot, "level", b.level());
         Json.num(boot, "critical_value", b.criticalValue());
+        Json.num(boot, "alpha_per_estimate", b.alphaPerEstimate());
+        Json.num(boot, "effective_estimates", b.effectiveEstimates());
+        Json.num(boot, "bootstrap_max_t", b.bootstrapMaxT());
         Json.num(boot, "critical_value_mc_se", b.criticalValueMcSe());
         Json.num(boot, "quantile_probability_mc_se", b.quantileProbabilityMcSe());
         Json.num(boot, "critical_value_99", b.criticalValue99());
@@ -104,6 +120,7 @@ final class WeightsJson {
         Json.num(o, "autocorrelation_time", c.autocorrelationTime());
         o.put("pairs_kept", c.pairsKept());
         o.put("pairs_removed", c.pairsRemoved());
+        o.put("pairs_removed_burn_in", c.pairsRemovedBurnIn());
         Json.num(o, "contrast_ns", c.contrastNs());
         Json.num(o, "se_ns", c.seNs());
         Json.num(o, "asymptotic_se_ns", c.asymptoticSeNs());
@@ -126,9 +143,21 @@ final class WeightsJson {
         if (c.irls().failure() != null) {
             irls.put("failure", c.irls().failure());
         }
-        ObjectNode out = o.putObject("outliers");
-        out.put("severe", c.outliers().severe());
-        Json.num(out, "wilson_upper", c.outliers().wilsonUpper());
+        Json.num(o, "interrupt_overhead_ns", c.interruptOverheadNs());
+        o.putObject("outliers").put("rejected", c.outliers().rejected());
+        ObjectNode ev = o.putObject("interrupts");
+        ev.put("events", c.interrupts().events());
+        Json.num(ev, "expected", c.interrupts().expected());
+        Json.num(ev, "p_excess", c.interrupts().pExcess());
+        Json.num(ev, "detectable_share", c.interrupts().detectableShare());
+        Json.num(o, "variance_exponent", c.varianceExponent());
+        ArrayNode lof = o.putArray("lack_of_fit");
+        for (ContextWeight.LackOfFit l : c.lackOfFit()) {
+            ObjectNode lo = lof.addObject();
+            lo.put("batch", l.batch());
+            Json.num(lo, "deviation_ns", l.deviationNs());
+            Json.num(lo, "se_ns", l.seNs());
+        }
         ObjectNode het = o.putObject("heterogeneity");
         Json.num(het, "q", c.heterogeneity().q());
         Json.num(het, "tau2", c.heterogeneity().tau2());
@@ -187,8 +216,9 @@ final class WeightsJson {
         }
         JsonNode m = root.path("model");
         Weights.ModelSettings model = new Weights.ModelSettings(Json.num(m, "huber_k"), Json.num(m, "mad_constant"),
-                Json.num(m, "irls_tolerance"), m.path("irls_max_iterations").asInt(),
-                Json.num(m, "variance_shrink_pairs"), Json.num(m, "zero_band_ns"));
+                Json.num(m, "irls_tolerance"), m.path("irls_max_iterations").asInt(), Json.num(m, "bisquare_c"),
+                Json.num(m, "burn_in_position"), Json.num(m, "zero_margin_rel"), Json.num(m, "zero_margin_ns"),
+                Json.text(m, "zero_reference"));
         JsonNode c = root.path("campaign");
         Map<Integer, Long> batches = new LinkedHashMap<>();
         c.path("batch_balance").fields().forEachRemaining(e -> {
@@ -199,15 +229,17 @@ final class WeightsJson {
             }
         });
         Weights.CampaignSummary campaign = new Weights.CampaignSummary(Json.texts(c.path("runs")),
-                longs(c.path("funnel")), batches, longs(c.path("order_balance")), Json.texts(c.path("bad_rows")));
+                longs(c.path("funnel")), batches, longs(c.path("order_balance")), Json.texts(c.path("bad_rows")),
+                interrupts(c.path("interrupts")));
         JsonNode b = root.path("bootstrap");
         List<Weights.Convergence> convergence = new ArrayList<>();
         for (JsonNode row : b.path("convergence")) {
             convergence.add(new Weights.Convergence(row.path("replicates").asInt(), Json.num(row, "critical_value")));
         }
         Weights.BootstrapSummary bootstrap = new Weights.BootstrapSummary(b.path("replicates").asInt(),
-                b.path("valid_replicates").asInt(), b.path("seed").asLong(), b.path("block_rounds").asInt(),
-                Json.num(b, "level"), Json.num(b, "critical_value"), Json.num(b, "critical_value_mc_se"),
+                b.path("valid_replicates").asInt(), b.path("seed").asLong(), b.path("method").asText(),
+                Json.num(b, "level"), Json.num(b, "critical_value"), Json.num(b, "alpha_per_estimate"),
+                Json.num(b, "effective_estimates"), Json.num(b, "bootstrap_max_t"), Json.num(b, "critical_value_mc_se"),
                 Json.num(b, "quantile_probability_mc_se"), Json.num(b, "critical_value_99"),
                 Json.num(b, "width_ratio_median"), Json.num(b, "width_ratio_p95"), convergence);
         JsonNode q = root.path("quality");
@@ -225,6 +257,12 @@ final class WeightsJson {
             i++;
         }
         return new Weights(model, campaign, bootstrap, quality, contexts);
+    }
+
+    private static Weights.InterruptBackground interrupts(JsonNode o) {
+        return new Weights.InterruptBackground(Json.num(o, "rate_per_ms"), Json.num(o, "mean_event_us"),
+                Json.num(o, "median_event_us"), o.path("events").asInt(), Json.num(o, "exposure_ms"),
+                Json.texts(o.path("contexts_above_background")));
     }
 
     private static Map<String, Long> longs(JsonNode o) {
@@ -249,8 +287,13 @@ final class WeightsJson {
                 Json.num(e.getValue(), "coefficient_ns"), Json.num(e.getValue(), "se_ns"),
                 e.getValue().path("estimable").asBoolean())));
         JsonNode irls = c.path("irls");
-        JsonNode out = c.path("outliers");
+        JsonNode ev = c.path("interrupts");
         JsonNode het = c.path("heterogeneity");
+        List<ContextWeight.LackOfFit> lackOfFit = new ArrayList<>();
+        for (JsonNode l : c.path("lack_of_fit")) {
+            lackOfFit.add(new ContextWeight.LackOfFit(l.path("batch").asInt(), Json.num(l, "deviation_ns"),
+                    Json.num(l, "se_ns")));
+        }
         return new ContextWeight(c.get("context").asText(), Json.text(c, "key"), c.path("baseline").asText(),
                 Json.num(c, "estimate_ns"), Json.num(c, "ci_low_ns"), Json.num(c, "ci_high_ns"),
                 c.path("weight_ns").isNumber() ? c.get("weight_ns").asDouble() : null,
@@ -258,12 +301,16 @@ final class WeightsJson {
                 ContextWeight.Publication.of(c.path("publication").asText("")),
                 "high".equals(c.path("quality").asText()), reasons, Json.num(c, "ess"), Json.num(c, "ess_kish"),
                 Json.num(c, "autocorrelation_time"), c.path("pairs_kept").asInt(), c.path("pairs_removed").asInt(),
+                c.path("pairs_removed_burn_in").asInt(),
                 Json.num(c, "contrast_ns"), Json.num(c, "se_ns"), Json.num(c, "asymptotic_se_ns"),
                 Json.num(c, "width_ratio_vs_99"), Json.texts(c.path("reference_chain")), Json.text(c, "unidentifiable"),
                 effects,
                 new ContextWeight.Irls(irls.path("converged").asBoolean(), irls.path("iterations").asInt(),
                         Json.num(irls, "scale_ns"), Json.text(irls, "failure")),
-                new ContextWeight.Outliers(out.path("severe").asInt(), Json.num(out, "wilson_upper")),
+                Json.num(c, "interrupt_overhead_ns"), new ContextWeight.Outliers(c.path("outliers").path("rejected").asInt()),
+                new ContextWeight.Interrupts(ev.path("events").asInt(), Json.num(ev, "expected"),
+                        Json.num(ev, "p_excess"), Json.num(ev, "detectable_share")),
+                Json.num(c, "variance_exponent"), lackOfFit,
                 new ContextWeight.Heterogeneity(Json.num(het, "q"), Json.num(het, "tau2"), Json.num(het, "i2"),
                         het.path("runs").asInt()),
                 check(c.path("plugin_off")), check(c.path("cross_clock")));

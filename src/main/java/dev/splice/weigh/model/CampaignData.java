@@ -12,9 +12,16 @@ import java.util.TreeSet;
 
 /**
  * A campaign arranged for the model: runs in name order, each run's probe rounds in order, and the
- * kept pairs of every context (pairs with translations inside their windows are removed and counted).
+ * kept pairs of every context. Pairs with translations inside their windows are removed and counted,
+ * then the pairs of each run's burn-in (position below {@link #BURN_IN_POSITION}).
  */
 final class CampaignData {
+    /**
+     * The first 5% of every run (by position) is its burn-in: the start-of-run transient (higher
+     * interrupt rate, caches and host state settling) is discarded rather than modelled.
+     */
+    static final double BURN_IN_POSITION = 0.05;
+
     private final List<String> runs;
     private final int[][] roundsOfRun;
     private final List<ContextData> contexts;
@@ -30,28 +37,41 @@ final class CampaignData {
         this.campaign = campaign;
     }
 
+    /** @return the run names, in order */
     List<String> runs() {
         return runs;
     }
 
-    /** Number of probe rounds of each run. */
+    /**
+     * @param run a run index
+     * @return its number of probe rounds
+     */
     int rounds(int run) {
         return roundsOfRun[run].length;
     }
 
+    /** @return the contexts' kept pairs, in context order */
     List<ContextData> contexts() {
         return contexts;
     }
 
-    /** The plugin-off pairs of a context in the same form, or null. */
+    /**
+     * @param context a context key
+     * @return its plugin-off pairs in the same form, or null
+     */
     ContextData off(String context) {
         return offContexts.get(context);
     }
 
+    /** @return the campaign this was built from */
     Campaign campaign() {
         return campaign;
     }
 
+    /**
+     * @param c a campaign
+     * @return it arranged for the model
+     */
     static CampaignData of(Campaign c) {
         TreeSet<String> runNames = new TreeSet<>();
         Map<String, TreeSet<Integer>> rounds = new HashMap<>();
@@ -103,12 +123,15 @@ final class CampaignData {
         TreeSet<Integer> batchSet = new TreeSet<>();
         List<PairRow> kept = new ArrayList<>();
         int ab = 0;
+        int burnIn = 0;
         for (PairRow p : all) {
             baselines.add(p.baseline());
             if (p.key() != null) {
                 keys.add(p.key());
             }
-            if (p.translationCount() == 0) {
+            if (p.translationCount() == 0 && p.position() < BURN_IN_POSITION) {
+                burnIn++;
+            } else if (p.translationCount() == 0) {
                 double v = off ? p.perInstructionGuestNs() : p.perInstructionNs();
                 if (Double.isFinite(v)) {
                     kept.add(p);
@@ -121,14 +144,10 @@ final class CampaignData {
         String baseline = String.join("|", baselines);
         String key = keys.isEmpty() ? null : String.join("|", keys);
         int[] batches = batchSet.stream().mapToInt(Integer::intValue).toArray();
-        double logN0 = 0;
-        for (int b : batches) {
-            logN0 += Math.log(b);
-        }
-        logN0 /= Math.max(1, batches.length);
         int n = kept.size();
         double[] y = new double[n];
         double[] guest = new double[n];
+        double[] exposure = new double[n];
         int[] run = new int[n];
         int[] roundPos = new int[n];
         int[] level = new int[n];
@@ -147,13 +166,14 @@ final class CampaignData {
             PairRow p = kept.get(i);
             y[i] = off ? p.perInstructionGuestNs() : p.perInstructionNs();
             guest[i] = p.perInstructionGuestNs();
+            exposure[i] = off ? p.probeGuestNs() + p.baselineGuestNs() : p.probeNs() + p.baselineNs();
             run[i] = runIndex.get(p.run());
             roundPos[i] = roundIndex.get(run[i]).get(p.round());
             level[i] = java.util.Arrays.binarySearch(batches, p.batch());
             batchCounts[level[i]]++;
             x[0][i] = p.order() == PairRow.Order.AB ? 0.5 : -0.5;
             x[1][i] = p.position() - 0.5;
-            x[2][i] = Math.log(p.batch()) - logN0;
+            x[ContextData.WINDOW][i] = 1.0 / p.batch();
             x[3][i] = p.translationCount() / (double) p.batch();
             rows.get(run[i]).get(roundPos[i]).add(i);
         }
@@ -164,7 +184,8 @@ final class CampaignData {
                 byRunRound[r][q] = rows.get(r).get(q).stream().mapToInt(Integer::intValue).toArray();
             }
         }
-        return new ContextData(first.context(), baseline, key, y, guest, run, roundPos, x, level, batches,
-                byRunRound, all.size(), all.size() - n, ab, batchCounts);
+        int translated = all.size() - n - burnIn;
+        return new ContextData(first.context(), baseline, key, y, guest, exposure, run, roundPos, x, level, batches,
+                byRunRound, all.size(), translated, burnIn, ab, batchCounts);
     }
 }

@@ -1,14 +1,14 @@
 package dev.splice.weigh.model;
 
 /**
- * Huber M-estimation by iteratively reweighted least squares, specialised to "one intercept per run
- * plus a few covariates": the run block of the normal equations is diagonal, so each weighted least
+ * Robust M-estimation (Huber's or Tukey's bisquare psi, {@link FitOptions#psi}) by iteratively
+ * reweighted least squares (a bisquare fit from a start keeps the start's scale: an MM-type step), specialised to "one intercept per run plus a few covariates": the run block of the normal equations is diagonal, so each weighted least
  * squares step eliminates it (Schur complement) and solves a system of the covariate count only.
  * This makes a fit cost O(n * covariates^2), which is what lets the bootstrap refit every context
  * a thousand times.
  *
  * <p>Prior (inverse-variance) weights {@code h} are handled as in {@code MASS::rlm(wt.method =
- * "inv.var")}: residuals are transformed by {@code sqrt(h)} before the scale and the Huber weights
+ * "inv.var")}: residuals are transformed by {@code sqrt(h)} before the scale and the robust weights
  * are computed, and the least-squares weights are {@code h * huberWeight}.
  */
 final class HuberRegression {
@@ -22,6 +22,11 @@ final class HuberRegression {
 
     private HuberRegression() {}
 
+    /**
+     * @param d the design
+     * @param o the psi, its constant, the scale constant and the stopping rule
+     * @return the fit from least squares
+     */
     static HuberFit fit(Design d, FitOptions o) {
         return fit(d, o, null);
     }
@@ -29,7 +34,13 @@ final class HuberRegression {
     /**
      * Like {@link #fit(Design, FitOptions)} but starting from the coefficients of {@code start} (a fit
      * of the same runs and columns, e.g. the unweighted preliminary fit) instead of least squares.
-     * The fixed point is the same; only the number of iterations changes.
+     * For Huber's psi the fixed point is the same; only the number of iterations changes. The
+     * bisquare holds {@code start}'s scale throughout (see the class comment).
+     *
+     * @param d the design
+     * @param o the psi, its constant, the scale constant and the stopping rule
+     * @param start the fit to start from, or null for least squares
+     * @return the fit
      */
     static HuberFit fit(Design d, FitOptions o, HuberFit start) {
         int n = d.size();
@@ -92,23 +103,30 @@ final class HuberRegression {
         double scale = Double.NaN;
         // The preliminary fit's scale is a good first guess: prior weights are normalised to it.
         double previousMedian = start != null && start.ok() ? start.scale() * o.scaleConstant() : Double.NaN;
+        // A redescending psi keeps its start's scale (MM-estimation, Yohai 1987): IRLS then descends
+        // sum(rho) monotonically, where a scale that moves with the rejected set can make it cycle.
+        boolean fixedScale = o.psi() == FitOptions.Psi.BISQUARE && start != null && start.ok();
         double[] scratch = new double[n];
         double[] y = d.y();
         while (iter < o.maxIterations()) {
             iter++;
-            for (int i = 0; i < n; i++) {
-                abs[i] = Math.abs(t[i]);
+            if (fixedScale) {
+                scale = start.scale();
+            } else {
+                for (int i = 0; i < n; i++) {
+                    abs[i] = Math.abs(t[i]);
+                }
+                double med = Select.medianNear(abs, previousMedian, scratch);
+                previousMedian = med;
+                scale = med / o.scaleConstant();
             }
-            double med = Select.medianNear(abs, previousMedian, scratch);
-            previousMedian = med;
-            scale = med / o.scaleConstant();
             if (!(scale > floor) || !Double.isFinite(scale)) {
                 return failed(c, runs, active, n, "robust scale vanishes (more than half the pairs fit exactly)");
             }
             double k = o.k() * scale;
+            FitOptions.Psi psi = o.psi();
             for (int i = 0; i < n; i++) {
-                double a = Math.abs(t[i]);
-                hw[i] = a <= k ? 1.0 : k / a;
+                hw[i] = psi.weight(Math.abs(t[i]), k);
                 w[i] = h[i] * hw[i];
             }
             if (!solver.solve(w, mu, ba)) {

@@ -22,15 +22,23 @@ public final class ModelResult {
     private final Map<String, Long> orderBalance;
     private final List<BadRow> badRows;
     private final Map<String, Integer> gateFailures;
+    private final Interrupts.Background interrupts;
+    private final double zeroMarginNs;
+    private final String zeroReference;
 
     /**
      * @param funnel pair counts in filter order (insertion-ordered)
      * @param batchBalance kept pairs per batch size
      * @param orderBalance kept pairs per order (AB, BA)
+     * @param interrupts the campaign's background of interrupt events
+     * @param zeroMarginNs the practical-zero margin (ns): {@link WeighModel#ZERO_MARGIN_REL} of the cheapest
+     *     context whose band lies above zero (0 when there is none)
+     * @param zeroReference that cheapest context, or null
      */
     ModelResult(List<String> runs, List<ContextResult> contexts, SimultaneousBand band, ModelOptions options,
             Map<String, Long> funnel, Map<Integer, Long> batchBalance, Map<String, Long> orderBalance,
-            List<BadRow> badRows, Map<String, Integer> gateFailures) {
+            List<BadRow> badRows, Map<String, Integer> gateFailures, Interrupts.Background interrupts,
+            double zeroMarginNs, String zeroReference) {
         this.runs = runs;
         this.contexts = contexts;
         this.band = band;
@@ -40,6 +48,9 @@ public final class ModelResult {
         this.orderBalance = orderBalance;
         this.badRows = badRows;
         this.gateFailures = gateFailures;
+        this.interrupts = interrupts;
+        this.zeroMarginNs = zeroMarginNs;
+        this.zeroReference = zeroReference;
     }
 
     List<String> runs() {
@@ -76,6 +87,18 @@ public final class ModelResult {
 
     Map<String, Integer> gateFailures() {
         return gateFailures;
+    }
+
+    Interrupts.Background interrupts() {
+        return interrupts;
+    }
+
+    double zeroMarginNs() {
+        return zeroMarginNs;
+    }
+
+    String zeroReference() {
+        return zeroReference;
     }
 
     long highQuality() {

@@ -8,55 +8,88 @@ import java.util.Map;
 
 /**
  * The gates a context must pass to be high-confidence. Every threshold is a named constant here and
- * documented in docs/weigh-model.md. "Equivalent to zero" is a one-sided 95% bound test (TOST):
- * {@code |effect| + 1.645 * se <= margin}.
+ * documented in docs/weigh-model.md. "Equivalent to zero" is a one-sided 95% bound test (TOST) with
+ * the run pseudo-values' standard error and Student's t with {@code R - 1} degrees of freedom:
+ * {@code |effect| + t_{0.95, R-1} se <= margin}.
  */
 final class QualityGates {
-    static final String SEVERE_OUTLIERS = "too-many-severe-outliers";
+    /** Gate {@code interrupt-rate-above-background}. */
+    static final String EVENT_RATE = "interrupt-rate-above-background";
+    /** Gate {@code estimate-unstable-under-events}. */
+    static final String EVENT_UNSTABLE = "estimate-unstable-under-events";
+    /** Gate {@code irls-not-converged}. */
     static final String IRLS_NOT_CONVERGED = "irls-not-converged";
+    /** Gate {@code per-run-irls-not-converged}. */
     static final String RUN_IRLS_NOT_CONVERGED = "per-run-irls-not-converged";
+    /** Gate {@code cross-run-heterogeneity-high}. */
     static final String HETEROGENEITY = "cross-run-heterogeneity-high";
+    /** Gate {@code order-effect-not-equivalent}. */
     static final String ORDER = "order-effect-not-equivalent";
+    /** Gate {@code drift-effect-not-equivalent}. */
     static final String DRIFT = "drift-effect-not-equivalent";
+    /** Gate {@code batch-size-nonlinearity}. */
     static final String BATCH = "batch-size-nonlinearity";
+    /** Gate {@code plugin-off-check-divergent}. */
     static final String OFF_DIVERGENT = "plugin-off-check-divergent";
+    /** Gate {@code plugin-off-check-unavailable}. */
     static final String OFF_UNAVAILABLE = "plugin-off-check-unavailable";
+    /** Gate {@code cross-clock-check-divergent}. */
     static final String CLOCK_DIVERGENT = "cross-clock-check-divergent";
+    /** Gate {@code cross-clock-check-unavailable}. */
     static final String CLOCK_UNAVAILABLE = "cross-clock-check-unavailable";
+    /** Gate {@code simultaneous-ci-too-wide}. */
     static final String CI_TOO_WIDE = "simultaneous-ci-too-wide";
+    /** Gate {@code ess-below-minimum}. */
     static final String ESS_LOW = "ess-below-minimum";
+    /** Gate {@code unidentifiable}. */
     static final String UNIDENTIFIABLE = "unidentifiable";
+    /** Gate {@code fit-failed}. */
     static final String FIT_FAILED = "fit-failed";
 
-    /** Largest acceptable one-sided 95% Wilson upper bound of the severe-outlier share. */
-    static final double SEVERE_SHARE_MAX = 0.10;
+    /**
+     * The estimate and the Huber fit of the pairs without detected events may differ by at most this
+     * share of the band's half-width.
+     */
+    static final double EVENT_SHIFT_MAX = 0.5;
     /** Heterogeneity fails when I^2 exceeds this ... */
     static final double HETEROGENEITY_I2_MAX = 0.75;
-    /** ... and tau exceeds max(this absolute, relative * |contrast|). */
-    static final double HETEROGENEITY_TAU_ABS_NS = 0.05;
+    /** ... and tau exceeds max(this share of |estimate|, the campaign's practical-zero margin). */
     static final double HETEROGENEITY_TAU_REL = 0.10;
     /** Equivalence margin of the order, drift and batch effects: max(abs, rel * |contrast|). */
     static final double EFFECT_MARGIN_ABS_NS = 0.05;
+    /** The relative part of the margin above. */
     static final double EFFECT_MARGIN_REL = 0.10;
     /** Equivalence margin of the plugin-off and cross-clock estimates against the main one. */
     static final double CHECK_MARGIN_ABS_NS = 0.15;
+    /** The relative part of the margin above. */
     static final double CHECK_MARGIN_REL = 0.20;
     /** The simultaneous half-width may be at most max(abs, rel * |estimate|). */
     static final double CI_HALF_WIDTH_ABS_NS = 0.15;
+    /** The relative part of the margin above. */
     static final double CI_HALF_WIDTH_REL = 0.20;
     /** Minimum effective sample size. */
     static final double ESS_MIN = 20;
-    /** One-sided 95% normal quantile of the equivalence tests. */
-    static final double Z = 1.6448536269514722;
+    /** One-sided level of the equivalence tests. */
+    static final double ONE_SIDED = 0.05;
 
     private QualityGates() {}
 
     /**
-     * @param betaSe bootstrap SDs of the order, drift and batch coefficients
-     * @param contrastSe bootstrap SD of the contrast (for the auxiliary checks)
+     * What the gates need beside the analysis.
+     *
+     * @param estimate the absolute estimate
+     * @param halfWidth the simultaneous half-width (NaN when unidentifiable)
+     * @param events the context against the campaign's interrupt background
+     * @param zeroMargin the campaign's practical-zero margin (ns)
      */
-    static List<Reason> evaluate(ContextAnalysis a, double[] betaSe, double contrastSe, double estimate,
-            double halfWidth) {
+    record Inputs(double estimate, double halfWidth, Interrupts.ContextEvents events, double zeroMargin) {}
+
+    /**
+     * @param a the context's analysis
+     * @param in the band, events and margin
+     * @return the failed gates with their numbers
+     */
+    static List<Reason> evaluate(ContextAnalysis a, Inputs in) {
         List<Reason> out = new ArrayList<>();
         HuberFit f = a.fit();
         if (!f.ok()) {
@@ -64,10 +97,18 @@ final class QualityGates {
             return out;
         }
         double theta = f.theta();
-        if (a.severeUpper() > SEVERE_SHARE_MAX) {
-            out.add(new Reason(SEVERE_OUTLIERS, numbers("severe", a.severeOutliers(), "pairs", a.data().size(),
-                    "share", a.severeOutliers() / (double) a.data().size(), "wilson_upper", a.severeUpper(),
-                    "max", SEVERE_SHARE_MAX)));
+        int runs = a.runTheta() == null ? 0 : RunValues.count(a.runTheta());
+        double t = runs >= 2 ? Distributions.studentCritical(2 * ONE_SIDED, runs - 1) : Double.NaN;
+        Interrupts.ContextEvents ev = in.events();
+        if (ev.aboveBackground()) {
+            out.add(new Reason(EVENT_RATE, numbers("events", ev.observed(), "expected", ev.expected(),
+                    "p_excess", ev.pExcess(), "p_max", Interrupts.EXCESS_P, "ratio_max", Interrupts.EXCESS_RATIO)));
+        }
+        double shift = a.withoutEvents().ok() ? a.withoutEvents().theta() - theta : Double.NaN;
+        if (Double.isFinite(in.halfWidth()) && !(Math.abs(shift) <= EVENT_SHIFT_MAX * in.halfWidth())) {
+            out.add(new Reason(EVENT_UNSTABLE, numbers("estimate_ns", theta, "without_events_ns",
+                    a.withoutEvents().theta(), "shift_ns", shift, "half_width_ns", in.halfWidth(), "max_share",
+                    EVENT_SHIFT_MAX)));
         }
         if (!f.converged()) {
             out.add(new Reason(IRLS_NOT_CONVERGED, numbers("iterations", f.iterations())));
@@ -82,22 +123,25 @@ final class QualityGates {
             out.add(new Reason(RUN_IRLS_NOT_CONVERGED, numbers("runs", bad.size(), "of", a.runFits().size(),
                     "which", String.join("; ", bad))));
         }
-        double tauLimit = Math.max(HETEROGENEITY_TAU_ABS_NS, HETEROGENEITY_TAU_REL * Math.abs(theta));
+        double scale = Double.isFinite(in.estimate()) ? Math.abs(in.estimate()) : Math.abs(theta);
+        double tauLimit = Math.max(HETEROGENEITY_TAU_REL * scale, in.zeroMargin());
         if (a.dlI2() > HETEROGENEITY_I2_MAX && Math.sqrt(a.dlTau2()) > tauLimit) {
             out.add(new Reason(HETEROGENEITY, numbers("i2", a.dlI2(), "tau_ns", Math.sqrt(a.dlTau2()),
                     "q", a.dlQ(), "i2_max", HETEROGENEITY_I2_MAX, "tau_max_ns", tauLimit)));
         }
         double margin = Math.max(EFFECT_MARGIN_ABS_NS, EFFECT_MARGIN_REL * Math.abs(theta));
-        equivalence(out, ORDER, f.beta()[0], betaSe[0], margin, "AB minus BA");
-        equivalence(out, DRIFT, f.beta()[1], betaSe[1], margin, "end minus start of a run");
-        int[] batches = a.data().batches();
-        double range = batches.length > 1 ? Math.log(batches[batches.length - 1] / (double) batches[0]) : 0;
-        equivalence(out, BATCH, f.beta()[2] * range, betaSe[2] * range, margin, "largest minus smallest batch");
-        check(out, a.pluginOff(), OFF_DIVERGENT, OFF_UNAVAILABLE, theta, contrastSe);
-        check(out, a.crossClock(), CLOCK_DIVERGENT, CLOCK_UNAVAILABLE, theta, contrastSe);
-        double widthLimit = Math.max(CI_HALF_WIDTH_ABS_NS, CI_HALF_WIDTH_REL * Math.abs(estimate));
-        if (!(halfWidth <= widthLimit)) {
-            out.add(new Reason(CI_TOO_WIDE, numbers("half_width_ns", halfWidth, "max_ns", widthLimit)));
+        equivalence(out, ORDER, f.beta()[0], se(a, 0), t, margin, "AB minus BA");
+        equivalence(out, DRIFT, f.beta()[1], se(a, 1), t, margin, "end minus start of a run");
+        for (ContextAnalysis.LackOfFit l : a.lackOfFit()) {
+            double tl = l.runs() >= 2 ? Distributions.studentCritical(2 * ONE_SIDED, l.runs() - 1) : Double.NaN;
+            equivalence(out, BATCH, l.deviation(), l.se(), tl, margin,
+                    "batch " + l.batch() + " off the line beta + alpha/N through the smallest and largest batch");
+        }
+        check(out, a.pluginOff(), OFF_DIVERGENT, OFF_UNAVAILABLE, theta, a.se(), t);
+        check(out, a.crossClock(), CLOCK_DIVERGENT, CLOCK_UNAVAILABLE, theta, a.se(), t);
+        double widthLimit = Math.max(CI_HALF_WIDTH_ABS_NS, CI_HALF_WIDTH_REL * Math.abs(in.estimate()));
+        if (!(in.halfWidth() <= widthLimit)) {
+            out.add(new Reason(CI_TOO_WIDE, numbers("half_width_ns", in.halfWidth(), "max_ns", widthLimit)));
         }
         if (!(a.ess() >= ESS_MIN)) {
             out.add(new Reason(ESS_LOW, numbers("ess", a.ess(), "ess_kish", a.essKish(), "tau", a.tau(), "min", ESS_MIN)));
@@ -105,8 +149,17 @@ final class QualityGates {
         return out;
     }
 
-    private static void equivalence(List<Reason> out, String gate, double effect, double se, double margin, String what) {
-        double bound = Math.abs(effect) + Z * se;
+    /** Standard error of covariate j's coefficient from its run pseudo-values (0 when dropped as inestimable). */
+    static double se(ContextAnalysis a, int j) {
+        if (!a.fit().active()[j]) {
+            return 0;
+        }
+        return a.runBeta() == null ? Double.NaN : RunValues.standardError(a.runBeta()[j]);
+    }
+
+    private static void equivalence(List<Reason> out, String gate, double effect, double se, double t, double margin,
+            String what) {
+        double bound = Math.abs(effect) + t * se;
         if (!(bound <= margin)) {
             out.add(new Reason(gate, numbers("effect_ns", effect, "se_ns", se, "upper_bound_ns", bound,
                     "margin_ns", margin, "effect", what)));
@@ -114,7 +167,7 @@ final class QualityGates {
     }
 
     private static void check(List<Reason> out, ContextAnalysis.Check c, String divergent, String unavailable,
-            double theta, double thetaSe) {
+            double theta, double thetaSe, double t) {
         if (!c.available()) {
             out.add(new Reason(unavailable, numbers("pairs", c.pairs(), "why", c.failure())));
             return;
@@ -122,7 +175,7 @@ final class QualityGates {
         double diff = c.theta() - theta;
         double se = Math.sqrt(c.se() * c.se() + thetaSe * thetaSe);
         double margin = Math.max(CHECK_MARGIN_ABS_NS, CHECK_MARGIN_REL * Math.abs(theta));
-        double bound = Math.abs(diff) + Z * se;
+        double bound = Math.abs(diff) + t * se;
         if (!(bound <= margin)) {
             out.add(new Reason(divergent, numbers("check_ns", c.theta(), "main_ns", theta, "difference_ns", diff,
                     "se_ns", se, "upper_bound_ns", bound, "margin_ns", margin)));

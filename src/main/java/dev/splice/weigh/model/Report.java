@@ -36,10 +36,17 @@ final class Report {
         s.add(r.runs().size() + " runs, " + r.contexts().size() + " contexts, " + r.funnel().get("pairs_read")
                 + " pairs read, " + r.funnel().get("pairs_kept") + " kept");
         s.add("quality: " + r.highQuality() + " high-confidence, " + (r.contexts().size() - r.highQuality()) + " low-confidence");
-        s.add("bootstrap: " + b.valid() + "/" + r.options().replicates() + " valid replicates, seed "
-                + r.options().seed() + ", blocks of " + Bootstrap.BLOCK_ROUNDS + " probe rounds");
-        s.add("simultaneous 95% critical value c = " + n(b.critical(), 4) + " (Monte Carlo SE " + n(b.criticalMcSe(), 4)
-                + "; SE of its coverage probability " + n(b.probabilityMcSe(), 5) + ")");
+        s.add("wild cluster bootstrap over runs (Webb weights): " + b.valid() + " replicates, seed "
+                + r.options().seed() + "; per-estimate level " + n(b.alpha(), 6) + " (worth "
+                + n(b.effectiveEstimates(), 1) + " independent estimates)");
+        s.add("simultaneous 95% critical value c = " + n(b.critical(), 4) + " (Student t, " + (r.runs().size() - 1)
+                + " df; Monte Carlo SE " + n(b.criticalMcSe(), 4) + "; SE of its coverage probability "
+                + n(b.probabilityMcSe(), 5) + ")");
+        Interrupts.Background bg = r.interrupts();
+        s.add("interrupts: " + n(bg.ratePerNs() * 1e6, 3) + " events per ms of CPU time, mean " + n(bg.meanSize() / 1e3, 1)
+                + " us (" + bg.events() + " events); practical zero +-" + n(r.zeroMarginNs(), 4) + " ns ("
+                + (r.zeroReference() == null ? "no context above zero" : WeighModel.ZERO_MARGIN_REL + " of " + r.zeroReference())
+                + ")");
         s.add("with the first 99 replicates c = " + n(b.critical99(), 4) + "; width ratio B/99: median "
                 + n(PublishedWeights.quantile(ratios, 0.5), 4) + ", 95th percentile " + n(PublishedWeights.quantile(ratios, 0.95), 4));
         return s;

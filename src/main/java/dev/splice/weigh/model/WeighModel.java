@@ -9,11 +9,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
 
-/** Turns a campaign into published weights: fits, bootstrap, references, band, zero rule, gates. */
+/** Turns a campaign into published weights: fits, references, band, interrupts, zero rule, gates. */
 public final class WeighModel {
-    /** The practical zero: an interval inside +-this is published as a physical zero. */
-    static final double ZERO_BAND_NS = 0.15;
+    /**
+     * The practical zero is this share of the cheapest context whose band lies above zero: a context
+     * whose whole band lies within +-margin costs less than a tenth of the cheapest real instruction.
+     */
+    static final double ZERO_MARGIN_REL = 0.10;
 
     private WeighModel() {}
 
@@ -33,43 +38,50 @@ public final class WeighModel {
         CampaignData data = CampaignData.of(campaign);
         List<ContextData> contexts = data.contexts();
         int k = contexts.size();
-        // Contexts are independent; the parallel stream keeps their order, so the result is deterministic.
-        List<ContextAnalysis> analyses = contexts.parallelStream()
-                .map(c -> ContextAnalysis.analyse(c, data.off(c.context()), data.runs(), o.fit()))
-                .toList();
+        List<ContextAnalysis> analyses = analyse(data, o);
         List<ReferenceGraph.Resolution> res = ReferenceGraph.resolve(contexts, campaign.expectedContexts());
-        Bootstrap.Replicates reps = Bootstrap.run(data, contexts, o.replicates(), o.seed(), o.fit(), o.threads(),
-                o.progress());
+        int runs = data.runs().size();
 
         double[] contrast = new double[k];
         double[] estimate = new double[k];
         boolean[] include = new boolean[k];
+        double[][] phi = new double[k][];
         for (int j = 0; j < k; j++) {
             contrast[j] = analyses.get(j).fit().theta();
         }
         for (int j = 0; j < k; j++) {
             ReferenceGraph.Resolution r = res.get(j);
             estimate[j] = r.identifiable() ? sum(contrast, r.chain()) : Double.NaN;
-            include[j] = Double.isFinite(estimate[j]);
-        }
-        double[][] absReps = new double[reps.count()][k];
-        for (int b = 0; b < reps.count(); b++) {
-            for (int j = 0; j < k; j++) {
-                absReps[b][j] = include[j] ? sum(reps.theta()[b], res.get(j).chain()) : Double.NaN;
+            phi[j] = r.identifiable() ? chainValues(analyses, r.chain(), runs) : null;
+            include[j] = Double.isFinite(estimate[j]) && phi[j] != null;
+            if (phi[j] == null) {
+                phi[j] = new double[runs];
+                java.util.Arrays.fill(phi[j], Double.NaN);
             }
         }
-        SimultaneousBand band = SimultaneousBand.compute(estimate, absReps, include);
-        double[] contrastSe = columnSd(reps, k);
+        SimultaneousBand band = SimultaneousBand.compute(phi, include, runs, o.replicates(), o.seed(), o.progress());
+        double[] low = new double[k];
+        double[] high = new double[k];
+        double cheapest = Double.POSITIVE_INFINITY;
+        String cheapestContext = null;
+        for (int j = 0; j < k; j++) {
+            double half = band.criticalOf()[j] * band.se()[j];
+            include[j] &= Double.isFinite(half);
+            low[j] = include[j] ? estimate[j] - half : Double.NaN;
+            high[j] = include[j] ? estimate[j] + half : Double.NaN;
+            if (include[j] && low[j] > 0 && estimate[j] < cheapest) {
+                cheapest = estimate[j];
+                cheapestContext = contexts.get(j).context();
+            }
+        }
+        double zeroMargin = cheapestContext == null ? 0 : ZERO_MARGIN_REL * cheapest;
+        Interrupts.Background background = Interrupts.background(analyses);
 
         List<ContextResult> results = new ArrayList<>();
         Map<String, Integer> failures = new TreeMap<>();
         for (int j = 0; j < k; j++) {
             ContextAnalysis a = analyses.get(j);
             ReferenceGraph.Resolution r = res.get(j);
-            double[] betaSe = betaSd(reps, j);
-            double half = band.critical() * band.se()[j];
-            double low = estimate[j] - half;
-            double high = estimate[j] + half;
             List<Reason> reasons = new ArrayList<>();
             if (!r.identifiable()) {
                 reasons.add(new Reason(QualityGates.UNIDENTIFIABLE, QualityGates.numbers("error", r.error())));
@@ -77,23 +89,23 @@ public final class WeighModel {
                 reasons.add(new Reason(QualityGates.UNIDENTIFIABLE,
                         QualityGates.numbers("error", "a context of the reference chain could not be fitted")));
             }
-            reasons.addAll(QualityGates.evaluate(a, betaSe, contrastSe[j], estimate[j], include[j] ? half : Double.NaN));
+            Interrupts.ContextEvents events = Interrupts.compare(a, background);
+            double half = include[j] ? high[j] - estimate[j] : Double.NaN;
+            reasons.addAll(QualityGates.evaluate(a, new QualityGates.Inputs(estimate[j], half, events, zeroMargin)));
             Double weight = null;
-            boolean zero = false;
+            boolean zero = include[j] && zeroMargin > 0 && low[j] >= -zeroMargin && high[j] <= zeroMargin;
             Publication publication;
-            if (!include[j] || !Double.isFinite(low)) {
+            if (!include[j]) {
                 publication = Publication.UNIDENTIFIABLE;
-            } else if (low >= -ZERO_BAND_NS && high <= ZERO_BAND_NS) {
-                zero = true;
-                weight = 0.0;
-                publication = Publication.ZERO_COST_EQUIVALENT;
-            } else if (high < 0) {
+            } else if (high[j] < 0) {
                 publication = Publication.SIGNIFICANTLY_NEGATIVE_NOT_PUBLISHED;
             } else if (estimate[j] < 0) {
-                publication = Publication.NEGATIVE_NOT_PUBLISHED;
+                // The band contains 0 here: a zero-equivalent negative estimate may be published as 0.
+                weight = zero ? 0.0 : null;
+                publication = zero ? Publication.ZERO_COST_EQUIVALENT : Publication.NEGATIVE_NOT_PUBLISHED;
             } else {
                 weight = estimate[j];
-                publication = Publication.ESTIMATE;
+                publication = zero ? Publication.ZERO_COST_EQUIVALENT : Publication.ESTIMATE;
             }
             for (Reason reason : reasons) {
                 failures.merge(reason.gate(), 1, Integer::sum);
@@ -105,11 +117,36 @@ public final class WeighModel {
             if (r.identifiable()) {
                 chain.add(r.zeroReference());
             }
-            results.add(new ContextResult(a, r, chain, contrast[j], estimate[j], band.se()[j], low, high, weight, zero,
-                    publication, betaSe, band.widthRatio()[j], reasons));
+            double[] betaSe = new double[3];
+            for (int q = 0; q < 3; q++) {
+                betaSe[q] = a.fit().ok() ? QualityGates.se(a, q) : Double.NaN;
+            }
+            results.add(new ContextResult(a, r, chain, contrast[j], estimate[j], band.se()[j], low[j], high[j], weight,
+                    zero, publication, betaSe, band.widthRatio()[j], events,
+                    include[j] ? Interrupts.overhead(background, estimate[j]) : Double.NaN, reasons));
         }
         return new ModelResult(data.runs(), results, band, o, funnel(campaign, contexts), batchBalance(contexts),
-                orderBalance(contexts), campaign.badRows(), failures);
+                orderBalance(contexts), campaign.badRows(), failures, background, zeroMargin, cheapestContext);
+    }
+
+    /** The contexts' analyses on {@code o.threads()} workers, in context order whatever the scheduling. */
+    private static List<ContextAnalysis> analyse(CampaignData data, ModelOptions o) {
+        ForkJoinPool pool = new ForkJoinPool(Math.max(1, o.threads()));
+        try {
+            return pool.submit(() -> data.contexts().parallelStream()
+                    .map(c -> ContextAnalysis.analyse(c, data.off(c.context()), data.runs(), o.fit()))
+                    .toList()).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("model interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException("model failed: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdown();
+        }
     }
 
     private static double sum(double[] theta, List<Integer> chain) {
@@ -120,57 +157,31 @@ public final class WeighModel {
         return s;
     }
 
-    private static double[] columnSd(Bootstrap.Replicates reps, int k) {
-        double[] out = new double[k];
-        for (int j = 0; j < k; j++) {
-            final int jj = j;
-            out[j] = sd(reps.count(), b -> reps.theta()[b][jj]);
-        }
-        return out;
-    }
-
-    private static double[] betaSd(Bootstrap.Replicates reps, int j) {
-        double[] out = new double[3];
-        for (int q = 0; q < 3; q++) {
-            final int qq = q;
-            out[q] = sd(reps.count(), b -> reps.beta()[b][j][qq]);
-        }
-        return out;
-    }
-
-    /** SD over the finite values. */
-    private static double sd(int n, java.util.function.IntToDoubleFunction v) {
-        double sum = 0;
-        int m = 0;
-        for (int b = 0; b < n; b++) {
-            double x = v.applyAsDouble(b);
-            if (Double.isFinite(x)) {
-                sum += x;
-                m++;
+    /** Per-run sums of the chain's pseudo-values (NaN for a run some link lacks); null if a link has none. */
+    private static double[] chainValues(List<ContextAnalysis> analyses, List<Integer> chain, int runs) {
+        double[] out = new double[runs];
+        for (int q : chain) {
+            double[] p = analyses.get(q).runTheta();
+            if (p == null) {
+                return null;
+            }
+            for (int r = 0; r < runs; r++) {
+                out[r] += p[r];
             }
         }
-        if (m < 2) {
-            return Double.NaN;
-        }
-        double mean = sum / m;
-        double ss = 0;
-        for (int b = 0; b < n; b++) {
-            double x = v.applyAsDouble(b);
-            if (Double.isFinite(x)) {
-                ss += (x - mean) * (x - mean);
-            }
-        }
-        return Math.sqrt(ss / (m - 1));
+        return out;
     }
 
     private static Map<String, Long> funnel(Campaign c, List<ContextData> contexts) {
         Map<String, Long> f = new LinkedHashMap<>();
         long raw = contexts.stream().mapToLong(ContextData::pairsRaw).sum();
         long removed = contexts.stream().mapToLong(ContextData::pairsRemovedTranslations).sum();
+        long burnIn = contexts.stream().mapToLong(ContextData::pairsRemovedBurnIn).sum();
         f.put("bad_rows_skipped", (long) c.badRows().size());
         f.put("pairs_read", raw);
         f.put("removed_translations", removed);
-        f.put("pairs_kept", raw - removed);
+        f.put("removed_burn_in", burnIn);
+        f.put("pairs_kept", raw - removed - burnIn);
         f.put("plugin_off_pairs_read", (long) c.offPairs().size());
         return f;
     }

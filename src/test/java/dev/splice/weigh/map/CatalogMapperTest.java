@@ -15,9 +15,11 @@ class CatalogMapperTest {
     static ContextWeight w(String ctx, double est, double half, boolean high) {
         ContextWeight.Check none = new ContextWeight.Check(0, Double.NaN, Double.NaN, null);
         return new ContextWeight(ctx, null, "nop.baseline", est, est - half, est + half, est, false,
-                ContextWeight.Publication.ESTIMATE, high, List.of(), Double.NaN, Double.NaN, Double.NaN, 0, 0, est,
+                ContextWeight.Publication.ESTIMATE, high, List.of(), Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, est,
                 Double.NaN, Double.NaN, Double.NaN, List.of(), null, Map.of(),
-                new ContextWeight.Irls(true, 1, Double.NaN, null), new ContextWeight.Outliers(0, Double.NaN),
+                new ContextWeight.Irls(true, 1, Double.NaN, null), Double.NaN,
+                new ContextWeight.Outliers(0), new ContextWeight.Interrupts(0, Double.NaN, Double.NaN, Double.NaN),
+                Double.NaN, List.of(),
                 new ContextWeight.Heterogeneity(Double.NaN, Double.NaN, Double.NaN, 0), none, none);
     }
 

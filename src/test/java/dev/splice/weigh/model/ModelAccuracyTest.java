@@ -1,6 +1,7 @@
 package dev.splice.weigh.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,7 +14,7 @@ class ModelAccuracyTest {
         SyntheticCampaign s = SyntheticCampaign.typical(6, 42).with(b -> {
             b.order = 0.02;
             b.drift = -0.03;
-            b.slope = 0.01;
+            b.overheadNs = 2500;
             b.contamination = 0.04;
             b.translationShare = 0.03;
             return b;
@@ -28,7 +29,7 @@ class ModelAccuracyTest {
             HuberFit f = c.analysis().fit();
             assertEquals(0.02, f.beta()[0], 4 * c.betaSe()[0] + 1e-3, "order effect");
             assertEquals(-0.03, f.beta()[1], 4 * c.betaSe()[1] + 1e-3, "drift effect");
-            assertEquals(0.01, f.beta()[2], 4 * c.betaSe()[2] + 1e-3, "batch slope");
+            assertEquals(2500, f.beta()[2], 4 * c.betaSe()[2] + 25, "per-window fixed cost (ns)");
             assertTrue(c.ciLow() < c.estimate() && c.estimate() < c.ciHigh());
             assertTrue(c.analysis().ess() > 20 && c.analysis().ess() <= c.analysis().essKish());
         }
@@ -52,22 +53,39 @@ class ModelAccuracyTest {
         assertTrue(r.contexts().get(2).se() > r.contexts().get(0).se(), "a chain adds the uncertainty of its links");
     }
 
+    /**
+     * The practical zero is a tenth of the cheapest context whose band lies above zero (here the
+     * 0.03 ns one), not a fixed +-0.15 ns: a cheap real cost keeps its estimate, only a true zero is
+     * flagged, and no weight of 0 is printed for a band that excludes 0.
+     */
     @Test
     void zeroAndNegativeEstimates() {
-        SyntheticCampaign s = SyntheticCampaign.typical(3, 4).with(b -> {
-            b.truth = new double[] {0.0, -1.0, -0.05};
-            b.sd = 0.005;
+        SyntheticCampaign s = SyntheticCampaign.typical(4, 4).with(b -> {
+            b.truth = new double[] {0.0, -1.0, 0.03, 0.3};
+            b.sd = 0.002;
+            b.runSd = 0.0003;
             return b;
         });
         ModelResult r = WeighModel.run(s.campaign(), ModelOptions.defaults().withReplicates(99).withSeed(5));
+        ContextResult cheap = r.contexts().get(2);
+        assertEquals(cheap.context(), r.zeroReference());
+        assertEquals(WeighModel.ZERO_MARGIN_REL * cheap.estimate(), r.zeroMarginNs(), 1e-15);
+        assertTrue(cheap.ciLow() > 0 && cheap.ciHigh() < 0.15, "the old +-0.15 ns rule would have published 0");
+        assertFalse(cheap.zeroCostEquivalent());
+        assertEquals(cheap.estimate(), cheap.weight());
         ContextResult zero = r.contexts().get(0);
-        assertTrue(zero.zeroCostEquivalent());
-        assertEquals(0.0, zero.weight());
+        assertTrue(zero.zeroCostEquivalent(), "interval " + zero.ciLow() + ".." + zero.ciHigh());
+        assertTrue(zero.ciLow() >= -r.zeroMarginNs() && zero.ciHigh() <= r.zeroMarginNs());
+        assertEquals("zero-cost-equivalent", zero.publication().label());
+        assertEquals(zero.estimate() < 0 ? 0.0 : zero.estimate(), zero.weight(), "the estimate, 0 only when negative");
         ContextResult negative = r.contexts().get(1);
         assertNull(negative.weight());
         assertEquals("significantly-negative-not-published", negative.publication().label());
         assertTrue(negative.estimate() < -0.9, "the unconstrained estimate is kept");
-        ContextResult small = r.contexts().get(2);
-        assertTrue(small.zeroCostEquivalent(), "interval " + small.ciLow() + ".." + small.ciHigh());
+        for (ContextResult c : r.contexts()) {
+            if (c.weight() != null && c.weight() == 0.0) {
+                assertTrue(c.ciLow() <= 0 && 0 <= c.ciHigh(), c.context() + ": 0 printed for a band without 0");
+            }
+        }
     }
 }

@@ -17,11 +17,15 @@ import java.util.SplittableRandom;
 
 /**
  * Synthetic campaigns with known truths. Per pair, in ns per target instruction:
- * {@code d = theta_k + alpha_(run,k) + order*O + drift*D + slope*ln(N/N0) + overhead/N + noise}, with
- * {@code alpha ~ N(0, runSd)} independent per run and context (so theta is the population value the
- * run-cluster bootstrap targets), noise Student-t({@code tDf}) scaled to {@code sd * sqrt(N0/N)}, a
- * share of contaminated pairs shifted by +-(10..50) sd (a disturbed probe or baseline window), and a
- * share of pairs with translations (badly disturbed; the model must remove them).
+ * {@code d = theta_k + alpha_(run,k) + order*O + drift*D + slope*ln(N/N0) + overhead/N
+ * + transient*exp(-position/TRANSIENT_DECAY) + noise}, with {@code alpha = runSd (sqrt(rho) f_run +
+ * sqrt(1 - rho) z_(run,k))}, {@code f, z ~ N(0, 1)} ({@code rho = runCorrelation}: the share of the
+ * run-to-run variance common to all contexts; theta is the population value over runs), noise
+ * Student-t({@code tDf}) scaled to {@code sd * sqrt(N0/N)}, a share of contaminated pairs shifted by
+ * +-(10..50) sd (a disturbed probe or baseline window), and a share of pairs with translations (badly
+ * disturbed; the model must remove them). Then host interrupts: each window of clean length T gets
+ * Poisson({@code eventRatePerMs} T) events of Uniform(15, 60) us each (seed 003's sizes), so the
+ * contamination is one-sided per window and proportional to its exposure.
  */
 public record SyntheticCampaign(
         int runs,
@@ -40,6 +44,9 @@ public record SyntheticCampaign(
         double translationShare,
         double offShift,
         double guestShift,
+        double eventRatePerMs,
+        double runCorrelation,
+        double transientNs,
         boolean guestClock,
         boolean pluginOff,
         boolean exactRun,
@@ -54,7 +61,30 @@ public record SyntheticCampaign(
             baselines[j] = "nop.shape";
         }
         return new SyntheticCampaign(12, 10, truth, baselines, new int[] {4096, 16384, 65536}, 0.012, 0.002, 0.002,
-                0.001, 0.0, 0.01, 4, 0.02, 0.01, 0.0, 0.0, true, true, false, seed);
+                0.0, 1500.0, 0.01, 4, 0.02, 0.01, 0.0, 0.0, 0.6, 0.0, 0.0, true, true, false, seed);
+    }
+
+    /** Start-of-run transient decay, as a share of the run: it is mostly inside the model's 5% burn-in. */
+    public static final double TRANSIENT_DECAY = 0.01;
+    /** Interrupt sizes: Uniform(EVENT_MIN_NS, EVENT_MAX_NS) of window time. */
+    public static final double EVENT_MIN_NS = 15_000;
+    public static final double EVENT_MAX_NS = 60_000;
+
+    /** Interrupt time added to a window of clean length {@code t} ns. */
+    private double interrupts(SplittableRandom rng, double t) {
+        if (!(eventRatePerMs > 0)) {
+            return 0;
+        }
+        double mean = eventRatePerMs * t / 1e6;
+        // Knuth's product method: the means here are below 10.
+        double limit = Math.exp(-mean);
+        double prod = rng.nextDouble();
+        double added = 0;
+        while (prod > limit) {
+            added += EVENT_MIN_NS + (EVENT_MAX_NS - EVENT_MIN_NS) * rng.nextDouble();
+            prod *= rng.nextDouble();
+        }
+        return added;
     }
 
     /** Writes a typical campaign: {@code SyntheticCampaign DIR CONTEXTS [SEED]} (used by bench/). */
@@ -91,8 +121,10 @@ public record SyntheticCampaign(
         for (int r = 0; r < runs; r++) {
             String run = String.format(Locale.ROOT, "run-%02d", r);
             double[] alpha = new double[k];
+            double common = rng.nextGaussian();
             for (int j = 0; j < k; j++) {
-                alpha[j] = runSd * rng.nextGaussian();
+                alpha[j] = runSd * (Math.sqrt(runCorrelation) * common
+                        + Math.sqrt(1 - runCorrelation) * rng.nextGaussian());
             }
             int slot = 0;
             int slots = rounds * k * batches.length;
@@ -103,7 +135,7 @@ public record SyntheticCampaign(
                         boolean ab = rng.nextBoolean();
                         double l = Math.log(batch) - logN0;
                         double mean = truth[j] + alpha[j] + order * (ab ? 0.5 : -0.5) + drift * (position - 0.5)
-                                + slope * l + overheadNs / batch;
+                                + slope * l + overheadNs / batch + transientNs * Math.exp(-position / TRANSIENT_DECAY);
                         double noise = sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
                         boolean exact = exactRun && r == 0;
                         if (rng.nextDouble() < contamination && !exact) {
@@ -124,6 +156,11 @@ public record SyntheticCampaign(
                             base = 4096;
                         }
                         double probe = base + d * batch;
+                        if (!exact) {
+                            probe += interrupts(rng, probe);
+                            base += interrupts(rng, base);
+                            d = (probe - base) / batch;
+                        }
                         double gBase = base * 1.02 + 30;
                         double gProbe = gBase + (d + guestShift) * batch + 20 * rng.nextGaussian();
                         PairRow.Order order = ab ? PairRow.Order.AB : PairRow.Order.BA;
@@ -132,8 +169,11 @@ public record SyntheticCampaign(
                         if (pluginOff) {
                             double offD = mean + offShift + sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
                             double oBase = base * 0.9;
+                            double oProbe = oBase + offD * batch;
+                            oProbe += interrupts(rng, oProbe);
+                            double oBaseHit = oBase + interrupts(rng, oBase);
                             off.add(new PairRow(run, context(j), baselines[j], null, batch, order, q, position, null,
-                                    Double.NaN, Double.NaN, oBase + offD * batch, oBase, 0));
+                                    Double.NaN, Double.NaN, oProbe, oBaseHit, 0));
                         }
                     }
                 }
@@ -189,6 +229,9 @@ public record SyntheticCampaign(
         public double translationShare;
         public double offShift;
         public double guestShift;
+        public double eventRatePerMs;
+        public double runCorrelation;
+        public double transientNs;
         public boolean guestClock;
         public boolean pluginOff;
         public boolean exactRun;
@@ -211,6 +254,9 @@ public record SyntheticCampaign(
             translationShare = s.translationShare;
             offShift = s.offShift;
             guestShift = s.guestShift;
+            eventRatePerMs = s.eventRatePerMs;
+            runCorrelation = s.runCorrelation;
+            transientNs = s.transientNs;
             guestClock = s.guestClock;
             pluginOff = s.pluginOff;
             exactRun = s.exactRun;
@@ -219,8 +265,8 @@ public record SyntheticCampaign(
 
         SyntheticCampaign build() {
             return new SyntheticCampaign(runs, rounds, truth, baselines, batches, runSd, order, drift, slope,
-                    overheadNs, sd, tDf, contamination, translationShare, offShift, guestShift, guestClock,
-                    pluginOff, exactRun, seed);
+                    overheadNs, sd, tDf, contamination, translationShare, offShift, guestShift, eventRatePerMs,
+                    runCorrelation, transientNs, guestClock, pluginOff, exactRun, seed);
         }
     }
 }

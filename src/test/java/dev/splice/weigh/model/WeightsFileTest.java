@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.splice.base.BadInputException;
 import dev.splice.weigh.campaign.Campaign;
 import dev.splice.weigh.campaign.ContextWeight;
@@ -12,6 +14,8 @@ import dev.splice.weigh.campaign.Weights;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +45,49 @@ class WeightsFileTest {
         assertTrue(unidentifiable.unidentifiable().startsWith("absent reference"), unidentifiable.unidentifiable());
         assertEquals(3, read.quality().high() + read.quality().low());
         assertEquals(4, read.bootstrap().seed());
+    }
+
+    /** Schema 2 (issue 12), field by field in the order written (docs/formats.md, "weights.json"). */
+    @Test
+    void theFileHasSchemaTwosFieldsInOrder() throws IOException {
+        ModelResult r = WeighModel.run(SyntheticCampaign.typical(3, 5).campaign(),
+                ModelOptions.defaults().withReplicates(30).withThreads(2).withSeed(4));
+        r.writeTo(dir);
+        JsonNode root = new ObjectMapper().readTree(dir.resolve("weights.json").toFile());
+        assertEquals("splice.weigh.weights/2", root.path("schema").asText());
+        assertEquals(List.of("huber_k", "mad_constant", "irls_tolerance", "irls_max_iterations", "bisquare_c",
+                "burn_in_position", "zero_margin_rel", "zero_margin_ns", "zero_reference"), names(root.path("model")));
+        assertEquals(List.of("runs", "funnel", "batch_balance", "order_balance", "bad_rows", "interrupts"),
+                names(root.path("campaign")));
+        assertEquals(List.of("rate_per_ms", "mean_event_us", "median_event_us", "events", "exposure_ms",
+                "contexts_above_background"), names(root.path("campaign").path("interrupts")));
+        assertEquals(List.of("replicates", "valid_replicates", "seed", "method", "level", "critical_value",
+                "alpha_per_estimate", "effective_estimates", "bootstrap_max_t", "critical_value_mc_se",
+                "quantile_probability_mc_se", "critical_value_99", "width_ratio_median", "width_ratio_p95",
+                "convergence"), names(root.path("bootstrap")));
+        assertEquals("wild-cluster-webb-t-calibrated", root.path("bootstrap").path("method").asText());
+        JsonNode c = root.path("contexts").get(0);
+        assertEquals(List.of("context", "baseline", "estimate_ns", "ci_low_ns", "ci_high_ns", "weight_ns",
+                "zero_cost_equivalent", "publication", "quality", "reasons", "ess", "ess_kish",
+                "autocorrelation_time", "pairs_kept", "pairs_removed", "pairs_removed_burn_in", "contrast_ns", "se_ns",
+                "asymptotic_se_ns", "width_ratio_vs_99", "reference_chain", "effects", "irls",
+                "interrupt_overhead_ns", "outliers", "interrupts", "variance_exponent", "lack_of_fit",
+                "heterogeneity", "plugin_off", "cross_clock"), names(c));
+        assertEquals(List.of("order", "drift", "window"), names(c.path("effects")));
+        assertEquals(List.of("rejected"), names(c.path("outliers")));
+        assertEquals(List.of("events", "expected", "p_excess", "detectable_share"), names(c.path("interrupts")));
+        assertEquals(List.of("batch", "deviation_ns", "se_ns"), names(c.path("lack_of_fit").get(0)));
+        Weights read = Weights.read(dir.resolve("weights.json"));
+        assertEquals(FitOptions.BISQUARE_C, read.model().bisquareC());
+        assertEquals(CampaignData.BURN_IN_POSITION, read.model().burnInPosition());
+        assertEquals(r.zeroReference(), read.model().zeroReference());
+        assertTrue(read.contexts().get(0).pairsRemovedBurnIn() > 0);
+    }
+
+    private static List<String> names(JsonNode o) {
+        List<String> out = new ArrayList<>();
+        o.fieldNames().forEachRemaining(out::add);
+        return out;
     }
 
     @Test
