@@ -17,20 +17,57 @@ public final class BatDump {
      * One entry: output offset, input offset, branch mark, whether it starts an input block, and for a
      * non-branch entry the block index and hash the table stores (0 and 0x0 where it is no block start,
      * as BOLT writes them).
+     *
+     * @param outputOffset the output offset, from the fragment's output address
+     * @param inputOffset the input offset, in the (parent's) input function
+     * @param branch whether the entry marks a branch or call source (BOLT's BRANCHENTRY bit)
+     * @param blockStart whether the entry starts an input basic block
+     * @param blockIndex the stored block index of a non-branch entry; null for a branch
+     * @param blockHash the stored block hash of a non-branch entry, as {@code 0x} hex; null for a branch
      */
     public record Entry(long outputOffset, long inputOffset, boolean branch, boolean blockStart, Long blockIndex,
                         String blockHash) {}
 
-    /** A cold fragment. */
+    /**
+     * A cold fragment of a hot function.
+     *
+     * @param name the symbol at the fragment's output address, or null when there is none
+     * @param address the fragment's output address
+     * @param entries the fragment's entries, in table order
+     */
     public record ColdFragment(String name, long address, List<Entry> entries) {}
 
-    /** A hot function. */
+    /**
+     * A hot function, with its cold fragments.
+     *
+     * @param name the function symbol at the output address, or null when BOLT left none
+     * @param address the function's output address
+     * @param hash the input function's hash, as {@code 0x} hex
+     * @param blockCount the input function's basic block count
+     * @param entries the main fragment's entries, in table order
+     * @param secondaryEntryPoints the input offsets of the secondary entry points, in table order
+     * @param coldFragments the function's cold fragments, in table order
+     */
     public record Function(String name, long address, String hash, long blockCount, List<Entry> entries,
                            List<Long> secondaryEntryPoints, List<ColdFragment> coldFragments) {}
 
-    /** The whole dump. */
+    /**
+     * The whole dump of one binary's tables.
+     *
+     * @param binary the binary's name, as the first line of the dump shows it
+     * @param hotFunctions the number of hot functions in the table
+     * @param coldFragments the number of cold fragments in the table
+     * @param functions the hot functions, in table order
+     */
     public record Dump(String binary, int hotFunctions, int coldFragments, List<Function> functions) {}
 
+    /**
+     * The dump of a BOLTed binary's tables, with the function names of its symbol table.
+     *
+     * @param elf a binary written by {@code llvm-bolt --enable-bat}
+     * @return the dump
+     * @throws dev.splice.base.BadInputException if the binary has no tables or they are malformed
+     */
     public static Dump of(ElfFile elf) {
         Map<Long, String> names = new HashMap<>();
         for (dev.splice.elf.Symbol s : elf.symbols()) {
@@ -41,7 +78,14 @@ public final class BatDump {
         return of(elf.name(), BatTables.read(elf), names);
     }
 
-    /** The dump of tables, with function names by output address (absent: no symbol). */
+    /**
+     * The dump of tables, with function names by output address (absent: no symbol).
+     *
+     * @param binary the name the dump gives the binary
+     * @param tables the tables to show
+     * @param names function names by output address
+     * @return the dump
+     */
     public static Dump of(String binary, BatTables tables, Map<Long, String> names) {
         Map<Long, List<ColdFragment>> cold = new HashMap<>();
         for (BatColdFragment c : tables.coldFragments()) {
@@ -73,7 +117,15 @@ public final class BatDump {
         return "0x" + Long.toHexString(v);
     }
 
-    /** The dump as a readable table. */
+    /**
+     * Prints the dump as a readable table (the text of {@code splice bat dump}): per hot function a
+     * heading, one line per entry (output offset, input offset, kind, block index and hash), the
+     * secondary entry points and the cold fragments.
+     *
+     * @param dump the dump to print
+     * @param out where the text goes
+     * @throws java.io.IOException if {@code out} fails
+     */
     public static void print(Dump dump, Appendable out) throws java.io.IOException {
         out.append(String.format("%s: %d hot functions, %d cold fragments%n", dump.binary(), dump.hotFunctions(), dump.coldFragments()));
         for (Function f : dump.functions()) {

@@ -27,8 +27,28 @@ public final class BatMap {
         this.blockIndices = blockIndices;
     }
 
-    /** One entry, as a value (for building maps and for tests). */
+    /**
+     * One entry, as a value (for building maps and for tests).
+     *
+     * @param outputOffset the output offset, from the fragment's output address (32 bits unsigned)
+     * @param inputOffset the input offset in the input function (31 bits: the table shifts it left
+     *     to make room for the branch bit)
+     * @param branch whether the entry marks a branch or call source (BOLT's BRANCHENTRY bit); else it
+     *     starts an input basic block
+     * @param blockHash the input block's hash (ignored for a branch entry)
+     * @param blockIndex the input block's index in the input function (ignored for a branch entry)
+     */
     public record Entry(long outputOffset, long inputOffset, boolean branch, long blockHash, long blockIndex) {
+        /**
+         * Checks that the offsets fit the table's fields.
+         *
+         * @param outputOffset the output offset (32 bits)
+         * @param inputOffset the input offset (31 bits)
+         * @param branch whether the entry marks a branch or call source
+         * @param blockHash the input block's hash
+         * @param blockIndex the input block's index
+         * @throws IllegalArgumentException if an offset does not fit
+         */
         public Entry {
             checkOffset(outputOffset, "output offset");
             checkOffset(inputOffset, "input offset");
@@ -37,12 +57,26 @@ public final class BatMap {
             }
         }
 
-        /** A block-start entry. */
+        /**
+         * A block-start entry (BOLT's {@code BBOutputOffset -> BBInputOffset << 1}).
+         *
+         * @param outputOffset the block's output offset
+         * @param inputOffset the block's input offset
+         * @param blockHash the input block's hash
+         * @param blockIndex the input block's index in the input function
+         * @return the entry
+         */
         public static Entry block(long outputOffset, long inputOffset, long blockHash, long blockIndex) {
             return new Entry(outputOffset, inputOffset, false, blockHash, blockIndex);
         }
 
-        /** A branch-source entry. */
+        /**
+         * A branch-source entry (BOLT's {@code InputOffset << 1 | BRANCHENTRY}).
+         *
+         * @param outputOffset the branch instruction's output offset
+         * @param inputOffset the branch instruction's input offset
+         * @return the entry
+         */
         public static Entry branch(long outputOffset, long inputOffset) {
             return new Entry(outputOffset, inputOffset, true, 0, 0);
         }
@@ -54,7 +88,13 @@ public final class BatMap {
         }
     }
 
-    /** A map from entries, stably sorted by output offset. */
+    /**
+     * A map from entries, stably sorted by output offset (equal offsets keep their order, as in
+     * BOLT's multimap). Branch entries get hash and index 0, as the table stores them.
+     *
+     * @param entries the entries, in any order
+     * @return the map
+     */
     public static BatMap of(java.util.List<Entry> entries) {
         Entry[] sorted = entries.toArray(new Entry[0]);
         Arrays.sort(sorted, (a, b) -> Long.compare(a.outputOffset(), b.outputOffset())); // stable
@@ -74,36 +114,81 @@ public final class BatMap {
         return new BatMap(out, in, br, hashes, indices);
     }
 
+    /**
+     * The number of entries.
+     *
+     * @return the number of entries
+     */
     public int size() {
         return outputOffsets.length;
     }
 
+    /**
+     * The output offset of an entry, from the fragment's output address.
+     *
+     * @param i the entry's index, in output offset order
+     * @return the output offset, 0 to 2^32 - 1
+     */
     public long outputOffset(int i) {
         return outputOffsets[i] & 0xffffffffL;
     }
 
+    /**
+     * The input offset of an entry, in the input function (the parent's, for a cold fragment).
+     *
+     * @param i the entry's index, in output offset order
+     * @return the input offset, 0 to 2^31 - 1
+     */
     public long inputOffset(int i) {
         return inputOffsets[i] & 0xffffffffL;
     }
 
+    /**
+     * Whether an entry marks a branch or call source (BOLT's BRANCHENTRY bit) rather than the start
+     * of an input block.
+     *
+     * @param i the entry's index, in output offset order
+     * @return true for a branch entry
+     */
     public boolean isBranch(int i) {
         return branches[i];
     }
 
-    /** The input block's hash for a block entry (0 for a branch entry or an unknown block). */
+    /**
+     * The input block's hash for a block entry (0 for a branch entry or an unknown block).
+     *
+     * @param i the entry's index, in output offset order
+     * @return the stored 64-bit block hash
+     */
     public long blockHash(int i) {
         return blockHashes[i];
     }
 
-    /** The input block's index for a block entry (0 for a branch entry or an unknown block). */
+    /**
+     * The input block's index for a block entry (0 for a branch entry or an unknown block).
+     *
+     * @param i the entry's index, in output offset order
+     * @return the stored block index
+     */
     public long blockIndex(int i) {
         return blockIndices[i];
     }
 
+    /**
+     * One entry as a value (allocates; the accessors above do not).
+     *
+     * @param i the entry's index, in output offset order
+     * @return the entry
+     */
     public Entry entry(int i) {
         return new Entry(outputOffset(i), inputOffset(i), branches[i], blockHashes[i], blockIndices[i]);
     }
 
+    /**
+     * All entries as values, in output offset order.
+     *
+     * @return a new list of the entries
+     */
     public java.util.List<Entry> entries() {
         java.util.List<Entry> list = new java.util.ArrayList<>(size());
         for (int i = 0; i < size(); i++) {
@@ -132,6 +217,10 @@ public final class BatMap {
      * the input offset of the entry at or before it (the start of its input block, or the branch
      * itself); any other offset keeps its distance from that entry. Offsets before the first entry
      * are returned unchanged.
+     *
+     * @param offset the output offset, from the fragment's output address
+     * @param isBranchSource whether the offset is the source of a branch (an LBR "from" address)
+     * @return the input offset
      */
     public long translate(long offset, boolean isBranchSource) {
         int i = upperBound(offset);
@@ -151,6 +240,11 @@ public final class BatMap {
      * the block-to-block fall-through edges crossed by executing from {@code from} to {@code to}, as
      * input offsets (start of the source block, start of the next block). Appends pairs to {@code out}
      * (from, to, from, to, ...) and returns the number of pairs.
+     *
+     * @param from the output offset where the trace starts (the target of the previous branch)
+     * @param to the output offset where the trace ends (the source of the next branch)
+     * @param out receives the pairs of input offsets
+     * @return the number of pairs appended; 0 for a trivial or impossible trace
      */
     public int fallthroughs(long from, long to, LongList out) {
         if (from >= to) {

@@ -26,7 +26,15 @@ import java.util.TreeMap;
 public final class BatWriter {
     private final TreeMap<Long, Function> functions = new TreeMap<>();
 
-    /** Starts the function whose main fragment is at {@code outputAddress}. */
+    /**
+     * Starts the function whose main fragment is at {@code outputAddress}.
+     *
+     * @param outputAddress the function's output address
+     * @param inputHash the input function's hash (BOLT's FuncHash)
+     * @param blockCount the input function's basic block count
+     * @return the function, to add blocks, entries, cold fragments and entry points to
+     * @throws IllegalArgumentException if a function at that address was started already
+     */
     public Function function(long outputAddress, long inputHash, long blockCount) {
         if (functions.containsKey(outputAddress)) {
             throw new IllegalArgumentException("duplicate function at 0x" + Long.toHexString(outputAddress));
@@ -53,26 +61,55 @@ public final class BatWriter {
             this.main = new Fragment(address);
         }
 
-        /** Records an input basic block (the first record for an offset wins, as in BOLT). */
+        /**
+         * Records an input basic block (the first record for an offset wins, as in BOLT); block
+         * entries at its input offset, in any fragment of the function, carry its index and hash.
+         *
+         * @param inputOffset the block's input offset
+         * @param index the block's index in the input function
+         * @param blockHash the block's 64-bit hash
+         * @return this function
+         */
         public Function block(long inputOffset, long index, long blockHash) {
             blocks.putIfAbsent(inputOffset, new long[] {index, blockHash});
             return this;
         }
 
-        /** Adds an entry to the main fragment. */
+        /**
+         * Adds an entry to the main fragment.
+         *
+         * @param outputOffset the output offset, from the function's output address (32 bits)
+         * @param inputOffset the input offset (31 bits)
+         * @param branch true for a branch or call source, false for the start of an input block
+         * @return this function
+         * @throws IllegalArgumentException if an offset does not fit
+         */
         public Function entry(long outputOffset, long inputOffset, boolean branch) {
             main.entry(outputOffset, inputOffset, branch);
             return this;
         }
 
-        /** Adds a secondary entry point (input offset), in table order. */
+        /**
+         * Adds a secondary entry point (input offset), in table order: its id is 1 + the number
+         * added before it.
+         *
+         * @param inputOffset the entry point's input offset (32 bits)
+         * @return this function
+         * @throws IllegalArgumentException if the offset does not fit
+         */
         public Function secondaryEntryPoint(long inputOffset) {
             BatMap.checkOffset(inputOffset, "secondary entry point");
             secondaryEntryPoints.add(inputOffset);
             return this;
         }
 
-        /** Starts a cold fragment of this function at {@code outputAddress}. */
+        /**
+         * Starts a cold fragment of this function at {@code outputAddress} (left out of the tables
+         * if it gets no entries, as BOLT does).
+         *
+         * @param outputAddress the fragment's output address
+         * @return the fragment, to add entries to
+         */
         public Fragment coldFragment(long outputAddress) {
             Fragment f = new Fragment(outputAddress);
             cold.add(f);
@@ -127,6 +164,15 @@ public final class BatWriter {
             this.address = address;
         }
 
+        /**
+         * Adds an entry to this fragment.
+         *
+         * @param outputOffset the output offset, from the fragment's output address (32 bits)
+         * @param inputOffset the input offset in the parent's input function (31 bits)
+         * @param branch true for a branch or call source, false for the start of an input block
+         * @return this fragment
+         * @throws IllegalArgumentException if an offset does not fit
+         */
         public Fragment entry(long outputOffset, long inputOffset, boolean branch) {
             BatMap.checkOffset(outputOffset, "output offset");
             if (inputOffset < 0 || inputOffset > 0x7fffffffL) {
@@ -145,7 +191,12 @@ public final class BatWriter {
         }
     }
 
-    /** The tables as BOLT would write them for these maps. */
+    /**
+     * The tables as BOLT would write them for these maps (BOLT's write).
+     *
+     * @return the tables
+     * @throws IllegalArgumentException if two fragments share an output address
+     */
     public BatTables build() {
         List<BatFunction> hot = new ArrayList<>();
         Map<Long, Integer> hotIndex = new HashMap<>();
@@ -168,12 +219,20 @@ public final class BatWriter {
         return new BatTables(hot, new ArrayList<>(cold.values()));
     }
 
-    /** The note descriptor bytes. */
+    /**
+     * The note descriptor bytes.
+     *
+     * @return the descriptor, as BOLT 22 encodes it
+     */
     public byte[] encodeDescriptor() {
         return build().encodeDescriptor();
     }
 
-    /** The whole `.note.bolt_bat` section contents. */
+    /**
+     * The whole {@code .note.bolt_bat} section contents.
+     *
+     * @return the note, as BOLT 22 encodes it
+     */
     public byte[] encodeNote() {
         return build().encodeNote();
     }

@@ -58,12 +58,26 @@ public final class Assembler {
         setTarget("rv64gc", 0, 0);
     }
 
-    /** Assembles a listing; its region lines give the addresses (a listing without one starts at 0). */
+    /**
+     * Assembles a listing; its region lines give the addresses (a listing without one starts at 0).
+     *
+     * @param text the listing
+     * @param fileName names the listing in error messages
+     * @return the assembled regions, target and labels
+     * @throws ListingException if a line does not assemble ({@code file:line:column: why})
+     */
     public static Assembly assemble(String text, String fileName) {
         return assemble(text, fileName, null, Map.of());
     }
 
-    /** Reads and assembles a listing file (UTF-8). */
+    /**
+     * Reads and assembles a listing file (UTF-8).
+     *
+     * @param listing the listing file; its path names it in error messages
+     * @return the assembled regions, target and labels
+     * @throws IOException if the file cannot be read
+     * @throws ListingException if a line does not assemble
+     */
     public static Assembly assemble(Path listing) throws IOException {
         return assemble(Files.readString(listing, StandardCharsets.UTF_8), listing.toString());
     }
@@ -73,6 +87,13 @@ public final class Assembler {
      * replaces the address of the first region (or places a listing without a region line);
      * names the listing does not define are looked up in {@code externals} (absolute addresses),
      * so that a fragment can branch to code around it.
+     *
+     * @param text the listing or fragment
+     * @param fileName names the text in error messages
+     * @param address the address of the first region, or null to keep the listing's own
+     * @param externals absolute addresses of names defined outside the text (null: none)
+     * @return the assembled regions, target and labels
+     * @throws ListingException if a line does not assemble
      */
     public static Assembly assemble(String text, String fileName, Long address, Map<String, Long> externals) {
         Assembler assembler = new Assembler(fileName, address, externals == null ? Map.of() : externals);

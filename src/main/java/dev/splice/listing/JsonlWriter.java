@@ -26,12 +26,26 @@ public final class JsonlWriter {
     private final Printer printer;
     private final SymbolMap symbols;
 
+    /**
+     * A writer with the chosen text style and symbols.
+     *
+     * @param aliases write {@code text} with readable aliases (li, mv, ret, ...) instead of the
+     *     exact form; {@code mnemonic} and {@code operands} stay exact
+     * @param symbols names for the {@code symbol} field of branches (null: none)
+     */
     public JsonlWriter(boolean aliases, SymbolMap symbols) {
         this.decoder = Decoders.all();
         this.printer = aliases ? Printer.ALIASES : Printer.EXACT;
         this.symbols = symbols == null ? SymbolMap.EMPTY : symbols;
     }
 
+    /**
+     * Writes one JSON line per decoded item of the regions, in region and address order (UTF-8).
+     *
+     * @param regions the code to describe
+     * @param out where the lines go; left open
+     * @throws IOException if {@code out} fails
+     */
     public void write(List<Region> regions, OutputStream out) throws IOException {
         try (JsonGenerator json = JSON.createGenerator(out, JsonEncoding.UTF8)) {
             json.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);

@@ -6,11 +6,23 @@ import dev.splice.base.BadInputException;
 public final class ListingException extends BadInputException {
     private static final long serialVersionUID = 1L;
 
+    /** The listing's name, as the assembler was given it. */
     private final String file;
+    /** The 1-based line number. */
     private final int line;
+    /** The 1-based column number. */
     private final int column;
+    /** What is wrong, without the location. */
     private final String reason;
 
+    /**
+     * A refusal at a place in a listing.
+     *
+     * @param file the listing's name
+     * @param line the 1-based line number
+     * @param column the 1-based column number
+     * @param reason what is wrong and why, without the location
+     */
     public ListingException(String file, int line, int column, String reason) {
         super(file + ":" + line + ":" + column + ": " + reason);
         this.file = file;
@@ -19,21 +31,38 @@ public final class ListingException extends BadInputException {
         this.reason = reason;
     }
 
+    /**
+     * The listing's name, as the assembler was given it.
+     *
+     * @return the file name
+     */
     public String file() {
         return file;
     }
 
-    /** 1-based line number. */
+    /**
+     * The line of the error.
+     *
+     * @return the 1-based line number
+     */
     public int line() {
         return line;
     }
 
-    /** 1-based column number. */
+    /**
+     * The column of the error.
+     *
+     * @return the 1-based column number
+     */
     public int column() {
         return column;
     }
 
-    /** The message without the location. */
+    /**
+     * The message without the location.
+     *
+     * @return what is wrong and why
+     */
     public String reason() {
         return reason;
     }

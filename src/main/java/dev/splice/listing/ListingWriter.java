@@ -78,7 +78,12 @@ public final class ListingWriter {
         this(false, SymbolMap.EMPTY);
     }
 
-    /** The listing of the regions as text. */
+    /**
+     * The listing of the regions as text.
+     *
+     * @param regions the code to list, in order
+     * @return the listing (ASCII)
+     */
     public String toText(List<Region> regions) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
@@ -89,7 +94,13 @@ public final class ListingWriter {
         return out.toString(StandardCharsets.US_ASCII);
     }
 
-    /** Writes the listing of the regions (one .target line for all of them) to {@code out}. */
+    /**
+     * Writes the listing of the regions (one .target line for all of them) to {@code out}.
+     *
+     * @param regions the code to list, in order
+     * @param out where the listing goes (ASCII); flushed, left open
+     * @throws IOException if {@code out} fails
+     */
     public void write(List<Region> regions, OutputStream out) throws IOException {
         Labels[] labels = new Labels[regions.size()];
         EnumSet<Extension> used = EnumSet.copyOf(BASE_TARGET);
@@ -105,7 +116,12 @@ public final class ListingWriter {
         out.flush();
     }
 
-    /** The extensions the regions use (at least rv64gc), as the listing's .target names them. */
+    /**
+     * The extensions the regions use (at least rv64gc), as the listing's .target names them.
+     *
+     * @param regions the code to scan
+     * @return the target string, e.g. {@code rv64gc_zba_zbb}
+     */
     public String targetOf(List<Region> regions) {
         EnumSet<Extension> used = EnumSet.copyOf(BASE_TARGET);
         for (Region region : regions) {

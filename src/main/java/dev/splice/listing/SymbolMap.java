@@ -11,9 +11,16 @@ import java.util.List;
  * entries, for example the functions of an ELF file; lookups are binary searches.
  */
 public final class SymbolMap {
-    /** A named address range. A size of 0 covers only the address itself. */
+    /**
+     * A named address range. A size of 0 covers only the address itself.
+     *
+     * @param name the symbol's name
+     * @param address the first address it covers
+     * @param size the number of bytes it covers (0: only its address)
+     */
     public record Entry(String name, long address, long size) {}
 
+    /** A map without symbols: every lookup misses. */
     public static final SymbolMap EMPTY = new SymbolMap(List.of());
 
     private final String[] names;
@@ -22,6 +29,12 @@ public final class SymbolMap {
     private final long[] starts;
     private final long[] sizes;
 
+    /**
+     * A map of the entries; where ranges overlap, an address is named by the nearest entry
+     * starting at or before it that covers it.
+     *
+     * @param entries the named ranges, in any order
+     */
     public SymbolMap(List<Entry> entries) {
         List<Entry> sorted = new ArrayList<>(entries);
         sorted.sort(Comparator.comparingLong(Entry::address).thenComparing(Entry::name));
@@ -59,7 +72,13 @@ public final class SymbolMap {
         return -1;
     }
 
-    /** Appends "name" or "name+0xoffset" for the address and returns true, or returns false. */
+    /**
+     * Appends "name" or "name+0xoffset" for the address and returns true, or returns false.
+     *
+     * @param out receives the name
+     * @param address the address to name
+     * @return whether a symbol covers the address
+     */
     public boolean append(StringBuilder out, long address) {
         int i = find(address);
         if (i < 0) {
@@ -74,7 +93,14 @@ public final class SymbolMap {
         return true;
     }
 
-    /** Appends "name" or "name+0xoffset" as ASCII bytes and returns true, or returns false. */
+    /**
+     * Appends "name" or "name+0xoffset" as ASCII bytes and returns true, or returns false (the
+     * listing writer's form: no allocation per lookup).
+     *
+     * @param out receives the name
+     * @param address the address to name
+     * @return whether a symbol covers the address
+     */
     public boolean append(TextBuffer out, long address) {
         int i = find(address);
         if (i < 0) {
@@ -100,7 +126,12 @@ public final class SymbolMap {
         return b;
     }
 
-    /** The name as {@link #append} writes it, or null. */
+    /**
+     * The name as {@link #append(StringBuilder, long)} writes it, or null.
+     *
+     * @param address the address to name
+     * @return "name" or "name+0xoffset", or null when no symbol covers the address
+     */
     public String describe(long address) {
         StringBuilder sb = new StringBuilder();
         return append(sb, address) ? sb.toString() : null;
