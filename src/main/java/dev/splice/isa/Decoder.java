@@ -1,9 +1,6 @@
 package dev.splice.isa;
 
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
 import java.util.Set;
 
@@ -63,9 +60,8 @@ public final class Decoder {
                 (op.size() == 2 ? narrow : wide).add(op);
             }
         }
-        Comparator<Opcode> specificFirst = Comparator.comparingInt((Opcode o) -> -Integer.bitCount(o.mask()));
-        narrow.sort(specificFirst);
-        wide.sort(specificFirst);
+        specificFirst(narrow);
+        specificFirst(wide);
         if (narrow.size() > Byte.MAX_VALUE) {
             throw new IllegalStateException("too many compressed instructions for a byte index");
         }
@@ -94,52 +90,96 @@ public final class Decoder {
             }
         }
         int keyMask = unkey(0x7fff) | 3;
-        // Candidates per major opcode (bits 6..0) first, so each key filters a short list.
-        int[][] byMajor = new int[32][];
-        for (int major = 0; major < 32; major++) {
-            byMajor[major] = candidates(wideOps, 0, (major << 2) | 3, 0x7f);
+        // Candidates per major opcode and funct3 (the key's low 8 bits) first, so each key filters
+        // a short list.
+        int lowMask = unkey(0xff) | 3;
+        int[][] byLow = new int[1 << 8][];
+        for (int low = 0; low < 1 << 8; low++) {
+            byLow[low] = candidates(wideOps, 0, unkey(low) | 3, lowMask);
         }
-        // A candidate list as a string of indices (each < 65,536): cheap to hash and compare.
-        Map<String, Integer> shared = new HashMap<>();
-        List<Integer> flat = new ArrayList<>();
-        char[] listBuf = new char[wideOps.length];
+        // Identical candidate lists are found through an open-addressing table of their offsets
+        // (plus one; 0 is empty), hashed on the candidate indices: no boxing, no per-key object.
+        // At most 32,768 lists, so the table stays at most half full.
+        int[] slots = new int[1 << 16];
+        int[] flat = new int[1 << 12];
+        int size = 0;
+        int[] listBuf = new int[wideOps.length];
         for (int key = 0; key < 1 << 15; key++) {
             int keyBits = unkey(key) | 3;
             int n = 0;
-            for (int i : byMajor[key & 0x1f]) {
+            int hash = 0;
+            for (int i : byLow[key & 0xff]) {
                 Opcode op = wideOps[i];
                 if (((keyBits ^ op.match()) & op.mask() & keyMask) == 0) {
-                    listBuf[n++] = (char) i;
+                    listBuf[n++] = i;
+                    hash = hash * 31 + i;
                 }
             }
-            String list = new String(listBuf, 0, n);
-            Integer at = shared.get(list);
-            if (at == null) {
-                at = flat.size();
-                shared.put(list, at);
-                flat.add(n);
-                for (int j = 0; j < n; j++) {
-                    int i = list.charAt(j);
-                    Opcode op = wideOps[i];
-                    Field[] cf = op.constraintFields;
-                    boolean onlyRm = cf.length == 1 && cf[0].instMask == 0x7000
-                            && (cf[0].kind == OperandKind.RM || cf[0].kind == OperandKind.RMX);
-                    flat.add(op.mask());
-                    flat.add(op.match());
-                    flat.add(cf.length == 0 ? 0 : onlyRm ? FLAG_RM : FLAG_GENERAL);
-                    flat.add(i);
+            int slot = (hash * 0x9e3779b9 >>> 16) & (slots.length - 1);
+            int at;
+            while (true) {
+                if (slots[slot] == 0) {
+                    at = size;
+                    if (size + 1 + 4 * n > flat.length) {
+                        flat = java.util.Arrays.copyOf(flat, Math.max(flat.length * 2, size + 1 + 4 * n));
+                    }
+                    flat[size++] = n;
+                    for (int j = 0; j < n; j++) {
+                        int i = listBuf[j];
+                        Opcode op = wideOps[i];
+                        Field[] cf = op.constraintFields;
+                        boolean onlyRm = cf.length == 1 && cf[0].instMask == 0x7000
+                                && (cf[0].kind == OperandKind.RM || cf[0].kind == OperandKind.RMX);
+                        flat[size++] = op.mask();
+                        flat[size++] = op.match();
+                        flat[size++] = cf.length == 0 ? 0 : onlyRm ? FLAG_RM : FLAG_GENERAL;
+                        flat[size++] = i;
+                    }
+                    slots[slot] = at + 1;
+                    break;
                 }
+                at = slots[slot] - 1;
+                if (sameList(flat, at, listBuf, n)) {
+                    break;
+                }
+                slot = (slot + 1) & (slots.length - 1);
             }
             if (at > Character.MAX_VALUE) {
                 throw new IllegalStateException("decoder lists too large");
             }
-            listAt[key] = (char) (int) at;
+            listAt[key] = (char) at;
         }
-        words = new int[flat.size()];
-        for (int i = 0; i < words.length; i++) {
-            words[i] = flat.get(i);
-        }
+        words = java.util.Arrays.copyOf(flat, size);
         fillDirect(keyMask);
+    }
+
+    /** Whether the list at {@code flat[at]} holds exactly the candidates {@code list[0, n)}. */
+    private static boolean sameList(int[] flat, int at, int[] list, int n) {
+        if (flat[at] != n) {
+            return false;
+        }
+        for (int j = 0; j < n; j++) {
+            if (flat[at + 4 + 4 * j] != list[j]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Sorts the opcodes by fixed bits, most first, keeping table order among equals (what a stable
+     * sort by that count does, without a comparator to spin up at start-up).
+     */
+    private static void specificFirst(List<Opcode> ops) {
+        Opcode[] in = ops.toArray(NONE);
+        ops.clear();
+        for (int bits = 32; bits >= 0; bits--) {
+            for (Opcode op : in) {
+                if (Integer.bitCount(op.mask()) == bits) {
+                    ops.add(op);
+                }
+            }
+        }
     }
 
     private void fillDirect(int keyMask) {

@@ -317,8 +317,12 @@ final class TableReader {
         for (int i = 0; i < values.length; i++) {
             values[i] = cv.get(i);
         }
-        aliases.computeIfAbsent(base, k -> new ArrayList<>())
-                .add(new Alias(mnemonic, t, cf.toArray(new Field[0]), values, co.toArray(new Field[0])));
+        List<Alias> list = aliases.get(base);
+        if (list == null) {
+            list = new ArrayList<>();
+            aliases.put(base, list);
+        }
+        list.add(new Alias(mnemonic, t, cf.toArray(new Field[0]), values, co.toArray(new Field[0])));
     }
 
     private void csr(String[] w) {
@@ -404,7 +408,7 @@ final class TableReader {
 
     /** A 32-bit instruction's operand roles, by the base formats' field positions. */
     private void roles(Opcode op) {
-        Field[] byRole = new Field[Operand.values().length];
+        Field[] byRole = new Field[Operand.ALL.length];
         int present = 0;
         for (Field f : op.fields) {
             Operand role = role(f);
@@ -461,7 +465,7 @@ final class TableReader {
             throw new IllegalStateException(source + ": " + op.mnemonic() + "'s expansion '" + exp
                     + "' does not have the operands of " + wide.mnemonic() + " (" + templateText + ")");
         }
-        Field[] byRole = new Field[Operand.values().length];
+        Field[] byRole = new Field[Operand.ALL.length];
         long[] values = new long[byRole.length];
         int present = 0;
         Set<Field> used = new java.util.HashSet<>();
@@ -476,7 +480,7 @@ final class TableReader {
                 continue;
             }
             Operand role = null;
-            for (Operand r : Operand.values()) {
+            for (Operand r : Operand.ALL) {
                 if (wide.field(r) == target) {
                     role = r;
                 }
@@ -502,10 +506,9 @@ final class TableReader {
         int i = 0;
         while (i < text.length()) {
             char c = text.charAt(i);
-            if (Character.isLetterOrDigit(c) || c == '_' || c == '.') {
+            if (Template.isWordChar(c)) {
                 int j = i;
-                while (j < text.length() && (Character.isLetterOrDigit(text.charAt(j)) || text.charAt(j) == '_'
-                        || text.charAt(j) == '.')) {
+                while (j < text.length() && Template.isWordChar(text.charAt(j))) {
                     j++;
                 }
                 out.add(text.substring(i, j));
