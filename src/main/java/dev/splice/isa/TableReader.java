@@ -1,9 +1,7 @@
 package dev.splice.isa;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -39,12 +37,21 @@ final class TableReader {
                 throw new IllegalStateException("instruction table " + resource + " is missing");
             }
             TableReader r = new TableReader(resource);
-            try (BufferedReader br = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = br.readLine()) != null) {
-                    r.lineNo++;
-                    r.line(line);
+            // The whole text at once, cut at line ends as BufferedReader.readLine cuts (\n, \r,
+            // \r\n): cheaper for the interpreter than a reader's per-character decoding.
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            if (text.indexOf('\r') >= 0) {
+                text = text.replace("\r\n", "\n").replace('\r', '\n');
+            }
+            int start = 0;
+            while (start < text.length()) {
+                int end = text.indexOf('\n', start);
+                if (end < 0) {
+                    end = text.length();
                 }
+                r.lineNo++;
+                r.line(text.substring(start, end));
+                start = end + 1;
             }
             return r.finish();
         } catch (IOException e) {
@@ -95,14 +102,19 @@ final class TableReader {
         if (line.isEmpty() || line.startsWith("#")) {
             return;
         }
-        String[] words = words(line);
-        switch (words[0]) {
-            case "field" -> field(words);
+        // The line's first word without splitting all of it: insn and alias lines take the rest whole.
+        int end = 0;
+        while (end < line.length() && !isSpace(line.charAt(end))) {
+            end++;
+        }
+        String kind = line.substring(0, end);
+        switch (kind) {
+            case "field" -> field(words(line));
             case "insn" -> insn(line.substring(4));
             case "alias" -> alias(line.substring(5));
-            case "csr" -> csr(words);
-            case "flow" -> flow(words);
-            default -> throw error("unknown line kind '" + words[0] + "'");
+            case "csr" -> csr(words(line));
+            case "flow" -> flow(words(line));
+            default -> throw error("unknown line kind '" + kind + "'");
         }
     }
 
