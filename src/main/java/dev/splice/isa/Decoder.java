@@ -90,12 +90,25 @@ public final class Decoder {
             }
         }
         int keyMask = unkey(0x7fff) | 3;
-        // Candidates per major opcode and funct3 (the key's low 8 bits) first, so each key filters
-        // a short list.
+        // Candidates per major opcode, then per major opcode and funct3 (the key's low 8 bits), so
+        // each key filters a short list.
         int lowMask = unkey(0xff) | 3;
         int[][] byLow = new int[1 << 8][];
+        // Where no candidate fixes a bit of funct7 (bits 31..25), every key with those low 8 bits
+        // has the same list: the one of funct7 = 0.
+        boolean[] funct7Free = new boolean[1 << 8];
+        int[][] byMajor = new int[32][];
+        for (int major = 0; major < 32; major++) {
+            byMajor[major] = candidates(wideOps, 0, (major << 2) | 3, 0x7f);
+        }
         for (int low = 0; low < 1 << 8; low++) {
-            byLow[low] = candidates(wideOps, 0, unkey(low) | 3, lowMask);
+            byLow[low] = candidates(byMajor[low & 0x1f], wideOps, unkey(low) | 3, lowMask);
+            funct7Free[low] = true;
+            for (int i : byLow[low]) {
+                if ((wideOps[i].mask() & 0xfe000000) != 0) {
+                    funct7Free[low] = false;
+                }
+            }
         }
         // Identical candidate lists are found through an open-addressing table of their offsets
         // (plus one; 0 is empty), hashed on the candidate indices: no boxing, no per-key object.
@@ -105,6 +118,10 @@ public final class Decoder {
         int size = 0;
         int[] listBuf = new int[wideOps.length];
         for (int key = 0; key < 1 << 15; key++) {
+            if (key > 0xff && funct7Free[key & 0xff]) {
+                listAt[key] = listAt[key & 0xff];
+                continue;
+            }
             int keyBits = unkey(key) | 3;
             int n = 0;
             int hash = 0;
@@ -241,6 +258,18 @@ public final class Decoder {
         int[] out = new int[ops.length];
         int n = 0;
         for (int i = first; i < ops.length; i++) {
+            if (((bits ^ ops[i].match()) & ops[i].mask() & mask) == 0) {
+                out[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+
+    /** The indices of {@code among} (in order) whose opcodes agree with {@code bits} on the bits of {@code mask}. */
+    private static int[] candidates(int[] among, Opcode[] ops, int bits, int mask) {
+        int[] out = new int[among.length];
+        int n = 0;
+        for (int i : among) {
             if (((bits ^ ops[i].match()) & ops[i].mask() & mask) == 0) {
                 out[n++] = i;
             }
