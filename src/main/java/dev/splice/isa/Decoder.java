@@ -200,11 +200,6 @@ public final class Decoder {
     }
 
     private void fillDirect(int keyMask) {
-        for (int parcel = 0; parcel < 1 << 16; parcel++) {
-            if ((parcel & 3) != 3) {
-                direct[parcel] = (char) pack(narrowOps[compressed[parcel]], 2);
-            }
-        }
         for (int key = 0; key < 1 << 15; key++) {
             int at = listAt[key];
             int n = words[at];
@@ -230,11 +225,17 @@ public final class Decoder {
             }
             byLow[low] = first == SLOW ? NEED_KEY : first;
         }
+        char[] narrowPacked = new char[narrowOps.length];
+        for (int i = 0; i < narrowOps.length; i++) {
+            narrowPacked[i] = (char) pack(narrowOps[i], 2);
+        }
         for (int parcel = 0; parcel < 1 << 16; parcel++) {
-            if ((parcel & 0x1f) == 0x1f) {
+            if ((parcel & 3) != 3) {
+                direct[parcel] = narrowPacked[compressed[parcel]];
+            } else if ((parcel & 0x1f) == 0x1f) {
                 direct[parcel] = LONG; // 48 bits or longer: the sweep decodes it on its own
-            } else if ((parcel & 3) == 3) {
-                direct[parcel] = byLow[key(parcel) & 0xff];
+            } else {
+                direct[parcel] = byLow[((parcel >>> 2) & 0x1f) | ((parcel >>> 7) & 0xe0)]; // key(parcel) & 0xff
             }
         }
     }
