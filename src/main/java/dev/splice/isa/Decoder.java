@@ -72,7 +72,17 @@ public final class Decoder {
         wideOps = wide.toArray(NONE);
         // Only the candidates that can match a parcel's quadrant and funct3 (bits 1..0 and 15..13)
         // are tried on it, in the same order: building the table stays cheap at start-up.
+        // Fixed bits in local arrays, and constraints checked only where there are any: the
+        // interpreter runs most of this loop.
         int groupMask = 0xe003;
+        int[] masks = new int[narrowOps.length];
+        int[] matches = new int[narrowOps.length];
+        boolean[] constrained = new boolean[narrowOps.length];
+        for (int i = 1; i < narrowOps.length; i++) {
+            masks[i] = narrowOps[i].mask();
+            matches[i] = narrowOps[i].match();
+            constrained[i] = narrowOps[i].constraintFields.length > 0;
+        }
         for (int group = 0; group < 32; group++) {
             int groupBits = (group & 3) | ((group >>> 2) << 13);
             if ((groupBits & 3) == 3) {
@@ -82,7 +92,7 @@ public final class Decoder {
             for (int low = 0; low < 1 << 11; low++) {
                 int w = groupBits | (low << 2);
                 for (int i : candidates) {
-                    if (narrowOps[i].accepts(w)) {
+                    if ((w & masks[i]) == matches[i] && (!constrained[i] || narrowOps[i].constraintsHold(w))) {
                         compressed[w] = (byte) i;
                         break;
                     }

@@ -277,14 +277,6 @@ public final class Opcode {
         return target.value(bits);
     }
 
-    /** True if {@code bits} matches the fixed bits and no field takes a reserved value. */
-    boolean accepts(int bits) {
-        if ((bits & mask) != match) {
-            return false;
-        }
-        return constraintsHold(bits);
-    }
-
     boolean constraintsHold(int bits) {
         Field[] cf = constraintFields;
         for (int i = 0; i < cf.length; i++) {
