@@ -157,30 +157,46 @@ final class TableReader {
 
     /** "HI..LO" or "BIT" as {hi, lo}. */
     private int[] range(String s) {
+        return range(s, 0, s.length());
+    }
+
+    /** {@link #range(String)} of {@code s[from, to)}, read in place. */
+    private int[] range(String s, int from, int to) {
         try {
-            int dots = s.indexOf("..");
-            if (dots < 0) {
-                int b = Integer.parseInt(s);
+            int dots = s.indexOf("..", from);
+            if (dots < 0 || dots >= to) {
+                int b = Integer.parseInt(s, from, to, 10);
                 return new int[] {b, b};
             }
-            int hi = Integer.parseInt(s.substring(0, dots));
-            int lo = Integer.parseInt(s.substring(dots + 2));
+            int hi = Integer.parseInt(s, from, dots, 10);
+            int lo = Integer.parseInt(s, dots + 2, to, 10);
             if (hi < lo || lo < 0 || hi > 31) {
-                throw error("bad bit range " + s);
+                throw error("bad bit range " + s.substring(from, to));
             }
             return new int[] {hi, lo};
         } catch (NumberFormatException e) {
-            throw error("bad bit range " + s);
+            throw error("bad bit range " + s.substring(from, to));
         }
     }
 
     private static long number(String s) {
-        String t = s.strip();
-        boolean neg = t.startsWith("-");
-        if (neg) {
-            t = t.substring(1);
+        return number(s, 0, s.length());
+    }
+
+    /** The number in {@code s[from, to)}, stripped of white space: read in place, no substrings. */
+    private static long number(String s, int from, int to) {
+        while (from < to && Character.isWhitespace(s.charAt(from))) {
+            from++;
         }
-        long v = t.startsWith("0x") ? Long.parseLong(t.substring(2), 16) : Long.parseLong(t);
+        while (to > from && Character.isWhitespace(s.charAt(to - 1))) {
+            to--;
+        }
+        boolean neg = from < to && s.charAt(from) == '-';
+        if (neg) {
+            from++;
+        }
+        long v = s.startsWith("0x", from) && from + 2 <= to ? Long.parseLong(s, from + 2, to, 16)
+                : Long.parseLong(s, from, to, 10);
         return neg ? -v : v;
     }
 
@@ -207,8 +223,8 @@ final class TableReader {
                 continue;
             }
             int eq = fixed.indexOf('=');
-            int[] r = range(fixed.substring(0, eq));
-            long v = number(fixed.substring(eq + 1));
+            int[] r = range(fixed, 0, eq);
+            long v = number(fixed, eq + 1, fixed.length());
             int width = r[0] - r[1] + 1;
             long m = width == 32 ? 0xffffffffL : ((1L << width) - 1);
             if ((v & ~m) != 0) {
