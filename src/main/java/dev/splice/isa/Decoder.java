@@ -1,9 +1,6 @@
 package dev.splice.isa;
 
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
 import java.util.Set;
 
@@ -63,9 +60,8 @@ public final class Decoder {
                 (op.size() == 2 ? narrow : wide).add(op);
             }
         }
-        Comparator<Opcode> specificFirst = Comparator.comparingInt((Opcode o) -> -Integer.bitCount(o.mask()));
-        narrow.sort(specificFirst);
-        wide.sort(specificFirst);
+        specificFirst(narrow);
+        specificFirst(wide);
         if (narrow.size() > Byte.MAX_VALUE) {
             throw new IllegalStateException("too many compressed instructions for a byte index");
         }
@@ -76,7 +72,17 @@ public final class Decoder {
         wideOps = wide.toArray(NONE);
         // Only the candidates that can match a parcel's quadrant and funct3 (bits 1..0 and 15..13)
         // are tried on it, in the same order: building the table stays cheap at start-up.
+        // Fixed bits in local arrays, and constraints checked only where there are any: the
+        // interpreter runs most of this loop.
         int groupMask = 0xe003;
+        int[] masks = new int[narrowOps.length];
+        int[] matches = new int[narrowOps.length];
+        boolean[] constrained = new boolean[narrowOps.length];
+        for (int i = 1; i < narrowOps.length; i++) {
+            masks[i] = narrowOps[i].mask();
+            matches[i] = narrowOps[i].match();
+            constrained[i] = narrowOps[i].constraintFields.length > 0;
+        }
         for (int group = 0; group < 32; group++) {
             int groupBits = (group & 3) | ((group >>> 2) << 13);
             if ((groupBits & 3) == 3) {
@@ -86,7 +92,7 @@ public final class Decoder {
             for (int low = 0; low < 1 << 11; low++) {
                 int w = groupBits | (low << 2);
                 for (int i : candidates) {
-                    if (narrowOps[i].accepts(w)) {
+                    if ((w & masks[i]) == matches[i] && (!constrained[i] || narrowOps[i].constraintsHold(w))) {
                         compressed[w] = (byte) i;
                         break;
                     }
@@ -94,60 +100,116 @@ public final class Decoder {
             }
         }
         int keyMask = unkey(0x7fff) | 3;
-        // Candidates per major opcode (bits 6..0) first, so each key filters a short list.
+        // Candidates per major opcode, then per major opcode and funct3 (the key's low 8 bits), so
+        // each key filters a short list.
+        int lowMask = unkey(0xff) | 3;
+        int[][] byLow = new int[1 << 8][];
+        // Where no candidate fixes a bit of funct7 (bits 31..25), every key with those low 8 bits
+        // has the same list: the one of funct7 = 0.
+        boolean[] funct7Free = new boolean[1 << 8];
         int[][] byMajor = new int[32][];
         for (int major = 0; major < 32; major++) {
             byMajor[major] = candidates(wideOps, 0, (major << 2) | 3, 0x7f);
         }
-        // A candidate list as a string of indices (each < 65,536): cheap to hash and compare.
-        Map<String, Integer> shared = new HashMap<>();
-        List<Integer> flat = new ArrayList<>();
-        char[] listBuf = new char[wideOps.length];
-        for (int key = 0; key < 1 << 15; key++) {
-            int keyBits = unkey(key) | 3;
-            int n = 0;
-            for (int i : byMajor[key & 0x1f]) {
-                Opcode op = wideOps[i];
-                if (((keyBits ^ op.match()) & op.mask() & keyMask) == 0) {
-                    listBuf[n++] = (char) i;
+        for (int low = 0; low < 1 << 8; low++) {
+            byLow[low] = candidates(byMajor[low & 0x1f], wideOps, unkey(low) | 3, lowMask);
+            funct7Free[low] = true;
+            for (int i : byLow[low]) {
+                if ((wideOps[i].mask() & 0xfe000000) != 0) {
+                    funct7Free[low] = false;
                 }
             }
-            String list = new String(listBuf, 0, n);
-            Integer at = shared.get(list);
-            if (at == null) {
-                at = flat.size();
-                shared.put(list, at);
-                flat.add(n);
-                for (int j = 0; j < n; j++) {
-                    int i = list.charAt(j);
-                    Opcode op = wideOps[i];
-                    Field[] cf = op.constraintFields;
-                    boolean onlyRm = cf.length == 1 && cf[0].instMask == 0x7000
-                            && (cf[0].kind == OperandKind.RM || cf[0].kind == OperandKind.RMX);
-                    flat.add(op.mask());
-                    flat.add(op.match());
-                    flat.add(cf.length == 0 ? 0 : onlyRm ? FLAG_RM : FLAG_GENERAL);
-                    flat.add(i);
+        }
+        // Identical candidate lists are found through an open-addressing table of their offsets
+        // (plus one; 0 is empty), hashed on the candidate indices: no boxing, no per-key object.
+        // At most 32,768 lists, so the table stays at most half full.
+        int[] slots = new int[1 << 16];
+        int[] flat = new int[1 << 12];
+        int size = 0;
+        int[] listBuf = new int[wideOps.length];
+        for (int key = 0; key < 1 << 15; key++) {
+            if (key > 0xff && funct7Free[key & 0xff]) {
+                listAt[key] = listAt[key & 0xff];
+                continue;
+            }
+            int keyBits = unkey(key) | 3;
+            int n = 0;
+            int hash = 0;
+            for (int i : byLow[key & 0xff]) {
+                Opcode op = wideOps[i];
+                if (((keyBits ^ op.match()) & op.mask() & keyMask) == 0) {
+                    listBuf[n++] = i;
+                    hash = hash * 31 + i;
                 }
+            }
+            int slot = (hash * 0x9e3779b9 >>> 16) & (slots.length - 1);
+            int at;
+            while (true) {
+                if (slots[slot] == 0) {
+                    at = size;
+                    if (size + 1 + 4 * n > flat.length) {
+                        flat = java.util.Arrays.copyOf(flat, Math.max(flat.length * 2, size + 1 + 4 * n));
+                    }
+                    flat[size++] = n;
+                    for (int j = 0; j < n; j++) {
+                        int i = listBuf[j];
+                        Opcode op = wideOps[i];
+                        Field[] cf = op.constraintFields;
+                        boolean onlyRm = cf.length == 1 && cf[0].instMask == 0x7000
+                                && (cf[0].kind == OperandKind.RM || cf[0].kind == OperandKind.RMX);
+                        flat[size++] = op.mask();
+                        flat[size++] = op.match();
+                        flat[size++] = cf.length == 0 ? 0 : onlyRm ? FLAG_RM : FLAG_GENERAL;
+                        flat[size++] = i;
+                    }
+                    slots[slot] = at + 1;
+                    break;
+                }
+                at = slots[slot] - 1;
+                if (sameList(flat, at, listBuf, n)) {
+                    break;
+                }
+                slot = (slot + 1) & (slots.length - 1);
             }
             if (at > Character.MAX_VALUE) {
                 throw new IllegalStateException("decoder lists too large");
             }
-            listAt[key] = (char) (int) at;
+            listAt[key] = (char) at;
         }
-        words = new int[flat.size()];
-        for (int i = 0; i < words.length; i++) {
-            words[i] = flat.get(i);
-        }
+        words = java.util.Arrays.copyOf(flat, size);
         fillDirect(keyMask);
     }
 
-    private void fillDirect(int keyMask) {
-        for (int parcel = 0; parcel < 1 << 16; parcel++) {
-            if ((parcel & 3) != 3) {
-                direct[parcel] = (char) pack(narrowOps[compressed[parcel]], 2);
+    /** Whether the list at {@code flat[at]} holds exactly the candidates {@code list[0, n)}. */
+    private static boolean sameList(int[] flat, int at, int[] list, int n) {
+        if (flat[at] != n) {
+            return false;
+        }
+        for (int j = 0; j < n; j++) {
+            if (flat[at + 4 + 4 * j] != list[j]) {
+                return false;
             }
         }
+        return true;
+    }
+
+    /**
+     * Sorts the opcodes by fixed bits, most first, keeping table order among equals (what a stable
+     * sort by that count does, without a comparator to spin up at start-up).
+     */
+    private static void specificFirst(List<Opcode> ops) {
+        Opcode[] in = ops.toArray(NONE);
+        ops.clear();
+        for (int bits = 32; bits >= 0; bits--) {
+            for (Opcode op : in) {
+                if (Integer.bitCount(op.mask()) == bits) {
+                    ops.add(op);
+                }
+            }
+        }
+    }
+
+    private void fillDirect(int keyMask) {
         for (int key = 0; key < 1 << 15; key++) {
             int at = listAt[key];
             int n = words[at];
@@ -173,11 +235,17 @@ public final class Decoder {
             }
             byLow[low] = first == SLOW ? NEED_KEY : first;
         }
+        char[] narrowPacked = new char[narrowOps.length];
+        for (int i = 0; i < narrowOps.length; i++) {
+            narrowPacked[i] = (char) pack(narrowOps[i], 2);
+        }
         for (int parcel = 0; parcel < 1 << 16; parcel++) {
-            if ((parcel & 0x1f) == 0x1f) {
+            if ((parcel & 3) != 3) {
+                direct[parcel] = narrowPacked[compressed[parcel]];
+            } else if ((parcel & 0x1f) == 0x1f) {
                 direct[parcel] = LONG; // 48 bits or longer: the sweep decodes it on its own
-            } else if ((parcel & 3) == 3) {
-                direct[parcel] = byLow[key(parcel) & 0xff];
+            } else {
+                direct[parcel] = byLow[((parcel >>> 2) & 0x1f) | ((parcel >>> 7) & 0xe0)]; // key(parcel) & 0xff
             }
         }
     }
@@ -201,6 +269,18 @@ public final class Decoder {
         int[] out = new int[ops.length];
         int n = 0;
         for (int i = first; i < ops.length; i++) {
+            if (((bits ^ ops[i].match()) & ops[i].mask() & mask) == 0) {
+                out[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+
+    /** The indices of {@code among} (in order) whose opcodes agree with {@code bits} on the bits of {@code mask}. */
+    private static int[] candidates(int[] among, Opcode[] ops, int bits, int mask) {
+        int[] out = new int[among.length];
+        int n = 0;
+        for (int i : among) {
             if (((bits ^ ops[i].match()) & ops[i].mask() & mask) == 0) {
                 out[n++] = i;
             }

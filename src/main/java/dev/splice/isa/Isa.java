@@ -48,11 +48,13 @@ public final class Isa {
         }
         this.extensions = Collections.unmodifiableSet(used);
         this.csrNames = Map.copyOf(csrNames);
-        csrNames.forEach((k, v) -> {
-            csrNumbers.put(v, k);
-            csrByNumber[k] = v;
-            csrBytesByNumber[k] = TextBuffer.ascii(v);
-        });
+        for (Map.Entry<Integer, String> e : csrNames.entrySet()) {
+            int number = e.getKey();
+            String name = e.getValue();
+            csrNumbers.put(name, number);
+            csrByNumber[number] = name;
+            csrBytesByNumber[number] = TextBuffer.ascii(name);
+        }
     }
 
     /** {@return the whole RV64 table (read once, then shared)} */

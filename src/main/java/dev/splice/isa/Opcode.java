@@ -34,9 +34,9 @@ public final class Opcode {
     /** Readable forms, tried in order by {@link Printer#ALIASES}. */
     Alias[] aliases = new Alias[0];
     /** Per {@link Operand} ordinal: the field holding it, or null (implied or absent). */
-    private Field[] roleFields = new Field[Operand.values().length];
+    private Field[] roleFields = new Field[Operand.ALL.length];
     /** Per {@link Operand} ordinal: the implied value where {@link #roleFields} has none. */
-    private long[] roleValues = new long[Operand.values().length];
+    private long[] roleValues = new long[Operand.ALL.length];
     /** Bit per {@link Operand} ordinal: the instruction has that operand. */
     private int roles;
     /** How {@link #controlFlow} is found: fixed, by rd (jal), by rd and rs1 (jalr). */
@@ -275,14 +275,6 @@ public final class Opcode {
             throw new IllegalStateException(mnemonic + " has no branch target");
         }
         return target.value(bits);
-    }
-
-    /** True if {@code bits} matches the fixed bits and no field takes a reserved value. */
-    boolean accepts(int bits) {
-        if ((bits & mask) != match) {
-            return false;
-        }
-        return constraintsHold(bits);
     }
 
     boolean constraintsHold(int bits) {

@@ -38,5 +38,8 @@ public enum Operand {
     /** The predecessor set of a fence (i, o, r, w as bits 3 to 0). */
     PRED,
     /** The successor set of a fence (i, o, r, w as bits 3 to 0). */
-    SUCC
+    SUCC;
+
+    /** The roles, once: {@code values()} copies its array at every call. */
+    static final Operand[] ALL = values();
 }

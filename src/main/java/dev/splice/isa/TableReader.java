@@ -1,9 +1,7 @@
 package dev.splice.isa;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -39,12 +37,21 @@ final class TableReader {
                 throw new IllegalStateException("instruction table " + resource + " is missing");
             }
             TableReader r = new TableReader(resource);
-            try (BufferedReader br = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = br.readLine()) != null) {
-                    r.lineNo++;
-                    r.line(line);
+            // The whole text at once, cut at line ends as BufferedReader.readLine cuts (\n, \r,
+            // \r\n): cheaper for the interpreter than a reader's per-character decoding.
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            if (text.indexOf('\r') >= 0) {
+                text = text.replace("\r\n", "\n").replace('\r', '\n');
+            }
+            int start = 0;
+            while (start < text.length()) {
+                int end = text.indexOf('\n', start);
+                if (end < 0) {
+                    end = text.length();
                 }
+                r.lineNo++;
+                r.line(text.substring(start, end));
+                start = end + 1;
             }
             return r.finish();
         } catch (IOException e) {
@@ -95,14 +102,19 @@ final class TableReader {
         if (line.isEmpty() || line.startsWith("#")) {
             return;
         }
-        String[] words = words(line);
-        switch (words[0]) {
-            case "field" -> field(words);
+        // The line's first word without splitting all of it: insn and alias lines take the rest whole.
+        int end = 0;
+        while (end < line.length() && !isSpace(line.charAt(end))) {
+            end++;
+        }
+        String kind = line.substring(0, end);
+        switch (kind) {
+            case "field" -> field(words(line));
             case "insn" -> insn(line.substring(4));
             case "alias" -> alias(line.substring(5));
-            case "csr" -> csr(words);
-            case "flow" -> flow(words);
-            default -> throw error("unknown line kind '" + words[0] + "'");
+            case "csr" -> csr(words(line));
+            case "flow" -> flow(words(line));
+            default -> throw error("unknown line kind '" + kind + "'");
         }
     }
 
@@ -145,30 +157,46 @@ final class TableReader {
 
     /** "HI..LO" or "BIT" as {hi, lo}. */
     private int[] range(String s) {
+        return range(s, 0, s.length());
+    }
+
+    /** {@link #range(String)} of {@code s[from, to)}, read in place. */
+    private int[] range(String s, int from, int to) {
         try {
-            int dots = s.indexOf("..");
-            if (dots < 0) {
-                int b = Integer.parseInt(s);
+            int dots = s.indexOf("..", from);
+            if (dots < 0 || dots >= to) {
+                int b = Integer.parseInt(s, from, to, 10);
                 return new int[] {b, b};
             }
-            int hi = Integer.parseInt(s.substring(0, dots));
-            int lo = Integer.parseInt(s.substring(dots + 2));
+            int hi = Integer.parseInt(s, from, dots, 10);
+            int lo = Integer.parseInt(s, dots + 2, to, 10);
             if (hi < lo || lo < 0 || hi > 31) {
-                throw error("bad bit range " + s);
+                throw error("bad bit range " + s.substring(from, to));
             }
             return new int[] {hi, lo};
         } catch (NumberFormatException e) {
-            throw error("bad bit range " + s);
+            throw error("bad bit range " + s.substring(from, to));
         }
     }
 
     private static long number(String s) {
-        String t = s.strip();
-        boolean neg = t.startsWith("-");
-        if (neg) {
-            t = t.substring(1);
+        return number(s, 0, s.length());
+    }
+
+    /** The number in {@code s[from, to)}, stripped of white space: read in place, no substrings. */
+    private static long number(String s, int from, int to) {
+        while (from < to && Character.isWhitespace(s.charAt(from))) {
+            from++;
         }
-        long v = t.startsWith("0x") ? Long.parseLong(t.substring(2), 16) : Long.parseLong(t);
+        while (to > from && Character.isWhitespace(s.charAt(to - 1))) {
+            to--;
+        }
+        boolean neg = from < to && s.charAt(from) == '-';
+        if (neg) {
+            from++;
+        }
+        long v = s.startsWith("0x", from) && from + 2 <= to ? Long.parseLong(s, from + 2, to, 16)
+                : Long.parseLong(s, from, to, 10);
         return neg ? -v : v;
     }
 
@@ -195,8 +223,8 @@ final class TableReader {
                 continue;
             }
             int eq = fixed.indexOf('=');
-            int[] r = range(fixed.substring(0, eq));
-            long v = number(fixed.substring(eq + 1));
+            int[] r = range(fixed, 0, eq);
+            long v = number(fixed, eq + 1, fixed.length());
             int width = r[0] - r[1] + 1;
             long m = width == 32 ? 0xffffffffL : ((1L << width) - 1);
             if ((v & ~m) != 0) {
@@ -317,8 +345,12 @@ final class TableReader {
         for (int i = 0; i < values.length; i++) {
             values[i] = cv.get(i);
         }
-        aliases.computeIfAbsent(base, k -> new ArrayList<>())
-                .add(new Alias(mnemonic, t, cf.toArray(new Field[0]), values, co.toArray(new Field[0])));
+        List<Alias> list = aliases.get(base);
+        if (list == null) {
+            list = new ArrayList<>();
+            aliases.put(base, list);
+        }
+        list.add(new Alias(mnemonic, t, cf.toArray(new Field[0]), values, co.toArray(new Field[0])));
     }
 
     private void csr(String[] w) {
@@ -404,7 +436,7 @@ final class TableReader {
 
     /** A 32-bit instruction's operand roles, by the base formats' field positions. */
     private void roles(Opcode op) {
-        Field[] byRole = new Field[Operand.values().length];
+        Field[] byRole = new Field[Operand.ALL.length];
         int present = 0;
         for (Field f : op.fields) {
             Operand role = role(f);
@@ -461,7 +493,7 @@ final class TableReader {
             throw new IllegalStateException(source + ": " + op.mnemonic() + "'s expansion '" + exp
                     + "' does not have the operands of " + wide.mnemonic() + " (" + templateText + ")");
         }
-        Field[] byRole = new Field[Operand.values().length];
+        Field[] byRole = new Field[Operand.ALL.length];
         long[] values = new long[byRole.length];
         int present = 0;
         Set<Field> used = new java.util.HashSet<>();
@@ -476,7 +508,7 @@ final class TableReader {
                 continue;
             }
             Operand role = null;
-            for (Operand r : Operand.values()) {
+            for (Operand r : Operand.ALL) {
                 if (wide.field(r) == target) {
                     role = r;
                 }
@@ -502,10 +534,9 @@ final class TableReader {
         int i = 0;
         while (i < text.length()) {
             char c = text.charAt(i);
-            if (Character.isLetterOrDigit(c) || c == '_' || c == '.') {
+            if (Template.isWordChar(c)) {
                 int j = i;
-                while (j < text.length() && (Character.isLetterOrDigit(text.charAt(j)) || text.charAt(j) == '_'
-                        || text.charAt(j) == '.')) {
+                while (j < text.length() && Template.isWordChar(text.charAt(j))) {
                     j++;
                 }
                 out.add(text.substring(i, j));

@@ -51,6 +51,18 @@ final class Template {
         return fields;
     }
 
+    /**
+     * Whether a character belongs to a word of a template (a field name, a register, a number):
+     * a letter, digit, '_' or '.'. ASCII is tested directly: the table is read at every start-up,
+     * mostly by the interpreter, where {@link Character#isLetterOrDigit(char)} costs several calls.
+     */
+    static boolean isWordChar(char c) {
+        if (c < 0x80) {
+            return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.';
+        }
+        return Character.isLetterOrDigit(c);
+    }
+
     /** Compiles a template; words that name a field become fields, "name?" an optional one. */
     static Template compile(String text, Map<String, Field> known) {
         List<Token> out = new ArrayList<>();
@@ -58,10 +70,9 @@ final class Template {
         int i = 0;
         while (i < text.length()) {
             char c = text.charAt(i);
-            if (Character.isLetterOrDigit(c) || c == '_' || c == '.') {
+            if (isWordChar(c)) {
                 int j = i;
-                while (j < text.length() && (Character.isLetterOrDigit(text.charAt(j))
-                        || text.charAt(j) == '_' || text.charAt(j) == '.')) {
+                while (j < text.length() && isWordChar(text.charAt(j))) {
                     j++;
                 }
                 String word = text.substring(i, j);
