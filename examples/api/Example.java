@@ -4,6 +4,8 @@ import dev.splice.Instruction;
 import dev.splice.Operand;
 import dev.splice.Profiles;
 import dev.splice.isa.ControlFlow;
+import dev.splice.profile.ProfileTranslation.InputFormat;
+import dev.splice.profile.ProfileTranslation.OutputFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -41,8 +43,8 @@ public class Example {
                 .filter(i -> i.controlFlow() == ControlFlow.BRANCH).findFirst().orElseThrow();
         Operand.Target target = (Operand.Target) branch.operands().get(branch.operands().size() - 1);
         Files.writeString(out.resolve("profile.pa"), String.format("B %x %x 7 0%n", branch.address(), target.address()));
-        Profiles.translate(input, out.resolve("profile.pa"), Profiles.Input.PRE_AGGREGATED,
-                out.resolve("profile.fdata"), Profiles.Output.FDATA);
+        Profiles.translate(input, out.resolve("profile.pa"), InputFormat.PRE_AGGREGATED,
+                out.resolve("profile.fdata"), OutputFormat.FDATA);
         System.out.print("fdata: " + Files.readString(out.resolve("profile.fdata")));
     }
 }

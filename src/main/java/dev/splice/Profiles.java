@@ -3,6 +3,8 @@ package dev.splice;
 import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.profile.ProfileTranslation;
+import dev.splice.profile.ProfileTranslation.InputFormat;
+import dev.splice.profile.ProfileTranslation.OutputFormat;
 import dev.splice.profile.TranslatedProfile;
 import java.io.IOException;
 import java.io.Reader;
@@ -18,29 +20,13 @@ import java.nio.file.Path;
  * <pre>{@code
  * // A pre-aggregated profile: one branch from 0x10720 to 0x1070c, taken 7 times, never mispredicted.
  * Files.writeString(Path.of("prog.pa"), "B 10720 1070c 7 0\n");
- * Profiles.translate(Path.of("prog"), Path.of("prog.pa"), Profiles.Input.PRE_AGGREGATED,
- *         Path.of("prog.fdata"), Profiles.Output.FDATA);
+ * Profiles.translate(Path.of("prog"), Path.of("prog.pa"), InputFormat.PRE_AGGREGATED,
+ *         Path.of("prog.fdata"), OutputFormat.FDATA);
  * // prog.fdata: "1 hot_loop 1e 1 hot_loop a 0 7"
  * }</pre>
  */
 public final class Profiles {
     private Profiles() {}
-
-    /** The profile formats read. */
-    public enum Input {
-        /** perf2bolt's pre-aggregated records ({@code B}, {@code F}, {@code f}, {@code S}, {@code T}, {@code E}; {@code perf2bolt --pa}). */
-        PRE_AGGREGATED,
-        /** The text of {@code perf script -F ip,brstack}. */
-        PERF_SCRIPT
-    }
-
-    /** The profile formats written. */
-    public enum Output {
-        /** BOLT's fdata text, as perf2bolt writes it. */
-        FDATA,
-        /** BOLT's YAML profile (needs a BOLTed binary: its tables give the hashes). */
-        YAML
-    }
 
     /**
      * What a translation read and wrote.
@@ -65,9 +51,9 @@ public final class Profiles {
      * @throws BadInputException when a file cannot be read or a line is malformed (with its
      *     line:column)
      */
-    public static Summary translate(Path binary, Path profile, Input input, Path output, Output format) {
-        TranslatedProfile t = ProfileTranslation.translate(binary, profile, format(input), ProfileTranslation.Options.DEFAULTS);
-        t.write(output, format(format));
+    public static Summary translate(Path binary, Path profile, InputFormat input, Path output, OutputFormat format) {
+        TranslatedProfile t = ProfileTranslation.translate(binary, profile, input, ProfileTranslation.Options.DEFAULTS);
+        t.write(output, format);
         return summary(t);
     }
 
@@ -83,22 +69,13 @@ public final class Profiles {
      * @throws IOException when reading or writing fails
      * @throws BadInputException when a line is malformed (with its line:column)
      */
-    public static Summary translate(Path binary, Reader profile, Input input, Writer output, Output format)
+    public static Summary translate(Path binary, Reader profile, InputFormat input, Writer output, OutputFormat format)
             throws IOException {
-        TranslatedProfile t = ProfileTranslation.translate(ElfFile.read(binary), profile, format(input),
+        TranslatedProfile t = ProfileTranslation.translate(ElfFile.read(binary), profile, input,
                 ProfileTranslation.Options.DEFAULTS);
-        t.write(output, format(format));
+        t.write(output, format);
         output.flush();
         return summary(t);
-    }
-
-    private static ProfileTranslation.InputFormat format(Input input) {
-        return input == Input.PRE_AGGREGATED ? ProfileTranslation.InputFormat.PRE_AGGREGATED
-                : ProfileTranslation.InputFormat.PERF_SCRIPT;
-    }
-
-    private static ProfileTranslation.OutputFormat format(Output output) {
-        return output == Output.YAML ? ProfileTranslation.OutputFormat.YAML : ProfileTranslation.OutputFormat.FDATA;
     }
 
     private static Summary summary(TranslatedProfile t) {

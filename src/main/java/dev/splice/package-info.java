@@ -11,7 +11,7 @@
  *   <li>{@link dev.splice.Binary#rewrite()} replaces functions and inserts fragments; {@link
  *       dev.splice.Rewrite#writeTo(java.nio.file.Path)} writes the result.
  *   <li>{@link dev.splice.Profiles#translate(java.nio.file.Path, java.nio.file.Path,
- *       Profiles.Input, java.nio.file.Path, Profiles.Output)} translates a profile to BOLT's fdata
+ *       dev.splice.profile.ProfileTranslation.InputFormat, java.nio.file.Path, dev.splice.profile.ProfileTranslation.OutputFormat)} translates a profile to BOLT's fdata
  *       or YAML.
  * </ul>
  *

@@ -3,6 +3,8 @@ package dev.splice;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.splice.isa.ControlFlow;
+import dev.splice.profile.ProfileTranslation.InputFormat;
+import dev.splice.profile.ProfileTranslation.OutputFormat;
 import dev.splice.testing.TestPrograms;
 import java.io.IOException;
 import java.io.StringReader;
@@ -32,14 +34,14 @@ class ProfilesTest {
         Path profile = dir.resolve("one.pa");
         Files.writeString(profile, line);
         Path fdata = dir.resolve("one.fdata");
-        Profiles.Summary summary = Profiles.translate(program, profile, Profiles.Input.PRE_AGGREGATED, fdata,
-                Profiles.Output.FDATA);
+        Profiles.Summary summary = Profiles.translate(program, profile, InputFormat.PRE_AGGREGATED, fdata,
+                OutputFormat.FDATA);
         assertEquals(expected, Files.readString(fdata));
         assertEquals(new Profiles.Summary(1, 0, 1, 0), summary);
 
         StringWriter out = new StringWriter();
-        assertEquals(summary, Profiles.translate(program, new StringReader(line), Profiles.Input.PRE_AGGREGATED, out,
-                Profiles.Output.FDATA));
+        assertEquals(summary, Profiles.translate(program, new StringReader(line), InputFormat.PRE_AGGREGATED, out,
+                OutputFormat.FDATA));
         assertEquals(expected, out.toString());
     }
 

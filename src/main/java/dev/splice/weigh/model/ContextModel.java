@@ -198,14 +198,8 @@ final class ContextModel {
         }
         int n = d.size();
         int runs = d.runs();
-        int c = d.x().length;
-        int[] cols = new int[c];
-        int m = 0;
-        for (int j = 0; j < c; j++) {
-            if (f.active()[j]) {
-                cols[m++] = j;
-            }
-        }
+        int[] cols = f.activeColumns();
+        int m = cols.length;
         int p = runs + m;
         if (n <= p) {
             return Double.NaN;

@@ -18,4 +18,16 @@ record HuberFit(double theta, double[] runIntercepts, double[] beta, boolean[] a
     boolean ok() {
         return failure == null;
     }
+
+    /** @return the indices of the estimable covariate columns, in order */
+    int[] activeColumns() {
+        int[] cols = new int[active.length];
+        int m = 0;
+        for (int j = 0; j < active.length; j++) {
+            if (active[j]) {
+                cols[m++] = j;
+            }
+        }
+        return java.util.Arrays.copyOf(cols, m);
+    }
 }

@@ -37,13 +37,8 @@ final class RunValues {
         int n = d.size();
         int runs = d.runs();
         int c = d.x().length;
-        int[] cols = new int[c];
-        int m = 0;
-        for (int j = 0; j < c; j++) {
-            if (f.active()[j]) {
-                cols[m++] = j;
-            }
-        }
+        int[] cols = f.activeColumns();
+        int m = cols.length;
         double[] v = new double[n];
         double[] jw = new double[n];
         double[] vr = new double[runs];
