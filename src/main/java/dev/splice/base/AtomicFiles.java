@@ -10,7 +10,9 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * Writes output files so that a failed run never leaves a half-written file: the content goes to a
@@ -61,6 +63,25 @@ public final class AtomicFiles {
      * @param body what writes its content
      */
     public static void write(Path target, Body body) {
+        write(target, body, false);
+    }
+
+    /**
+     * Writes an executable file atomically, as {@link #write(Path, byte[])} does, with mode 0755
+     * masked by the process's umask (as a linker's output gets).
+     *
+     * @param target the output file
+     * @param bytes its content
+     */
+    public static void writeExecutable(Path target, byte[] bytes) {
+        write(target, out -> out.write(bytes), true);
+    }
+
+    private static void write(Path target, Body body, boolean executable) {
+        if (OutputPaths.isStandardOutput(target)) {
+            writeOrPrint(null, body);
+            return;
+        }
         Path absolute = target.toAbsolutePath();
         try {
             if (Files.exists(absolute) && !Files.isRegularFile(absolute) && !Files.isDirectory(absolute)) {
@@ -76,7 +97,7 @@ public final class AtomicFiles {
                 try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
                     body.write(out);
                 }
-                keepOrdinaryPermissions(temp);
+                setPermissions(temp, executable);
                 try {
                     Files.move(temp, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 } catch (AtomicMoveNotSupportedException e) {
@@ -91,13 +112,13 @@ public final class AtomicFiles {
     }
 
     /**
-     * Writes to the file, or to standard output when {@code target} is null.
+     * Writes to the file, or to standard output when {@code target} is null or {@code -}.
      *
-     * @param target the output file, or null for standard output
+     * @param target the output file, or null or {@code -} for standard output
      * @param body what writes the content
      */
     public static void writeOrPrint(Path target, Body body) {
-        if (target != null) {
+        if (target != null && !OutputPaths.isStandardOutput(target)) {
             write(target, body);
             return;
         }
@@ -110,12 +131,37 @@ public final class AtomicFiles {
         }
     }
 
-    /** createTempFile makes a private file; outputs are ordinary readable files. */
-    private static void keepOrdinaryPermissions(Path file) throws IOException {
+    /**
+     * createTempFile makes a private file; outputs get what a plain {@code open(2)} would give them:
+     * 0666 (0777 for executables) without the umask's bits.
+     */
+    private static void setPermissions(Path file, boolean executable) throws IOException {
+        int mode = (executable ? 0777 : 0666) & ~umask();
+        Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
+        PosixFilePermission[] bits = PosixFilePermission.values(); // OWNER_READ ... OTHERS_EXECUTE: bits 8 .. 0
+        for (int i = 0; i < bits.length; i++) {
+            if ((mode & (1 << (bits.length - 1 - i))) != 0) {
+                permissions.add(bits[i]);
+            }
+        }
         try {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+            Files.setPosixFilePermissions(file, permissions);
         } catch (UnsupportedOperationException e) {
             // Not a POSIX file system: the default permissions stay.
         }
+    }
+
+    /** The process's umask, which Java does not expose: Linux reports it in /proc/self/status (022 elsewhere). */
+    private static int umask() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Umask:")) {
+                    return Integer.parseInt(line.substring(6).trim(), 8);
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // fall through
+        }
+        return 022;
     }
 }

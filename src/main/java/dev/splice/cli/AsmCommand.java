@@ -1,6 +1,7 @@
 package dev.splice.cli;
 
 import dev.splice.base.AtomicFiles;
+import dev.splice.base.OutputPaths;
 import dev.splice.base.BadInputException;
 import dev.splice.listing.Assembler;
 import dev.splice.listing.Assembly;
@@ -34,6 +35,7 @@ final class AsmCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        OutputPaths.check(output, listing);
         Assembly assembly = Assembler.assemble(listing);
         byte[] bytes = pick(assembly).bytes();
         AtomicFiles.writeOrPrint(output, out -> out.write(bytes));

@@ -2,6 +2,7 @@ package dev.splice.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.splice.base.OutputPaths;
 import dev.splice.bat.BatDump;
 import dev.splice.elf.ElfFile;
 import dev.splice.profile.ProfileTranslation;
@@ -101,6 +102,7 @@ public final class BatCommand implements Runnable {
 
         @Override
         public Integer call() {
+            OutputPaths.check(output, binary, inputBinary, input.preAggregated, input.perfScript);
             ProfileTranslation.OutputFormat outputFormat = switch (format) {
                 case "fdata" -> ProfileTranslation.OutputFormat.FDATA;
                 case "yaml" -> ProfileTranslation.OutputFormat.YAML;

@@ -2,6 +2,7 @@ package dev.splice.cli;
 
 import dev.splice.Binary;
 import dev.splice.base.AtomicFiles;
+import dev.splice.base.OutputPaths;
 import dev.splice.listing.JsonlWriter;
 import dev.splice.listing.ListingWriter;
 import dev.splice.listing.Region;
@@ -59,6 +60,7 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
     @Override
     public Integer call() throws Exception {
         DecoderTables.startBuilding(); // builds the decoder tables while the input is read (if warmUp did not)
+        OutputPaths.check(output, file);
         List<Region> regions;
         SymbolMap symbols = SymbolMap.EMPTY;
         if (raw) {

@@ -26,7 +26,7 @@ import picocli.CommandLine;
             PatchCommand.class,
             BatCommand.class,
             WeighCommand.class,
-            CommandLine.HelpCommand.class,
+            HelpCommand.class,
         })
 public final class Main implements Runnable {
     static final String DESCRIPTION = "Machine-code toolkit for performance work on RISC-V64.";
@@ -37,9 +37,20 @@ public final class Main implements Runnable {
     public static final int USAGE = 1;
     /** Exit status for bad input (malformed file, refused rewrite, I/O failure). */
     public static final int BAD_INPUT = 2;
+    /** Exit status for an internal error (a bug in Splice). */
+    public static final int INTERNAL = 3;
+    /** Exit status when standard output was closed early (as a shell reports a peer killed by SIGPIPE). */
+    public static final int CLOSED_OUTPUT = 141;
+
+    /** The footer of every command's help. */
+    static final String EXIT_STATUS = "%nExit status: 0 success; 1 usage error; 2 bad input or a refused rewrite; "
+            + "3 internal error; 141 standard output closed early (as after SIGPIPE)."
+            + " 'splice run' and 'splice weigh catalog' end with the program's own status.%n";
 
     @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
     boolean debug;
+
+    @CommandLine.Mixin Progress progress;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -64,7 +75,9 @@ public final class Main implements Runnable {
      * @return {@link #OK}, {@link #USAGE}, {@link #BAD_INPUT}, or 3 for an internal error
      */
     public static int execute(String... args) {
+        Progress.reset();
         CommandLine cli = forArguments(args);
+        conventions(cli);
         boolean debug = java.util.Arrays.asList(args).contains("--debug");
         cli.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("splice: " + ex.getMessage());
@@ -72,6 +85,9 @@ public final class Main implements Runnable {
             return USAGE;
         });
         cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            if (closedOutput(ex)) {
+                return CLOSED_OUTPUT; // quietly, as objdump ends under `| head`
+            }
             if (debug) {
                 ex.printStackTrace(commandLine.getErr());
             }
@@ -85,9 +101,35 @@ public final class Main implements Runnable {
             }
             commandLine.getErr().println("splice: internal error: " + describe(ex)
                     + (debug ? "" : " (run with --debug for the stack trace)"));
-            return 3;
+            return INTERNAL;
         });
         return cli.execute(args);
+    }
+
+    /**
+     * What every command has, set once over the tree instead of in each class: the version
+     * ({@code --version} of a subcommand prints the same as {@code splice --version}) and the exit
+     * statuses at the end of the help.
+     */
+    static void conventions(CommandLine cli) {
+        CommandLine.Model.CommandSpec spec = cli.getCommandSpec();
+        if (spec.mixinStandardHelpOptions()) {
+            spec.versionProvider(new Version());
+        }
+        spec.usageMessage().footer(EXIT_STATUS);
+        for (CommandLine sub : cli.getSubcommands().values()) {
+            conventions(sub);
+        }
+    }
+
+    /** A write to standard output (or a file) failed because the reader went away: {@code splice disasm | head}. */
+    private static boolean closedOutput(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof IOException && t.getMessage() != null && t.getMessage().contains("Broken pipe")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -100,7 +142,7 @@ public final class Main implements Runnable {
         if (args.length > 0 && !args[0].startsWith("-")) {
             for (Class<?> c : Main.class.getAnnotation(Command.class).subcommands()) {
                 Command command = c.getAnnotation(Command.class);
-                if (c != CommandLine.HelpCommand.class && command != null && command.name().equals(args[0])) {
+                if (c != HelpCommand.class && command != null && command.name().equals(args[0])) {
                     try {
                         Object sub = c.getDeclaredConstructor().newInstance();
                         if (sub instanceof WarmsUp w) {
@@ -128,6 +170,8 @@ public final class Main implements Runnable {
         @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
         boolean debug;
 
+        @CommandLine.Mixin Progress progress;
+
         @Override
         public void run() {
             throw new IllegalStateException("a subcommand is always given");
@@ -148,8 +192,18 @@ public final class Main implements Runnable {
         return message == null ? ex.getClass().getSimpleName() : message;
     }
 
-    /** Reads the version Maven filtered into the jar. */
+    /**
+     * The version Maven filtered into the jar, the commit it was built from, and the peer tools
+     * found on the PATH with their own version lines (what a bug report needs).
+     */
     static final class Version implements IVersionProvider {
+        /** Peer tools: the command and the option that prints its version. */
+        private static final String[][] PEERS = {
+            {"qemu-riscv64", "--version"}, {"qemu-system-riscv64", "--version"},
+            {"llvm-objdump-22", "--version"}, {"llvm-bolt-22", "--version"},
+            {"riscv64-linux-gnu-objdump", "--version"}, {"riscv64-linux-gnu-gcc", "--version"},
+        };
+
         @Override
         public String[] getVersion() throws IOException {
             Properties p = new Properties();
@@ -158,7 +212,14 @@ public final class Main implements Runnable {
                     p.load(in);
                 }
             }
-            return new String[] {"splice " + p.getProperty("version", "unknown")};
+            String commit = p.getProperty("commit", "");
+            java.util.List<String> lines = new java.util.ArrayList<>();
+            lines.add("splice " + p.getProperty("version", "unknown")
+                    + (commit.isEmpty() || commit.startsWith("$") ? "" : " (commit " + commit + ")"));
+            for (String[] peer : PEERS) {
+                lines.add(String.format("  %-26s %s", peer[0], PeerVersion.of(peer[0], peer[1])));
+            }
+            return lines.toArray(String[]::new);
         }
     }
 }

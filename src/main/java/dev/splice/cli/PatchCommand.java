@@ -1,6 +1,7 @@
 package dev.splice.cli;
 
 import dev.splice.base.BadInputException;
+import dev.splice.base.OutputPaths;
 import dev.splice.isa.Extension;
 import dev.splice.isa.Isa;
 import dev.splice.listing.Assembler;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -33,6 +35,8 @@ import picocli.CommandLine.Parameters;
                     + "cannot prove correct is refused with the reason (exit status 2)."
         })
 public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
     @Parameters(index = "0", paramLabel = "IN", description = "The input executable (never modified).")
     Path input;
 
@@ -87,9 +91,10 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
         BranchTarget policy = switch (branchTarget) {
             case "inserted" -> BranchTarget.INSERTED;
             case "original" -> BranchTarget.ORIGINAL;
-            default -> throw new BadInputException("--insert-branch-target must be 'inserted' or 'original', not '"
-                    + branchTarget + "'");
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--insert-branch-target must be 'inserted' or 'original', not '" + branchTarget + "'");
         };
+        OutputPaths.check(output, inputFiles());
         List<Replacement> replacements = new ArrayList<>();
         for (int i = 0; i + 1 < replace.size(); i += 2) {
             Path listing = Path.of(replace.get(i + 1));
@@ -115,6 +120,20 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
         }
         result.writeTo(output);
         return Main.OK;
+    }
+
+    /** Every file the command reads: the output may be none of them. */
+    private Path[] inputFiles() {
+        List<Path> files = new ArrayList<>(List.of(input));
+        for (List<String> pairs : List.of(replace, insert)) {
+            for (int i = 1; i < pairs.size(); i += 2) {
+                files.add(Path.of(pairs.get(i)));
+            }
+        }
+        if (atEntries != null) {
+            files.add(atEntries);
+        }
+        return files.toArray(Path[]::new);
     }
 
     private void printBulk(Rewrite.Result result) {

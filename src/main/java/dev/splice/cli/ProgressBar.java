@@ -2,7 +2,10 @@ package dev.splice.cli;
 
 import java.io.PrintStream;
 
-/** A one-line progress bar with rate and ETA on stderr, redrawn at most every 200 ms. */
+/**
+ * A one-line progress bar with rate and ETA on stderr, redrawn at most every 200 ms; nothing at all
+ * when {@link Progress#shown()} says no (standard error is no terminal, or {@code --no-progress}).
+ */
 final class ProgressBar {
     private static final int WIDTH = 30;
     private final PrintStream out;
@@ -16,6 +19,7 @@ final class ProgressBar {
         this.out = out;
         this.label = label;
         this.total = total;
+        this.finished = !Progress.shown();
     }
 
     synchronized void update(int done) {

@@ -1,5 +1,6 @@
 package dev.splice.cli;
 
+import dev.splice.base.OutputPaths;
 import dev.splice.weigh.ProgramCatalog;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
@@ -27,6 +28,7 @@ public final class WeighCatalogCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        OutputPaths.check(out, Path.of(command.get(0)));
         Catalog catalog = ProgramCatalog.of(QemuPlugin.locate(), Path.of(command.get(0)),
                 command.subList(1, command.size()), QemuRunner.Streams.inherited());
         catalog.write(out);

@@ -38,9 +38,6 @@ public final class WeighModelCommand implements Callable<Integer> {
     @Option(names = "--skip-bad-rows", description = "Skip malformed rows, count and report them, instead of stopping at the first.")
     boolean skipBadRows;
 
-    @Option(names = "--no-progress", description = "Do not draw the progress bar on stderr.")
-    boolean noProgress;
-
     @Override
     public Integer call() {
         Campaign c = Campaign.read(campaign, skipBadRows);
@@ -51,7 +48,7 @@ public final class WeighModelCommand implements Callable<Integer> {
         if (threads != null) {
             o = o.withThreads(Math.max(1, threads));
         }
-        if (!noProgress) {
+        if (Progress.shown()) {
             ProgressBar bar = new ProgressBar(System.err, "bootstrap", replicates);
             o = o.withProgress(bar::update);
         }

@@ -149,14 +149,13 @@ public final class Rewrite {
      */
     public record Result(byte[] bytes, List<Entry> inserted, List<Skipped> skipped) {
         /**
-         * Writes the binary to {@code output} atomically (a failed write leaves no partial file) and
-         * makes it executable.
+         * Writes the binary to {@code output} atomically (a failed write leaves no partial file),
+         * executable (mode 0755 masked by the umask).
          *
          * @param output the output file
          */
         public void writeTo(Path output) {
-            AtomicFiles.write(output, bytes);
-            output.toFile().setExecutable(true);
+            AtomicFiles.writeExecutable(output, bytes);
         }
     }
 

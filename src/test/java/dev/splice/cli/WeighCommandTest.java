@@ -44,8 +44,8 @@ class WeighCommandTest {
         Path c = campaign();
         String[] err = new String[1];
         assertEquals(Main.OK, run(err, "weigh", "model", c.toString(), "-o", dir.resolve("a").toString(),
-                "--bootstrap", "60", "--seed", "11", "--threads", "1"));
-        assertTrue(err[0].contains("bootstrap ["), "progress bar on stderr");
+                "--bootstrap", "60", "--seed", "11", "--threads", "1", "--progress"));
+        assertTrue(err[0].contains("bootstrap ["), "progress bar on stderr when asked for");
         assertEquals(Main.OK, run(err, "weigh", "model", c.toString(), "-o", dir.resolve("b").toString(),
                 "--bootstrap", "60", "--seed", "11", "--threads", "2", "--no-progress"));
         assertEquals(Main.OK, run(err, "weigh", "model", c.toString(), "-o", dir.resolve("c").toString(),

@@ -1,0 +1,183 @@
+package dev.splice.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The conventions every command follows (issue 15): version and nested help, exit statuses in the
+ * help, outputs that never overwrite an input, {@code -o -}, missing directories, executable
+ * modes, a closed pipe. Run as a separate JVM where the behaviour is the process's (pipes, umask).
+ */
+class CliConventionsTest {
+    @TempDir
+    Path dir;
+
+    /** The CLI in a JVM of its own, under bash (for pipes), with the test's class path. */
+    private static Tools.Result shell(String script) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String splice = java + " -cp " + System.getProperty("java.class.path") + " dev.splice.cli.Main";
+        return Tools.run(List.of("bash", "-c", script.replace("SPLICE", splice)), null, 120);
+    }
+
+    @Test
+    void everyCommandPrintsTheVersionWithCommitAndPeers() {
+        Tools.Result top = shell("SPLICE --version").checked("splice --version");
+        Tools.Result sub = shell("SPLICE bat translate --version").checked("splice bat translate --version");
+        assertEquals(top.stdout(), sub.stdout());
+        assertTrue(top.stdout().startsWith("splice "), top.stdout());
+        // The peers' versions, as each prints its own: the oracle is the tool.
+        String qemu = Tools.run("qemu-riscv64", "--version").stdout();
+        Matcher m = Pattern.compile("\\d+\\.\\d+(\\.\\d+)?").matcher(qemu);
+        assertTrue(m.find(), qemu);
+        assertTrue(top.stdout().contains("qemu-riscv64") && top.stdout().contains(m.group()), top.stdout());
+        String llvm = Tools.run("llvm-objdump-22", "--version").stdout();
+        Matcher l = Pattern.compile("\\d+\\.\\d+\\.\\d+").matcher(llvm);
+        assertTrue(l.find(), llvm);
+        assertTrue(top.stdout().contains(l.group()), top.stdout());
+        assertTrue(top.stdout().contains("riscv64-linux-gnu-objdump"), top.stdout());
+    }
+
+    @Test
+    void versionNamesTheCommitTheJarWasBuiltFrom() throws IOException {
+        Tools.Result head = Tools.run("git", "-C", System.getProperty("user.dir"), "rev-parse", "--short=12", "HEAD");
+        String version = new String(Main.class.getResourceAsStream("version.properties").readAllBytes());
+        if (head.exitCode() == 0) { // built from a git checkout (make test always is)
+            assertTrue(version.contains("commit=" + head.stdout().trim())
+                    || version.matches("(?s).*commit=[0-9a-f]{12}.*"), version);
+        }
+    }
+
+    @Test
+    void helpShowsNestedCommands() {
+        Tools.Result help = shell("SPLICE help bat translate").checked("splice help bat translate");
+        Tools.Result direct = shell("SPLICE bat translate --help").checked("splice bat translate --help");
+        assertEquals(direct.stdout(), help.stdout());
+        assertTrue(help.stdout().startsWith("Usage: splice bat translate"), help.stdout());
+        Tools.Result unknown = shell("SPLICE help bat nope");
+        assertEquals(Main.USAGE, unknown.exitCode());
+        assertTrue(unknown.stderr().contains("Unknown command 'nope' under 'splice bat'"), unknown.stderr());
+    }
+
+    @Test
+    void everyHelpEndsWithTheExitStatuses() {
+        check(Main.forArguments("--help"));
+    }
+
+    private static void check(CommandLine cli) {
+        Main.conventions(cli);
+        String usage = cli.getUsageMessage();
+        assertTrue(usage.contains("Exit status: 0 success; 1 usage error; 2 bad input"), usage);
+        cli.getSubcommands().values().forEach(CliConventionsTest::check);
+    }
+
+    @Test
+    void anOutputThatIsAnInputIsRefusedBeforeAnyWork() throws IOException {
+        Path input = dir.resolve("loops");
+        Files.copy(TestPrograms.rv64("loops.relocs"), input);
+        byte[] original = Files.readAllBytes(input);
+        Path nop = dir.resolve("nop.s");
+        Files.writeString(nop, "nop\n");
+        Path link = dir.resolve("link");
+        Files.createSymbolicLink(link, input);
+        Path hard = dir.resolve("hard");
+        Files.createLink(hard, input);
+        for (Path out : List.of(input, link, hard, nop)) {
+            assertEquals(Main.BAD_INPUT, Main.execute("patch", input.toString(), "--insert-at-entries", nop.toString(),
+                    "-o", out.toString()), out.toString());
+        }
+        assertArrayEquals(original, Files.readAllBytes(input));
+        assertEquals("nop\n", Files.readString(nop));
+        Path listing = dir.resolve("x.s");
+        Files.writeString(listing, "nop\n");
+        assertEquals(Main.BAD_INPUT, Main.execute("asm", listing.toString(), "-o", listing.toString()));
+        assertEquals("nop\n", Files.readString(listing));
+        assertEquals(Main.BAD_INPUT, Main.execute("disasm", input.toString(), "-o", hard.toString()));
+        assertArrayEquals(original, Files.readAllBytes(input));
+    }
+
+    @Test
+    void aMissingOutputDirectoryIsAnErrorAndNothingIsCreated() throws IOException {
+        Path nop = dir.resolve("nop.s");
+        Files.writeString(nop, "nop\n");
+        Path out = dir.resolve("missing/sub/out.bin");
+        assertEquals(Main.BAD_INPUT, Main.execute("asm", nop.toString(), "-o", out.toString()));
+        assertFalse(Files.exists(dir.resolve("missing")));
+    }
+
+    @Test
+    void dashWritesStandardOutputAndNoFileNamedDash() throws IOException {
+        Path nop = dir.resolve("nop.s");
+        Files.writeString(nop, "addi zero, zero, 0\n");
+        Tools.Result r = shell("cd " + dir + " && SPLICE asm nop.s -o - | od -An -tx1").checked("asm -o -");
+        assertEquals("13 00 00 00", r.stdout().trim());
+        assertFalse(Files.exists(dir.resolve("-")));
+    }
+
+    @Test
+    void executablesGet0755MaskedByTheUmask() throws IOException {
+        Path nop = dir.resolve("nop.s");
+        Files.writeString(nop, "nop\n");
+        for (String umask : List.of("022", "077", "002")) {
+            Path out = dir.resolve("out-" + umask);
+            shell("umask " + umask + " && SPLICE patch " + TestPrograms.rv64("loops.relocs") + " --insert-at-entries " + nop
+                    + " -o " + out).checked("patch under umask " + umask);
+            Path text = dir.resolve("text-" + umask + ".s");
+            shell("umask " + umask + " && SPLICE disasm " + TestPrograms.rv64("loops") + " --function main -o " + text)
+                    .checked("disasm under umask " + umask);
+            // The oracle: what the shell's own redirection creates under the same umask.
+            Path shellFile = dir.resolve("shell-" + umask);
+            shell("umask " + umask + " && : > " + shellFile).checked("shell");
+            assertEquals(PosixFilePermissions.toString(Files.getPosixFilePermissions(shellFile)),
+                    PosixFilePermissions.toString(Files.getPosixFilePermissions(text)), umask);
+            int mask = Integer.parseInt(umask, 8);
+            assertEquals(PosixFilePermissions.toString(PosixFilePermissions.fromString(mode(0777 & ~mask))),
+                    PosixFilePermissions.toString(Files.getPosixFilePermissions(out)), umask);
+        }
+    }
+
+    private static String mode(int bits) {
+        StringBuilder s = new StringBuilder();
+        String rwx = "rwx";
+        for (int i = 8; i >= 0; i--) {
+            s.append((bits & (1 << i)) != 0 ? rwx.charAt((8 - i) % 3) : '-');
+        }
+        return s.toString();
+    }
+
+    @Test
+    void aClosedPipeEndsQuietly() {
+        Tools.Result r = shell("SPLICE disasm " + TestPrograms.rv64("exceptions") + " | head -1; echo status=${PIPESTATUS[0]}")
+                .checked("disasm | head");
+        assertTrue(r.stdout().startsWith(".target rv64gc"), r.stdout());
+        assertTrue(r.stdout().contains("status=" + Main.CLOSED_OUTPUT), r.stdout());
+        assertEquals("", r.stderr());
+    }
+
+    @Test
+    void progressIsDrawnOnlyOnATerminalUnlessAsked() {
+        // Standard error is a file here, not a terminal: no bar, no carriage return.
+        assertFalse(Progress.shown());
+        CommandLine cli = Main.forArguments("weigh", "model", "--progress", "--help");
+        cli.parseArgs("weigh", "model", "--no-progress", "--help");
+        assertFalse(Progress.shown());
+        cli.parseArgs("weigh", "model", "--progress", "--help");
+        assertTrue(Progress.shown());
+        Progress.reset();
+        assertFalse(Progress.shown());
+    }
+}
