@@ -56,6 +56,7 @@ public final class RunCommand implements Callable<Integer> {
         if (json && !count) {
             throw new picocli.CommandLine.ParameterException(commandSpec.commandLine(), "--json needs --count");
         }
+        QemuRunner.requireExecutable(binary);
         QemuRunner.Streams streams = QemuRunner.Streams.inherited();
         if (!count) {
             return QemuRunner.runPlain(binary, args, streams);

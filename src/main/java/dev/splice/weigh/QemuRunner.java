@@ -1,6 +1,8 @@
 package dev.splice.weigh;
 
 import dev.splice.base.BadInputException;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.ElfHeader;
 import dev.splice.weigh.campaign.PluginRecords;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -70,6 +72,25 @@ public final class QemuRunner {
      */
     public QemuRunner(QemuPlugin plugin) {
         this.plugin = plugin;
+    }
+
+    /**
+     * Checks, before QEMU starts, that {@code binary} is something qemu-riscv64 can run: a
+     * well-formed RISC-V64 ELF executable or PIE (QEMU itself exits 1 without a word otherwise).
+     *
+     * @param binary the file to run
+     * @throws BadInputException naming the file and what it is instead
+     */
+    public static void requireExecutable(Path binary) {
+        ElfFile elf = ElfFile.read(binary);
+        if (!elf.isRiscV()) {
+            throw new BadInputException(binary + ": not a RISC-V64 executable (ELF machine "
+                    + elf.header().machine() + "); qemu-riscv64 runs RISC-V64 Linux programs only");
+        }
+        int type = elf.header().type();
+        if (type != ElfHeader.ET_EXEC && type != ElfHeader.ET_DYN) {
+            throw new BadInputException(binary + ": an ELF file of type " + type + ", not an executable (ET_EXEC or ET_DYN)");
+        }
     }
 
     /**

@@ -169,6 +169,27 @@ class CliConventionsTest {
     }
 
     @Test
+    void runAndCatalogCheckTheFileFirstAndPassTheStatusThrough() throws IOException {
+        Path truncated = dir.resolve("truncated");
+        Files.write(truncated, java.util.Arrays.copyOf(Files.readAllBytes(TestPrograms.rv64("loops")), 40));
+        Path catalog = dir.resolve("c.json");
+        for (String file : List.of("/bin/true", truncated.toString())) { // an x86-64 program, a cut-off ELF header
+            Tools.Result run = shell("SPLICE run " + file);
+            assertEquals(Main.BAD_INPUT, run.exitCode(), file);
+            assertTrue(run.stderr().startsWith("splice: " + file + ": "), run.stderr());
+            Tools.Result cat = shell("SPLICE weigh catalog -o " + catalog + " -- " + file);
+            assertEquals(Main.BAD_INPUT, cat.exitCode(), file);
+            assertFalse(Files.exists(catalog));
+        }
+        // tests/programs/loops.c exits with a status computed from its work (39 for n = 1000): the oracle is QEMU.
+        int status = Tools.run("qemu-riscv64", TestPrograms.rv64("loops").toString(), "1000").exitCode();
+        assertTrue(status != 0, "the test needs a program that exits non-zero");
+        assertEquals(status, shell("SPLICE run " + TestPrograms.rv64("loops") + " 1000").exitCode());
+        assertEquals(status, shell("SPLICE weigh catalog -o " + catalog + " -- " + TestPrograms.rv64("loops") + " 1000").exitCode());
+        assertTrue(Files.size(catalog) > 0);
+    }
+
+    @Test
     void progressIsDrawnOnlyOnATerminalUnlessAsked() {
         // Standard error is a file here, not a terminal: no bar, no carriage return.
         assertFalse(Progress.shown());

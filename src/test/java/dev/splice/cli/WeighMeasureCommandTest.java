@@ -125,8 +125,9 @@ class WeighMeasureCommandTest {
         }
         // and its weights map onto a real program's catalog
         Path catalog = tmp.resolve("loops.catalog.json");
-        assertEquals(0, Main.execute("weigh", "catalog", "-o", catalog.toString(), "--",
-                dev.splice.testing.TestPrograms.rv64("loops").toString()));
+        Path loops = dev.splice.testing.TestPrograms.rv64("loops");
+        assertEquals(dev.splice.testing.Tools.run("qemu-riscv64", loops.toString()).exitCode(),
+                Main.execute("weigh", "catalog", "-o", catalog.toString(), "--", loops.toString()));
         assertEquals(0, Main.execute("weigh", "map", out.resolve("weights.json").toString(), catalog.toString()));
         JsonNode mapping = JSON.readTree(out.resolve("mapping.json").toFile());
         boolean addiMapped = false;
