@@ -1,5 +1,8 @@
 package dev.splice.listing;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -93,5 +96,28 @@ public record Region(Kind kind, String name, long address, byte[] bytes) {
      */
     public long end() {
         return address + bytes.length;
+    }
+
+    /**
+     * The parts of {@code regions} in {@code [start, stop)} (unsigned addresses), as objdump's
+     * {@code --start-address} and {@code --stop-address} cut its listing: a region cut at an
+     * address that is not an instruction boundary decodes from there, as objdump's does.
+     *
+     * @param regions the regions, in any order
+     * @param start the first address kept
+     * @param stop the first address dropped (-1: the end of the address space)
+     * @return the parts that remain, each keeping its kind and name, in the given order
+     */
+    public static List<Region> clip(List<Region> regions, long start, long stop) {
+        List<Region> kept = new ArrayList<>();
+        for (Region r : regions) {
+            long from = Long.compareUnsigned(r.address(), start) >= 0 ? r.address() : start;
+            long to = Long.compareUnsigned(r.end(), stop) <= 0 ? r.end() : stop;
+            if (Long.compareUnsigned(from, to) < 0) {
+                byte[] part = Arrays.copyOfRange(r.bytes(), (int) (from - r.address()), (int) (to - r.address()));
+                kept.add(new Region(r.kind(), r.name(), from, part));
+            }
+        }
+        return kept;
     }
 }

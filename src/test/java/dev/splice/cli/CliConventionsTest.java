@@ -190,6 +190,44 @@ class CliConventionsTest {
     }
 
     @Test
+    void disasmTakesObjdumpsOptions() throws IOException {
+        Path loops = TestPrograms.rv64("loops");
+        Path a = dir.resolve("a.s");
+        Path b = dir.resolve("b.s");
+        assertEquals(Main.OK, Main.execute("disasm", loops.toString(), "--function", "hot_loop", "--aliases", "-o", a.toString()));
+        assertEquals(Main.OK, Main.execute("disasm", "-d", loops.toString(), "--disassemble=hot_loop", "-M", "aliases",
+                "-o", b.toString()));
+        assertEquals(Files.readString(a), Files.readString(b));
+        assertEquals(Main.OK, Main.execute("disasm", loops.toString(), "--disassemble", "-M", "no-aliases", "-o", a.toString()));
+        assertEquals(Main.OK, Main.execute("disasm", loops.toString(), "-o", b.toString()));
+        assertEquals(Files.readString(b), Files.readString(a));
+        assertEquals(Main.USAGE, Main.execute("disasm", loops.toString(), "-M", "numeric", "-o", a.toString()));
+        // --start-address/--stop-address: the same instruction addresses as GNU objdump's listing.
+        String nm = Tools.run("riscv64-linux-gnu-nm", loops.toString()).checked("nm").stdout();
+        Matcher m = Pattern.compile("(?m)^([0-9a-f]+) T main$").matcher(nm);
+        assertTrue(m.find(), nm);
+        long main = Long.parseLong(m.group(1), 16);
+        String from = "0x" + Long.toHexString(main + 2);
+        String to = "0x" + Long.toHexString(main + 40);
+        assertEquals(Main.OK, Main.execute("disasm", loops.toString(), "--start-address=" + from, "--stop-address=" + to,
+                "-o", a.toString()));
+        List<String> ours = new java.util.ArrayList<>();
+        Matcher ad = Pattern.compile("(?m)# ([0-9a-f]+): [0-9a-f]+").matcher(Files.readString(a));
+        while (ad.find()) {
+            ours.add(ad.group(1));
+        }
+        String objdump = Tools.run("riscv64-linux-gnu-objdump", "-d", "--start-address=" + from, "--stop-address=" + to,
+                loops.toString()).checked("objdump").stdout();
+        List<String> theirs = new java.util.ArrayList<>();
+        Matcher od = Pattern.compile("(?m)^\\s+([0-9a-f]+):\\t").matcher(objdump);
+        while (od.find()) {
+            theirs.add(od.group(1));
+        }
+        assertFalse(theirs.isEmpty(), objdump);
+        assertEquals(theirs, ours);
+    }
+
+    @Test
     void progressIsDrawnOnlyOnATerminalUnlessAsked() {
         // Standard error is a file here, not a terminal: no bar, no carriage return.
         assertFalse(Progress.shown());
