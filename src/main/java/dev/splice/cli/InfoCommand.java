@@ -38,13 +38,19 @@ final class InfoCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print everything as one JSON object instead of tables.")
     boolean json;
 
+    @Option(names = "--functions", description = "List the functions instead (name, address, size, section), "
+            + "the ones 'splice disasm --function' and the point specs of 'splice patch' name.")
+    boolean functions;
+
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws JsonProcessingException {
         ElfFile elf = ElfFile.read(file);
         PrintWriter out = spec.commandLine().getOut();
-        if (json) {
+        if (functions) {
+            printFunctions(elf, out);
+        } else if (json) {
             ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
             out.println(mapper.writeValueAsString(toJson(elf, mapper)));
         } else {
@@ -52,6 +58,27 @@ final class InfoCommand implements Callable<Integer> {
         }
         out.flush();
         return Main.OK;
+    }
+
+    /** One function per line (or one JSON array with --json), in address order. */
+    private void printFunctions(ElfFile elf, PrintWriter out) throws JsonProcessingException {
+        if (json) {
+            ObjectMapper mapper = new ObjectMapper();
+            com.fasterxml.jackson.databind.node.ArrayNode array = mapper.createArrayNode();
+            for (dev.splice.elf.Function f : elf.functions()) {
+                ObjectNode o = array.addObject();
+                o.put("name", f.name());
+                o.put("address", unsigned(f.address()));
+                o.put("size", f.size());
+                o.put("section", f.section().name());
+            }
+            out.println(mapper.writeValueAsString(array));
+            return;
+        }
+        out.printf("%-18s %8s  %-20s %s%n", "address", "size", "section", "name");
+        for (dev.splice.elf.Function f : elf.functions()) {
+            out.printf("%-18s %8d  %-20s %s%n", hex(f.address()), f.size(), f.section().name(), f.name());
+        }
     }
 
     private static long functionSymbols(List<Symbol> symbols) {

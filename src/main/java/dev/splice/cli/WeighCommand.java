@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
         name = "weigh",
         mixinStandardHelpOptions = true,
         description = "Instruction weights under QEMU TCG: model measured pairs into weights, map them onto catalogs.",
-        subcommands = {WeighModelCommand.class, WeighMapCommand.class, WeighMeasureCommand.class, WeighCatalogCommand.class})
+        subcommands = {WeighModelCommand.class, WeighMapCommand.class, WeighMeasureCommand.class, WeighCatalogCommand.class,
+            WeighContextsCommand.class})
 public final class WeighCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

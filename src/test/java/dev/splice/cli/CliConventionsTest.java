@@ -228,6 +228,42 @@ class CliConventionsTest {
     }
 
     @Test
+    void infoListsTheFunctionsNmNames() throws IOException {
+        Path loops = TestPrograms.rv64("loops");
+        Tools.Result r = shell("SPLICE info --functions --json " + loops).checked("info --functions");
+        com.fasterxml.jackson.databind.JsonNode functions = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.stdout());
+        java.util.Map<String, Long> ours = new java.util.HashMap<>();
+        functions.forEach(f -> ours.put(f.get("name").asText() + "@" + f.get("address").asLong(), f.get("size").asLong()));
+        // GNU nm -S: every sized function symbol (T/t) is listed with its address and size.
+        String nm = Tools.run("riscv64-linux-gnu-nm", "-S", "--defined-only", loops.toString()).checked("nm").stdout();
+        Matcher m = Pattern.compile("(?m)^([0-9a-f]+) ([0-9a-f]+) [Tt] (\\S+)$").matcher(nm);
+        int seen = 0;
+        while (m.find()) {
+            String key = m.group(3) + "@" + Long.parseLong(m.group(1), 16);
+            if (ours.containsKey(key)) {
+                assertEquals(Long.parseLong(m.group(2), 16), ours.get(key), key);
+                seen++;
+            }
+        }
+        assertTrue(seen > 100 && seen * 10 >= ours.size() * 9, seen + " of " + ours.size());
+        Tools.Result text = shell("SPLICE info --functions " + loops).checked("info --functions");
+        assertTrue(text.stdout().lines().anyMatch(l -> l.matches("0x[0-9a-f]+ +\\d+  \\.text +hot_loop")), text.stdout());
+    }
+
+    @Test
+    void weighContextsListsTheTableAndSelectsByPattern() throws IOException {
+        Tools.Result all = shell("SPLICE weigh contexts --json").checked("weigh contexts");
+        com.fasterxml.jackson.databind.JsonNode array = new com.fasterxml.jackson.databind.ObjectMapper().readTree(all.stdout());
+        // The oracle: the table's own rows (src/main/resources/dev/splice/weigh/contexts.tsv), one per context.
+        long rows = new String(dev.splice.weigh.ContextTable.class.getResourceAsStream(dev.splice.weigh.ContextTable.RESOURCE)
+                .readAllBytes()).lines().filter(l -> !l.isBlank() && !l.startsWith("#") && !l.startsWith("key\t")).count();
+        assertEquals(rows, array.size());
+        Tools.Result div = shell("SPLICE weigh contexts 'div*'").checked("weigh contexts div*");
+        assertTrue(div.stdout().lines().skip(1).filter(l -> !l.endsWith(" contexts")).allMatch(l -> l.startsWith("div")), div.stdout());
+        assertEquals(Main.BAD_INPUT, shell("SPLICE weigh contexts 'nosuch*'").exitCode());
+    }
+
+    @Test
     void progressIsDrawnOnlyOnATerminalUnlessAsked() {
         // Standard error is a file here, not a terminal: no bar, no carriage return.
         assertFalse(Progress.shown());
