@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -62,23 +61,29 @@ public final class BatCommand implements Runnable {
                     + " it as fdata (as perf2bolt writes it) or as BOLT's YAML profile. On a binary BOLT has not"
                     + " rewritten (no tables), write its fdata profile as perf2bolt does.")
     static final class Translate implements Callable<Integer> {
-        static final class Input {
-            @Option(names = "--pa", paramLabel = "PROFILE", required = true,
-                    description = "A pre-aggregated profile (B, F, f, S, T, E records) as perf2bolt --pa reads.")
-            Path preAggregated;
+        @Option(names = "--pa", paramLabel = "PROFILE", arity = "0..1", fallbackValue = "",
+                description = "A pre-aggregated profile (B, F, f, S, T, E records) as perf2bolt --pa reads. As perf2bolt"
+                        + " spells it, '--pa' alone says that the -p file is one.")
+        String preAggregated;
 
-            @Option(names = "--perf-script", paramLabel = "FILE", required = true,
-                    description = "Text of 'perf script -F ip,brstack'.")
-            Path perfScript;
-        }
+        @Option(names = "--perf-script", paramLabel = "FILE", description = "Text of 'perf script -F ip,brstack'.")
+        Path perfScript;
 
-        @ArgGroup(exclusive = true, multiplicity = "1")
-        Input input;
+        @Option(names = "-p", paramLabel = "FILE",
+                description = "perf2bolt's spelling: the profile, pre-aggregated with --pa (Splice reads perf.data only as"
+                        + " the text of 'perf script -F ip,brstack', given with --perf-script).")
+        Path profileFile;
 
-        @Parameters(index = "0", paramLabel = "BINARY", description = "The binary the profile was collected on: BOLTed (with tables), or one BOLT has not rewritten.")
+        @Option(names = "-w", paramLabel = "YAML", description = "Also (or instead of -o) write BOLT's YAML profile here, as perf2bolt -w.")
+        Path yamlOutput;
+
+        @Option(names = "--allow-empty", description = "An empty profile is not an error (it is still reported).")
+        boolean allowEmpty;
+
+        @Parameters(index = "0", arity = "0..1", paramLabel = "BINARY", description = "The binary the profile was collected on: BOLTed (with tables), or one BOLT has not rewritten.")
         Path binary;
 
-        @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output profile.")
+        @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "The output profile (required unless -w is given).")
         Path output;
 
         @Option(names = "--format", defaultValue = "fdata", paramLabel = "FORMAT",
@@ -102,15 +107,19 @@ public final class BatCommand implements Runnable {
 
         @Override
         public Integer call() {
-            OutputPaths.check(output, binary, inputBinary, input.preAggregated, input.perfScript);
+            Path profile = profile();
+            boolean pa = perfScript == null;
+            if (output == null && yamlOutput == null) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give -o OUT (or -w YAML)");
+            }
+            OutputPaths.check(output, binary, inputBinary, profile);
+            OutputPaths.check(yamlOutput, binary, inputBinary, profile);
             ProfileTranslation.OutputFormat outputFormat = switch (format) {
                 case "fdata" -> ProfileTranslation.OutputFormat.FDATA;
                 case "yaml" -> ProfileTranslation.OutputFormat.YAML;
                 default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                         "--format must be fdata or yaml, not '" + format + "'");
             };
-            boolean pa = input.preAggregated != null;
-            Path profile = pa ? input.preAggregated : input.perfScript;
             PrintWriter err = spec.commandLine().getErr();
             long start = System.nanoTime();
             TranslatedProfile r = ProfileTranslation.translate(binary, profile,
@@ -119,7 +128,12 @@ public final class BatCommand implements Runnable {
                         err.printf("splice: read %,d lines (%.1f s)%n", lines, (System.nanoTime() - start) / 1e9);
                         err.flush();
                     }));
-            r.write(output, outputFormat);
+            if (output != null) {
+                r.write(output, outputFormat);
+            }
+            if (yamlOutput != null) {
+                r.write(yamlOutput, ProfileTranslation.OutputFormat.YAML);
+            }
             if (r.badLines() > 0) {
                 err.printf("splice: skipped %,d malformed lines; the first: %s%n", r.badLines(), r.firstBadLine());
             }
@@ -127,8 +141,41 @@ public final class BatCommand implements Runnable {
                 err.printf("splice: %,d lines, %,d distinct records -> %,d branch and %,d sample lines in %s%n",
                         r.lines(), r.distinctRecords(), r.fdata().branches().size(), r.fdata().samples().size(), output);
             }
+            boolean empty = r.fdata().branches().isEmpty() && r.fdata().samples().isEmpty();
+            if (empty) {
+                err.println("splice: warning: " + profile + " gave an empty profile (" + r.lines() + " lines read)"
+                        + (allowEmpty ? "" : "; --allow-empty accepts that"));
+            }
             err.flush();
-            return Main.OK;
+            return empty && !allowEmpty ? Main.BAD_INPUT : Main.OK;
+        }
+
+        /** The profile file, from --pa FILE, --perf-script FILE, or perf2bolt's -p FILE with --pa. */
+        private Path profile() {
+            if (profileFile != null && preAggregated != null && !preAggregated.isEmpty() && binary == null) {
+                // perf2bolt's order, '-p FILE --pa BINARY': with -p, --pa is a flag and what follows it is the binary.
+                binary = Path.of(preAggregated);
+                preAggregated = "";
+            }
+            if (binary == null) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: 'BINARY'");
+            }
+            boolean paFlag = preAggregated != null && preAggregated.isEmpty();
+            Path paFile = preAggregated == null || preAggregated.isEmpty() ? null : Path.of(preAggregated);
+            int given = (paFile != null ? 1 : 0) + (perfScript != null ? 1 : 0) + (profileFile != null ? 1 : 0);
+            if (given != 1) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                        "give exactly one profile: --pa FILE, -p FILE --pa, or --perf-script FILE");
+            }
+            if (profileFile != null && !paFlag) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-p " + profileFile
+                        + ": Splice reads no perf.data; give a pre-aggregated profile with --pa, or the text of"
+                        + " 'perf script -F ip,brstack' with --perf-script");
+            }
+            if (paFlag && profileFile == null) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--pa without a file needs -p FILE");
+            }
+            return profileFile != null ? profileFile : paFile != null ? paFile : perfScript;
         }
     }
 }

@@ -65,13 +65,39 @@ class BatCommandTest {
         String accumulate = Tools.run("llvm-nm-22", bolted.toString()).checked("llvm-nm").stdout().lines()
                 .filter(l -> l.endsWith(" accumulate")).findFirst().orElseThrow().split(" ")[0];
         long base = Long.parseLong(accumulate, 16);
-        Files.writeString(pa, String.format("B %x %x 10 1%nF %x %x 5%nS %x 3%n", base + 0x8, base, base, base + 0x20, base + 4));
+        // In the BOLTed accumulate: beqz at +0x10 taken to +0xa, the trace +0xe..+0x10, a sample at +4.
+        Files.writeString(pa, String.format("B %x %x 10 1%nF %x %x 5%nS %x 3%n", base + 0x10, base + 0xa, base + 0xe,
+                base + 0x10, base + 4));
         Path out = dir.resolve("p.fdata");
         CliRun r = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "-o", out.toString());
         assertEquals(Main.OK, r.status(), r.err());
         Path theirs = dir.resolve("p.perf2bolt.fdata");
         Tools.run("perf2bolt-22", "-p", pa.toString(), "--pa", "-o", theirs.toString(), bolted.toString()).checked("perf2bolt-22");
         assertEquals(Files.readAllLines(theirs).stream().sorted().toList(), Files.readAllLines(out).stream().sorted().toList());
+        assertTrue(Files.readAllLines(out).stream().anyMatch(l -> l.startsWith("1 accumulate ")), "a profile with branches: " + Files.readString(out));
+        // perf2bolt's own spelling and order (-p FILE --pa BINARY, -w YAML) give the same profile.
+        Path same = dir.resolve("p.same.fdata");
+        Path yaml = dir.resolve("p.yaml");
+        Path theirYaml = dir.resolve("p.perf2bolt.yaml");
+        r = splice("bat", "translate", "-p", pa.toString(), "--pa", bolted.toString(), "-o", same.toString(), "-w", yaml.toString());
+        assertEquals(Main.OK, r.status(), r.err());
+        assertEquals(Files.readString(out), Files.readString(same));
+        CliRun yamlOnly = splice("bat", "translate", "--pa", pa.toString(), bolted.toString(), "--format", "yaml", "-o", theirYaml.toString());
+        assertEquals(Main.OK, yamlOnly.status(), yamlOnly.err());
+        assertEquals(Files.readString(theirYaml), Files.readString(yaml));
+    }
+
+    @Test
+    void anEmptyProfileIsAWarningAndAnErrorUnlessAllowed() throws Exception {
+        Path empty = dir.resolve("empty.pa");
+        Files.writeString(empty, "");
+        Path out = dir.resolve("empty.fdata");
+        CliRun r = splice("bat", "translate", "--pa", empty.toString(), bolted.toString(), "-o", out.toString());
+        assertEquals(Main.BAD_INPUT, r.status());
+        assertTrue(r.err().contains("empty profile"), r.err());
+        r = splice("bat", "translate", "--pa", empty.toString(), bolted.toString(), "-o", out.toString(), "--allow-empty");
+        assertEquals(Main.OK, r.status(), r.err());
+        assertTrue(r.err().contains("empty profile"), r.err());
     }
 
     @Test
@@ -99,7 +125,8 @@ class BatCommandTest {
         int lines = (1 << 20) + 1000;
         try (var w = Files.newBufferedWriter(pa)) {
             for (int i = 0; i < lines; i++) {
-                w.write(String.format("B %x %x 1 %d%n", base + 0x8, base + 2 * (i % 4), i % 2));
+                // Two real branches of the BOLTed accumulate (j at +0x18 to +0xe, beqz at +0x10 to +0xa).
+                w.write(String.format("B %x %x 1 %d%n", base + 0x18 - 8 * (i % 2), base + 0xe - 4 * (i % 2), i % 2));
             }
         }
         Path out = dir.resolve("large.fdata");
@@ -110,6 +137,7 @@ class BatCommandTest {
         Path theirs = dir.resolve("large.perf2bolt.fdata");
         Tools.run("perf2bolt-22", "-p", pa.toString(), "--pa", "-o", theirs.toString(), bolted.toString()).checked("perf2bolt-22");
         assertEquals(Files.readAllLines(theirs).stream().sorted().toList(), Files.readAllLines(out).stream().sorted().toList());
+        assertTrue(Files.readAllLines(out).stream().anyMatch(l -> l.startsWith("1 accumulate ")), "a profile with branches: " + Files.readString(out));
     }
 
     @Test
@@ -117,6 +145,8 @@ class BatCommandTest {
         assertEquals(Main.USAGE, splice("bat", "translate", bolted.toString(), "-o", dir.resolve("x").toString()).status());
         assertEquals(Main.USAGE, splice("bat", "translate", "--pa", "a", "--perf-script", "b", bolted.toString(), "-o", "x").status());
         assertEquals(Main.USAGE, splice("bat", "translate", "--pa", "a", bolted.toString(), "-o", "x", "--format", "xml").status());
+        assertEquals(Main.USAGE, splice("bat", "translate", "-p", "a", bolted.toString(), "-o", "x").status()); // perf.data
+        assertEquals(Main.USAGE, splice("bat", "translate", "--pa", "a", bolted.toString()).status()); // no -o, no -w
         assertTrue(List.of(Main.OK).contains(splice("bat", "--help").status()));
     }
 }
