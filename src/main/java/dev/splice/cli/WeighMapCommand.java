@@ -27,14 +27,23 @@ public final class WeighMapCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "OUT_DIR", description = "Output directory (default: the directory of WEIGHTS).")
     Path out;
 
+    @Option(names = "--allow-empty", description = "An empty catalog is not an error (it is still reported).")
+    boolean allowEmpty;
+
     @Override
     public Integer call() {
-        Mapping m = CatalogMapper.map(Weights.read(weights).contexts(), Catalog.read(catalog));
+        Catalog read = Catalog.read(catalog);
+        Mapping m = CatalogMapper.map(Weights.read(weights).contexts(), read);
         Path dir = out != null ? out : weights.toAbsolutePath().getParent();
         m.writeTo(dir);
         System.out.println(m.classes().size() + " classes " + m.statusCounts() + ", " + m.orphans().size()
                 + " orphan contexts");
         System.out.println("wrote " + dir.resolve("mapping.json"));
+        if (read.entries().isEmpty()) {
+            System.err.println("splice: warning: " + catalog + " holds no instruction class"
+                    + (allowEmpty ? "" : "; --allow-empty accepts that"));
+            return allowEmpty ? Main.OK : Main.BAD_INPUT;
+        }
         return Main.OK;
     }
 }

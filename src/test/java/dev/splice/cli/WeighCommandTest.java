@@ -119,5 +119,11 @@ class WeighCommandTest {
         Files.writeString(catalog, "key,count\nop000,ten\n");
         assertEquals(Main.BAD_INPUT, run(err, "weigh", "map", dir.resolve("m/weights.json").toString(), catalog.toString()));
         assertTrue(err[0].contains("catalog.csv:2"), err[0]);
+        // An empty catalog: a warning and exit 2, unless --allow-empty.
+        Files.writeString(catalog, "key,count\n");
+        assertEquals(Main.BAD_INPUT, run(err, "weigh", "map", dir.resolve("m/weights.json").toString(), catalog.toString()));
+        assertTrue(err[0].contains("holds no instruction class"), err[0]);
+        assertEquals(Main.OK, run(err, "weigh", "map", dir.resolve("m/weights.json").toString(), catalog.toString(),
+                "--allow-empty"));
     }
 }
