@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Insertion, the BOLT way: every function that receives a fragment moves whole to a new code
@@ -80,11 +81,19 @@ final class Inserter {
         // .eh_frame's continuation, when an FDE must grow, follows the code in the same segment.
         long framesAddress = (base + text.length + 7) & -8;
         byte[] frames = new EhFrameRewriter(elf, moved, in.relocations()).rewrite(editor, framesAddress);
-        int[] newSections = frames == null ? new int[] {textIndex} : new int[] {textIndex,
-                editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress, 8, 0, 0, 0,
-                        frames)};
-        // A new program header table (ElfEditor: mapped, found through AT_PHDR) gets the segment; every old entry stays.
-        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, newSections);
+        IntStream.Builder newSections = IntStream.builder().add(textIndex);
+        long segmentEnd = base + text.length;
+        if (frames != null) {
+            newSections.add(editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress,
+                    8, 0, 0, 0, frames));
+            segmentEnd = framesAddress + frames.length;
+        }
+        // The program header table grows by this segment: in place when only notes are in its way (they
+        // follow the code then), so that loaders and GNU strip find it where they expect; else it moves.
+        for (int note : editor.makeRoomForProgramHeaders(editor.segments().size() + 1, (segmentEnd + 7) & -8)) {
+            newSections.add(note);
+        }
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, newSections.build().toArray());
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         Phases.mark("eh_frame, symbols");

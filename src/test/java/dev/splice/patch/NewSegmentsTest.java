@@ -60,6 +60,56 @@ class NewSegmentsTest {
         }
     }
 
+    /**
+     * Without a data area the table grows in place (the notes that follow it move after the code),
+     * where loaders and GNU strip expect it: stripped outputs still run.
+     */
+    @Test
+    void tableGrowsInPlaceAndStrippedOutputsRun() throws Exception {
+        for (String name : List.of("loops.relocs", "exceptions.relocs")) {
+            Path in = TestPrograms.rv64(name);
+            ElfFile elf = ElfFile.read(in);
+            Path out = PatchFixtures.write(tmp, name + ".out",
+                    Rewrite.of(elf).insertAtEntries(NOP, "nop", BranchTarget.INSERTED).run().bytes());
+            ElfFile o = ElfFile.read(out);
+            assertEquals(elf.header().phoff(), o.header().phoff(), name + ": the table stays");
+            assertEquals(elf.segments().size() + 1, o.segments().size());
+            assertLoadable(o, name);
+            assertEquals(elf.buildId().isPresent(), o.buildId().isPresent());
+            for (String note : List.of(".note.gnu.build-id", ".note.ABI-tag")) {
+                Section moved = o.section(note).orElseThrow();
+                assertTrue(covered(o, moved, Segment.PF_R | Segment.PF_X), name + ": " + note + " is mapped");
+                assertTrue(o.segments().stream().anyMatch(g -> g.type() == Segment.PT_NOTE && g.offset() <= moved.offset()
+                        && moved.offset() + moved.size() <= g.offset() + g.fileSize()), name + ": PT_NOTE covers " + note);
+            }
+            PatchFixtures.assertSameRun(in, out);
+            assertReadelfQuiet(out);
+            PeerTools.assertReadableWithoutWarnings(out);
+
+            Path stripped = tmp.resolve(name + ".stripped");
+            Path copied = tmp.resolve(name + ".strip-all");
+            for (List<String> cmd : List.of(List.of("riscv64-linux-gnu-strip", out.toString(), "-o", stripped.toString()),
+                    List.of("riscv64-linux-gnu-objcopy", "--strip-all", out.toString(), copied.toString()))) {
+                Tools.Result r = Tools.run(cmd, "", 120);
+                assertTrue(r.exitCode() == 0 && r.stderr().isBlank(), cmd + ": " + r.stderr());
+            }
+            for (Path p : List.of(stripped, copied)) {
+                assertTrue(p.toFile().setExecutable(true));
+                assertTrue(ElfFile.read(p).symbols().size() <= 1, p + " is stripped");
+                PatchFixtures.assertSameRun(in, p);
+            }
+            // llvm-strip-22 refuses these inputs (.rela.dyn links .symtab); where it takes the input it must take the output.
+            Tools.Result onInput = Tools.run(List.of("llvm-strip-22", in.toString(), "-o", tmp.resolve("in.llvm").toString()),
+                    "", 120);
+            Tools.Result onOutput = Tools.run(List.of("llvm-strip-22", out.toString(), "-o",
+                    tmp.resolve(name + ".llvm").toString()), "", 120);
+            assertEquals(onInput.exitCode() == 0, onOutput.exitCode() == 0, onOutput.stderr());
+            if (onOutput.exitCode() == 0) {
+                PatchFixtures.assertSameRun(in, tmp.resolve(name + ".llvm"));
+            }
+        }
+    }
+
     @Test
     void dataAreaIsZeroAtStartAndWritable() throws Exception {
         Path in = TestPrograms.rv64("loops.relocs");
