@@ -386,6 +386,12 @@ public final class ElfEditor {
                 end = Math.max(end, s.virtualAddress() + s.memorySize());
             }
         }
+        // Sections added already (a segment bound to them has no placement before layout).
+        for (Entry e : sections) {
+            if (e.header.isAllocated()) {
+                end = Math.max(end, e.header.address() + e.header.size());
+            }
+        }
         long fileEnd = image.length;
         for (Entry e : sections) {
             if (e.contents != null) {
@@ -472,7 +478,15 @@ public final class ElfEditor {
                             + n.descriptor().length + " bytes");
                 }
                 long nameSize = Le.u32L(image, n.offset());
-                patch(n.offset() + 12 + ((nameSize + 3) & -4), id);
+                long at = n.offset() + 12 + ((nameSize + 3) & -4);
+                patch(at, id);
+                for (Entry e : sections) {
+                    long from = movedFrom(e);
+                    if (e.contents != null && e.header.type() == Section.SHT_NOTE && from >= 0 && from <= at
+                            && at + id.length <= from + e.length) {
+                        System.arraycopy(id, 0, e.contents, (int) (at - from), id.length); // the note moved
+                    }
+                }
                 return;
             }
         }
@@ -650,7 +664,8 @@ public final class ElfEditor {
         for (Entry e : sections) {
             moved |= e.contents != null;
         }
-        boolean phMoves = segments.size() > originalPhnum || programHeaderOffset >= 0;
+        boolean growsInPlace = segments.size() > originalPhnum && programHeaderOffset < 0 && fitsInPlace(segments.size());
+        boolean phMoves = segments.size() > originalPhnum && !growsInPlace || programHeaderOffset >= 0;
         boolean restructured = moved || phMoves || count != originalShCount;
 
         long room = image.length + 4096 + (long) (segments.size() + count) * 64 + 2 * PAGE_SIZE + (names == null ? 0 : names.length);
@@ -670,7 +685,21 @@ public final class ElfEditor {
             int bodyEnd = originalShCount > 0 && originalShoff + (long) originalShCount * Section.HEADER_SIZE == image.length
                     ? originalShoff : image.length;
             out.write(image, 0, bodyEnd);
+            // Unallocated contents in section order, then allocated ones in address order (a segment's
+            // sections then lie in the file as in memory).
+            List<Integer> order = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
+                order.add(i);
+            }
+            order.sort((x, y) -> {
+                Section sx = placed.get(x);
+                Section sy = placed.get(y);
+                if (sx.isAllocated() != sy.isAllocated()) {
+                    return sx.isAllocated() ? 1 : -1;
+                }
+                return sx.isAllocated() ? Long.compareUnsigned(sx.address(), sy.address()) : Integer.compare(x, y);
+            });
+            for (int i : order) {
                 Entry e = sections.get(i);
                 byte[] data = i == shstrndx && names != null ? names : e.contents;
                 if (data == null) {
@@ -681,9 +710,13 @@ public final class ElfEditor {
                 long at = out.size();
                 if (s.type() != Section.SHT_NOBITS) {
                     at = alignUp(at, Math.max(1, s.alignment()));
-                    if (s.isAllocated() && s.address() != 0) {
-                        at += Math.floorMod(s.address() - at, PAGE_SIZE);
-                    }
+                }
+                if (s.isAllocated() && s.address() != 0) {
+                    // Also for NOBITS: the segment over it needs p_offset congruent to p_vaddr, inside the file.
+                    at += Math.floorMod(s.address() - at, PAGE_SIZE);
+                    pad(out, at);
+                }
+                if (s.type() != Section.SHT_NOBITS) {
                     pad(out, at);
                     out.write(data, 0, dataLength);
                 }
@@ -708,6 +741,23 @@ public final class ElfEditor {
         byte[] bytes = out.toByteArray();
         if (phMoves || !segmentBindings.isEmpty()) {
             sortLoadSegments(finalSegments);
+        }
+        if (growsInPlace) {
+            long size = (long) finalSegments.size() * Segment.HEADER_SIZE;
+            for (int i = 0; i < finalSegments.size(); i++) {
+                Segment s = finalSegments.get(i);
+                if (s.type() == Segment.PT_PHDR) {
+                    finalSegments.set(i, new Segment(i, s.type(), s.flags(), s.offset(), s.virtualAddress(),
+                            s.physicalAddress(), size, size, s.alignment()));
+                }
+            }
+        }
+        for (Entry e : sections) {
+            // The old bytes of a moved note (e.g. one moved out of the way of a growing program header table).
+            Section old = e.header;
+            if (e.contents != null && old.type() == Section.SHT_NOTE && old.isAllocated() && movedFrom(e) >= 0) {
+                Arrays.fill(bytes, (int) movedFrom(e), (int) (movedFrom(e) + e.length), (byte) 0);
+            }
         }
         if (!phMoves && !segments.isEmpty() && originalPhnum > 0) {
             // The old slot: clear it, then re-serialise (a smaller table leaves zeros behind).
@@ -737,6 +787,163 @@ public final class ElfEditor {
                 segmentCount == 0 ? h.phentsize() : Segment.HEADER_SIZE, phnum,
                 count == 0 ? h.shentsize() : Section.HEADER_SIZE, shnum, strndx);
         out.writeTo(bytes, 0);
+    }
+
+    /**
+     * Whether a table of {@code count} entries fits where the old one is: the bytes after it are
+     * no section's (sections moved away do not count), and a PT_LOAD that mapped the old table maps
+     * them too. Then it grows in place, where every loader and GNU strip expect it.
+     */
+    private boolean fitsInPlace(int count) {
+        if (!tableMayGrowTo(count)) {
+            return false;
+        }
+        long end = originalPhoff + (long) count * Segment.HEADER_SIZE;
+        for (int i = 1; i < sections.size(); i++) {
+            Entry e = sections.get(i);
+            long at = e.contents == null ? e.header.offset() : -1;
+            if (i < originalShCount && e.contents == null && !e.isNobits() && e.header.size() > 0 && at < end
+                    && originalPhoff < at + e.header.size()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a table of {@code count} entries in place stays in the file, off the section header table, and mapped. */
+    private boolean tableMayGrowTo(int count) {
+        if (originalPhnum == 0 || sections.isEmpty()) {
+            return false;
+        }
+        long end = originalPhoff + (long) count * Segment.HEADER_SIZE;
+        long oldEnd = originalPhoff + (long) originalPhnum * Segment.HEADER_SIZE;
+        if (end > image.length || originalShCount > 0 && originalShoff < end && originalPhoff < originalShoff
+                + (long) originalShCount * Section.HEADER_SIZE) {
+            return false;
+        }
+        for (Segment s : segments.subList(0, originalPhnum)) {
+            if (s.isLoad() && s.offset() <= originalPhoff && oldEnd <= s.offset() + s.fileSize()
+                    && end > s.offset() + s.fileSize()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Gives an allocated section a new address; its bytes move to the end of the file (congruent
+     * to the address). The caller maps it with a segment ({@link #bindSegment}).
+     *
+     * @param index the section's index
+     * @param address its new address
+     */
+    public void moveSection(int index, long address) {
+        Entry e = entry(index);
+        if (!e.header.isAllocated() || e.isNobits()) {
+            throw new IllegalArgumentException("section [" + index + "] " + e.name + " is not allocated with contents");
+        }
+        if (e.contents == null) {
+            e.contents = contents(index);
+            e.length = e.contents.length;
+        }
+        Section s = e.header;
+        e.header = new Section(s.index(), s.name(), s.type(), s.flags(), address, s.offset(), e.length, s.link(), s.info(),
+                s.alignment(), s.entrySize());
+    }
+
+    /**
+     * Makes room for the program header table to grow in place to {@code count} entries, where
+     * every loader and GNU strip expect it, when only allocated notes are in the way (as in static
+     * executables, where {@code .note.gnu.build-id} and {@code .note.ABI-tag} follow the table): they
+     * move to {@code address} and on (each aligned), their PT_NOTE follows them, and the caller maps
+     * the returned sections with a PT_LOAD. Nothing moves when the table fits already or when
+     * something else is in the way (the table then moves at layout).
+     *
+     * @param count the number of program headers the table will have
+     * @param address where the notes may go (free addresses, in a segment the caller adds)
+     * @return the indices of the moved notes, in address order (empty when none moved)
+     */
+    public int[] makeRoomForProgramHeaders(int count, long address) {
+        if (fitsInPlace(count)) {
+            return new int[0];
+        }
+        List<Integer> notes = notesInTheWay(count);
+        if (notes.isEmpty() || !tableMayGrowTo(count)) {
+            return new int[0];
+        }
+        List<Integer> noteSegments = new ArrayList<>();
+        for (Segment g : segments) {
+            for (int i : notes) {
+                Section s = entry(i).header;
+                if (g.type() == Segment.PT_NOTE && s.offset() >= g.offset() && s.offset() < g.offset() + g.fileSize()
+                        && !noteSegments.contains(g.index())) {
+                    noteSegments.add(g.index());
+                }
+            }
+        }
+        long at = address;
+        for (int i : notes) {
+            Section s = entry(i).header;
+            at = alignUp(at, Math.max(1, s.alignment()));
+            moveSection(i, at);
+            at += s.size();
+        }
+        if (!fitsInPlace(count)) {
+            throw new IllegalStateException(name + ": the program header table does not fit after moving the notes");
+        }
+        int[] moved = notes.stream().mapToInt(Integer::intValue).toArray();
+        for (int g : noteSegments) {
+            List<Integer> covered = new ArrayList<>();
+            Segment old = segments.get(g);
+            for (int i : moved) {
+                long from = movedFrom(entry(i));
+                if (from >= old.offset() && from < old.offset() + old.fileSize()) {
+                    covered.add(i);
+                }
+            }
+            bindSegment(g, covered.stream().mapToInt(Integer::intValue).toArray());
+        }
+        return moved;
+    }
+
+    /** The allocated notes in the way of a table of {@code count} entries, in file order; empty if anything else is. */
+    private List<Integer> notesInTheWay(int count) {
+        long end = originalPhoff + (long) count * Segment.HEADER_SIZE;
+        List<Integer> notes = new ArrayList<>();
+        for (int i = 1; i < sections.size(); i++) {
+            Section s = entry(i).header;
+            if (entry(i).contents == null && !s.isNobits() && s.size() > 0 && s.offset() < end
+                    && originalPhoff < s.offset() + s.size()) {
+                if (s.type() != Section.SHT_NOTE || !s.isAllocated()) {
+                    return List.of();
+                }
+                notes.add(i);
+            }
+        }
+        for (Segment g : segments) {
+            if (g.type() != Segment.PT_NOTE) {
+                continue;
+            }
+            boolean touches = false;
+            boolean all = true;
+            for (Entry e : sections) {
+                Section s = e.header;
+                if (s.type() == Section.SHT_NOTE && s.offset() >= g.offset() && s.offset() + s.size() <= g.offset() + g.fileSize()) {
+                    touches |= notes.contains(s.index());
+                    all &= notes.contains(s.index());
+                }
+            }
+            if (touches && !all) {
+                return List.of();
+            }
+        }
+        notes.sort((x, y) -> Long.compare(entry(x).header.offset(), entry(y).header.offset()));
+        return List.copyOf(notes);
+    }
+
+    /** The file offset a moved section had in the input (its header keeps it until layout), or -1 for a new one. */
+    private long movedFrom(Entry e) {
+        return e.header.index() < originalShCount ? e.header.offset() : -1;
     }
 
     /**
