@@ -4,6 +4,7 @@ import dev.splice.base.Hex;
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Encoder;
 import dev.splice.isa.Extension;
+import dev.splice.isa.Field;
 import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.OperandException;
@@ -36,6 +37,11 @@ public final class Assembler {
     private static final long MAX_FILL_BYTES = 1L << 24;
     private static final int NOP = 0x00000013;
     private static final int C_NOP = 0x0001;
+    /** The conditional branches (and pseudo branches) and the branch that inverts each one. */
+    private static final Map<String, String> INVERTED = Map.of("beq", "bne", "bne", "beq", "blt", "bge",
+            "bge", "blt", "bltu", "bgeu", "bgeu", "bltu");
+    private static final Set<String> CONDITIONAL = Set.of("beq", "bne", "blt", "bge", "bltu", "bgeu",
+            "beqz", "bnez", "blez", "bgez", "bltz", "bgtz", "bgt", "ble", "bgtu", "bleu");
 
     private final String file;
     private final Long firstAddress;
@@ -50,6 +56,9 @@ public final class Assembler {
     private Set<Extension> target;
     private boolean rvc = true;
     private final Deque<Boolean> optionStack = new ArrayDeque<>();
+    private final List<Fixup> fixups = new ArrayList<>();
+    /** Bit r set: some instruction may write integer register r. */
+    private int written;
 
     private Assembler(String file, Long firstAddress, Map<String, Long> externals) {
         this.file = file;
@@ -123,7 +132,13 @@ public final class Assembler {
             RegionBuilder b = regions.get(r);
             result.add(new Region(b.kind, b.name, b.address, buffers[r]));
         }
-        return new Assembly(targetName, result, labels);
+        Set<Integer> writtenRegisters = new java.util.TreeSet<>();
+        for (int r = 1; r < 32; r++) {
+            if ((written & 1 << r) != 0) {
+                writtenRegisters.add(r);
+            }
+        }
+        return new Assembly(targetName, result, labels, file, fixups, writtenRegisters);
     }
 
     // ---------------------------------------------------------------- pass 1: parse and size
@@ -219,9 +234,33 @@ public final class Assembler {
             s.opcode = op;
             checkTarget(s, op);
             s.size = op.size();
+            if (op.size() == 2 && op.hasBranchTarget() && namesExternal(s)) {
+                throw s.error(s.operands.get(s.operands.size() - 1).column(), "'" + s.word
+                        + "' cannot be sure to reach an external name (c.* instructions stay exact); write the 32-bit form");
+            }
+        }
+        if (CONDITIONAL.contains(s.word) && namesExternal(s)) {
+            // As GNU as and llvm-mc: the inverted branch over a jal (+-1 MiB), whatever the name's value.
+            s.farBranch = true;
+            s.size = 8;
         }
         grow(region, s);
         statements.add(s);
+    }
+
+    /** True if the statement's last operand names an external (and not a label defined so far). */
+    private boolean namesExternal(Statement s) {
+        if (s.operands.isEmpty()) {
+            return false;
+        }
+        String name = symbolPart(s.operands.get(s.operands.size() - 1).text());
+        return externals.containsKey(name) && !labels.containsKey(name);
+    }
+
+    /** "name" of "name", "name+N", "name-N". */
+    private static String symbolPart(String text) {
+        int split = Math.max(text.lastIndexOf('+'), text.lastIndexOf('-'));
+        return split > 0 ? text.substring(0, split).trim() : text;
     }
 
     private Opcode opcode(Statement s, String mnemonic) {
@@ -405,6 +444,12 @@ public final class Assembler {
         for (int i = 0; i < length; i++) {
             bytes[i] = (byte) (value >>> (8 * i));
         }
+        Opcode op = length <= 4 ? isa.decoder(isa.extensions()).decode((int) value, length) : null;
+        if (op != null) {
+            noteWritten(op, (int) value);
+        } else {
+            written = ~1; // a word Splice does not know may write any register
+        }
         addData(s, bytes);
     }
 
@@ -491,14 +536,43 @@ public final class Assembler {
 
     // ---------------------------------------------------------------- pass 2: resolve and encode
 
+    /** Notes the integer register an instruction writes, if any (its rd role, named or implied). */
+    private void noteWritten(Opcode op, int bits) {
+        if (op.has(dev.splice.isa.Operand.RD)) {
+            Field f = op.field(dev.splice.isa.Operand.RD);
+            if (f == null || f.type() == Field.Type.INTEGER_REGISTER) {
+                written |= 1 << (int) op.operand(bits, dev.splice.isa.Operand.RD);
+            }
+        }
+    }
+
+    /** Where a resolved operand's value comes from: it decides whether a use needs a fixup. */
+    private enum Origin {
+        /** A number: an absolute address. */
+        ABSOLUTE,
+        /** A label of the text, a local label or {@code .}: moves with the region. */
+        INTERNAL,
+        /** A name from the caller's map. */
+        EXTERNAL
+    }
+
+    /** A resolved target operand: its value, origin and, for an external, the name and addend. */
+    private record Reference(Origin origin, String symbol, long addend, long value) {}
+
     /** The absolute address a target operand names: number, label, local label, label+offset. */
     private long resolve(Statement s, Operand operand) {
+        return reference(s, operand).value();
+    }
+
+    /** The target operand's value and where it comes from. */
+    private Reference reference(Statement s, Operand operand) {
         String text = operand.text();
         if (text.isEmpty()) {
             throw s.error(operand.column() > 0 ? operand.column() : s.column, "empty operand");
         }
         if (Numbers.looksNumeric(text)) {
-            return number(s, operand);
+            long value = number(s, operand);
+            return new Reference(Origin.ABSOLUTE, null, value, value);
         }
         String name = text;
         long offset = 0;
@@ -512,18 +586,22 @@ public final class Assembler {
             }
         }
         Long address;
-        if (Numbers.isLocalReference(name)) {
+        Origin origin = Origin.INTERNAL;
+        if (name.equals(".")) {
+            address = s.address; // GNU as: the address of the statement
+        } else if (Numbers.isLocalReference(name)) {
             address = local(name, s.line);
         } else {
             address = labels.get(name);
             if (address == null) {
                 address = externals.get(name);
+                origin = Origin.EXTERNAL;
             }
         }
         if (address == null) {
             throw s.error(operand.column() > 0 ? operand.column() : s.column, "undefined label '" + name + "'");
         }
-        return address + offset;
+        return new Reference(origin, origin == Origin.EXTERNAL ? name : null, offset, address + offset);
     }
 
     private Long local(String reference, int line) {
@@ -557,6 +635,8 @@ public final class Assembler {
         String targetName;
         Opcode opcode;
         boolean pseudo;
+        /** A conditional branch to an external name, emitted as the inverted branch over a jal. */
+        boolean farBranch;
         byte[] data;
 
         Statement(int line, int column, String word, List<Operand> operands) {
@@ -607,7 +687,16 @@ public final class Assembler {
             int at = (int) (address - r.address);
             if (data != null) {
                 System.arraycopy(data, 0, out, at, data.length);
+            } else if (farBranch) {
+                Pseudos.Step step = pseudo ? Pseudos.expand(word, operands, context(true)).get(0)
+                        : new Pseudos.Step(word, OperandText.of(operands));
+                OperandText ops = step.operands();
+                Operand target = ops.get(ops.size() - 1);
+                ops.set(ops.size() - 1, Operand.synthetic(".+8"));
+                at = write(out, at, encode(opcode(this, INVERTED.get(step.mnemonic())), ops, address), 4);
+                write(out, at, encode(opcode(this, "jal"), OperandText.of("zero", target), address + 4), 4);
             } else if (pseudo) {
+                pcRelativeFixups();
                 long pc = address;
                 for (Pseudos.Step step : Pseudos.expand(word, operands, context(true))) {
                     Opcode op = opcode(this, step.mnemonic());
@@ -620,6 +709,48 @@ public final class Assembler {
             }
         }
 
+        /** call, tail, la, lla of an external name or an absolute address: one or two fixups. */
+        private void pcRelativeFixups() {
+            boolean call = word.equals("call") || word.equals("tail");
+            if (!call && !word.equals("la") && !word.equals("lla")) {
+                return;
+            }
+            Operand target = operands.get(operands.size() - 1);
+            Reference ref = reference(this, target);
+            if (ref.origin() == Origin.INTERNAL) {
+                return; // moves with the auipc: the offset stays
+            }
+            int offset = (int) (address - regions.get(region).address);
+            if (call) {
+                addFixup(offset, Fixup.Kind.CALL, ref, offset, target);
+            } else {
+                addFixup(offset, Fixup.Kind.PCREL_HI20, ref, offset, target);
+                addFixup(offset + 4, Fixup.Kind.PCREL_LO12_I, ref, offset, target);
+            }
+        }
+
+        private void addFixup(int offset, Fixup.Kind kind, Reference ref, int anchor, Operand operand) {
+            int col = operand.column() > 0 ? operand.column() : column;
+            fixups.add(new Fixup(region, offset, kind, ref.symbol(), ref.addend(), anchor, line, col));
+        }
+
+        /** A branch or jump to an external name or an absolute address: a fixup by its format. */
+        private void branchFixup(Opcode op, Reference ref, long pc, Operand operand) {
+            if (ref.origin() == Origin.INTERNAL) {
+                return;
+            }
+            Fixup.Kind kind;
+            if (op.size() == 2) {
+                kind = op.mnemonic().equals("c.beqz") || op.mnemonic().equals("c.bnez")
+                        ? Fixup.Kind.RVC_BRANCH : Fixup.Kind.RVC_JUMP;
+            } else {
+                kind = op.mnemonic().equals("jal") ? Fixup.Kind.JAL : Fixup.Kind.BRANCH;
+            }
+            int offset = (int) (pc - regions.get(region).address);
+            addFixup(offset, kind, ref, offset, operand);
+        }
+
+
         private int encode(Opcode op, OperandText ops, long pc) {
             for (int i = 0; i < ops.size(); i++) {
                 if (ops.get(i).text().isEmpty()) {
@@ -630,13 +761,17 @@ public final class Assembler {
                 // Resolve labels here, and give the encoder numbers in signed form: a target that
                 // wraps below address 0 (0xffff...) is then still target - pc.
                 Operand last = ops.get(ops.size() - 1);
-                long target = resolve(this, last);
+                Reference ref = reference(this, last);
+                branchFixup(op, ref, pc, last);
+                long target = ref.value();
                 String signed = target < 0 ? "-" + Hex.of(-target) : Hex.of(target);
                 ops.set(ops.size() - 1, new Operand(signed, last.column()));
             }
             String text = ops.text();
             try {
-                return Encoder.assemble(op, text, pc, name -> resolve(this, new Operand(name, operandColumn(name))));
+                int bits = Encoder.assemble(op, text, pc, name -> resolve(this, new Operand(name, operandColumn(name))));
+                noteWritten(op, bits);
+                return bits;
             } catch (OperandException e) {
                 int fallback = operands.isEmpty() ? column : operands.get(0).column();
                 throw error(ops.sourceColumn(e.column(), fallback), e.getMessage());
