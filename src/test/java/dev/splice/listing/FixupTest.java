@@ -45,6 +45,16 @@ class FixupTest {
             "        jal ra, start",
             "        call start",
             "        la a2, end",
+            "        lui a3, %hi(low)",
+            "        addi a3, a3, %lo(low)",
+            "        sw a3, %lo(low+4)(a4)",
+            "3:      auipc a5, %pcrel_hi(far+12)",
+            "        ld a5, %pcrel_lo(3b)(a5)",
+            "        sd a5, %pcrel_lo(3b)(a5)",
+            "4:      auipc a6, %pcrel_hi(end)",
+            "        addi a6, a6, %pcrel_lo(4b)",
+            "        .dword far+3, start, end - start",
+            "        .word low, near - 0x10",
             "end:    ret",
             "");
 
@@ -62,7 +72,7 @@ class FixupTest {
 
     @Test
     void relocatedBytesAreTheBytesOfAssemblingAtTheFinalPlace() {
-        Map<String, Long> placeholders = Map.of("far", 0x1000L, "near", 0x1000L);
+        Map<String, Long> placeholders = Map.of("far", 0x1000L, "near", 0x1000L, "low", 0x1000L);
         Assembly once = Assembler.assemble(ABSOLUTES, "f.s", 0x1000L, placeholders);
         Random random = new Random(14);
         HexFormat hex = HexFormat.of();
@@ -77,7 +87,7 @@ class FixupTest {
 
     @Test
     void relocationAgreesWithGnuAsAndLlvmMc() throws IOException {
-        Assembly once = Assembler.assemble(FRAGMENT, "f.s", 0L, Map.of("far", 0L, "near", 0L));
+        Assembly once = Assembler.assemble(FRAGMENT, "f.s", 0L, Map.of("far", 0L, "near", 0L, "low", 0L));
         Random random = new Random(16);
         HexFormat hex = HexFormat.of();
         for (int i = 0; i < 6; i++) {
@@ -94,6 +104,7 @@ class FixupTest {
         Map<String, Long> symbols = new HashMap<>();
         symbols.put("far", address + align * (long) (random.nextInt(0x60000000 / align * 2) - 0x60000000 / align));
         symbols.put("near", address + align * (long) (random.nextInt(0xe0000 / align * 2) - 0xe0000 / align));
+        symbols.put("low", align * (long) (0x1000 / align + random.nextInt(0x7ff00000 / align)));
         return symbols;
     }
 
@@ -157,9 +168,9 @@ class FixupTest {
 
     @Test
     void relocationIsFastEnoughForHundredsOfThousandsOfPoints() {
-        Assembly once = Assembler.assemble(FRAGMENT, "f.s", 0L, Map.of("far", 0L, "near", 0L));
+        Assembly once = Assembler.assemble(FRAGMENT, "f.s", 0L, Map.of("far", 0L, "near", 0L, "low", 0L));
         byte[] out = new byte[once.bytes().length];
-        Map<String, Long> symbols = new HashMap<>(Map.of("far", 0x40000000L, "near", 0x100000L));
+        Map<String, Long> symbols = new HashMap<>(Map.of("far", 0x40000000L, "near", 0x100000L, "low", 0x1234L));
         long start = System.nanoTime();
         for (int i = 0; i < 200_000; i++) {
             once.relocateInto(out, 0, 0x100000 + 2L * i, symbols);
