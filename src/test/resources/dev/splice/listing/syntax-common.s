@@ -111,4 +111,16 @@
         c.srli64 a0
         c.srai64 s1
 .option pop
+        csrr a0, vlenb
+        csrr a1, vl
+        csrr a2, vtype
+        csrw vstart, a0
+        csrw vxsat, 1
+        csrw vxrm, a1
+        csrr a3, vcsr
+        csrr a4, stimecmp
+        csrr a5, siselect
+        csrr a6, mseccfg
+        csrr a7, pmpcfg4
+        csrr t0, pmpaddr63
 target: nop
