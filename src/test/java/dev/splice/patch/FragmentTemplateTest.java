@@ -12,6 +12,7 @@ import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -32,7 +33,8 @@ class FragmentTemplateTest {
 
     static long[] run(Path binary, Path counterFile, String... args) throws Exception {
         Files.deleteIfExists(counterFile);
-        PatchFixtures.qemu(binary, args).checked("qemu-riscv64 " + binary);
+        Tools.Result r = PatchFixtures.qemu(binary, args);
+        assertTrue(Files.exists(counterFile), "no counter file from " + binary + " (exit " + r.exitCode() + "): " + r.stderr());
         byte[] b = Files.readAllBytes(counterFile);
         long[] out = new long[b.length / 8];
         java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out);
