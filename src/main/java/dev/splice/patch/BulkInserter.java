@@ -22,7 +22,10 @@ final class BulkInserter {
 
     private BulkInserter() {}
 
-    /** {@code explicit} plus {@code fragment} at every entry that can move, with what was inserted and skipped. */
+    /**
+     * {@code explicit} plus {@code fragment} at every entry that can move (with the counters and the
+     * data area {@code counters} asks for), with what was inserted and skipped.
+     */
     static Rewrite.Result insertAtEntries(ElfFile elf, List<Insertion> explicit, String fragment, String fragmentName,
                                           BranchTarget policy, Counters counters) {
         Phases.mark("start");
@@ -49,7 +52,7 @@ final class BulkInserter {
             predecoded.put(m.function.address(), m);
         }
         // Each attempt assembles fragments with what the first one assembled (bytes by text).
-        FragmentAssembler fragments = Inserter.fragmentAssembler(in);
+        FragmentAssembler fragments = Inserter.fragmentAssembler(in, counters);
         for (int attempt = 0; ; attempt++) {
             List<Insertion> all = new ArrayList<>(explicit);
             for (long a : entries.keySet()) {

@@ -3,29 +3,84 @@ package dev.splice.patch;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.Section;
 import dev.splice.elf.Segment;
-import dev.splice.patch.PatchException.Reason;
+import dev.splice.elf.Symbol;
 import java.util.Map;
 
 /**
- * The zero-initialised read-write area of an instrumented output ({@value #SECTION}, its own
- * PT_LOAD, R W): the runtime's scratch (its once-only exit flag, the file name it builds) at
- * {@code __splice_data}, then the counters at {@code __splice_counters} (slot k at
- * {@code __splice_counters + 8k}). Its address depends on the input only, {@value #DISTANCE} bytes
- * above where the new code goes, so that fragments can be assembled before the code is laid out.
+ * The zero-initialised read-write area an output can get (for counters and fragment data): the
+ * NOBITS section {@value #NAME} in a PT_LOAD of its own (R W, {@code p_filesz} 0), above everything
+ * the input loads and below {@code .splice.text}, named by the global symbol {@value #SYMBOL}. Its
+ * address depends on the input only ({@link #addressFor}), so fragments can refer to it before
+ * layout. It starts with the bytes {@link Rewrite#reserveData} asked for; with the runtime
+ * ({@link SpliceRuntime}) the runtime's scratch follows at {@code __splice_runtime_data} (64-byte
+ * aligned, {@value #SCRATCH} bytes: its once-only exit flag, the file name it builds), then the
+ * counters at {@code __splice_counters} (slot k at {@code __splice_counters + 8k}).
  *
- * @param address the area's address ({@code __splice_data})
+ * @param address the area's first byte
+ * @param size its length in bytes
+ * @param reserved the bytes at its start that {@link Rewrite#reserveData} asked for
  */
-record DataArea(long address) {
+record DataArea(long address, long size, long reserved) {
     /** The section's name. */
-    static final String SECTION = ".splice.bss";
-    /** How far above the new code's reference address the area lies: the new code must fit below it. */
-    static final long DISTANCE = 1L << 30;
+    static final String NAME = ".splice.bss";
+    /** The symbol at the area's start. */
+    static final String SYMBOL = "__splice_data";
+    /** A cache line: counters of different points do not share one by accident of placement. */
+    static final long ALIGNMENT = 64;
     /** The runtime's scratch before the counters. */
     static final int SCRATCH = 4096;
 
+    /**
+     * Where {@link #add} puts the area in an output edited from {@code editor}, before anything is
+     * added to it: room for the whole file to double below it, so that its p_vaddr - p_offset stays
+     * above the load base.
+     *
+     * @param editor a fresh editor of the input
+     * @return the area's address
+     */
+    static long addressFor(ElfEditor editor) {
+        long reserve = 0;
+        for (Section s : editor.sections()) {
+            reserve += s.fileSize();
+        }
+        return editor.addressForNewSegments(reserve);
+    }
+
+    /**
+     * Adds the area (section, segment, symbol) to the output being edited; call it before the code's
+     * address is chosen ({@link ElfEditor#addressForNewSegments} then lies above it).
+     *
+     * @param editor the output
+     * @param size the area's length, &gt; 0
+     * @return the area
+     */
+    static DataArea add(ElfEditor editor, long size) {
+        if (size <= 0 || size > 1L << 40) {
+            throw new IllegalArgumentException("data area of " + size + " bytes");
+        }
+        long address = addressFor(editor);
+        int index = editor.addSection(NAME, Section.SHT_NOBITS, Section.SHF_ALLOC | Section.SHF_WRITE, address, ALIGNMENT,
+                0, 0, 0, new byte[0]);
+        editor.setSection(withSize(editor.section(index), size));
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_W, index);
+        editor.section(".symtab").ifPresent(symtab -> editor.addSymbol(symtab.index(), new Symbol(0, SYMBOL, address, size,
+                Symbol.STT_OBJECT, Symbol.STB_GLOBAL, Symbol.STV_DEFAULT, index)));
+        return new DataArea(address, size, 0);
+    }
+
+    private static Section withSize(Section s, long size) {
+        return new Section(s.index(), s.name(), s.type(), s.flags(), s.address(), s.offset(), size, s.link(), s.info(),
+                s.alignment(), s.entrySize());
+    }
+
+    /** {@return the address of the runtime's scratch} */
+    long runtimeData() {
+        return address + (reserved + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+    }
+
     /** {@return the address of counter slot 0} */
     long counters() {
-        return address + SCRATCH;
+        return runtimeData() + SCRATCH;
     }
 
     /** {@return the address of counter slot {@code k}} */
@@ -33,40 +88,13 @@ record DataArea(long address) {
         return counters() + 8L * k;
     }
 
-    /** {@return the area's size with {@code counters} slots} */
-    static long size(int counters) {
-        return SCRATCH + 8L * counters;
+    /** {@return the area's size with the runtime and {@code counters} slots (without: the reserved bytes)} */
+    long sizeWith(boolean runtime, int counters) {
+        return runtime ? counters() + 8L * counters - address : reserved;
     }
 
-    /** {@return the area's symbols, by name} */
+    /** {@return the names of the area's parts the runtime and fragments use} */
     Map<String, Long> symbols() {
-        return Map.of("__splice_data", address, "__splice_counters", counters());
-    }
-
-    /**
-     * Adds the area with {@code counters} slots to the output, in its own R W PT_LOAD; refuses new
-     * code that reaches up to it ({@code codeEnd}) or a table without a spare program header.
-     */
-    void add(ElfEditor editor, int counters, long codeEnd, String file) {
-        if (codeEnd > address) {
-            throw new PatchException(Reason.OUT_OF_REACH, file + ": the new code (up to 0x" + Long.toHexString(codeEnd)
-                    + ") reaches the data area at 0x" + Long.toHexString(address) + "; it must stay under 1 GiB");
-        }
-        int index = editor.addSection(SECTION, Section.SHT_NOBITS, Section.SHF_ALLOC | Section.SHF_WRITE, address, 8, 0, 0, 0,
-                new byte[(int) size(counters)]);
-        editor.bindSegment(programHeader(editor, file), index);
-    }
-
-    /** The spare PT_GNU_STACK entry (the new code took PT_RISCV_ATTRIBUTES's), as an empty R W PT_LOAD. */
-    private static int programHeader(ElfEditor editor, String file) {
-        for (Segment s : editor.segments()) {
-            if (s.type() == Segment.PT_GNU_STACK) {
-                editor.setSegment(new Segment(s.index(), Segment.PT_LOAD, Segment.PF_R | Segment.PF_W, 0, 0, 0, 0, 0,
-                        ElfEditor.PAGE_SIZE));
-                return s.index();
-            }
-        }
-        throw new PatchException(Reason.NO_SPARE_PROGRAM_HEADER, file + ": no spare program header (PT_GNU_STACK) for the "
-                + "counters' segment; the program header table cannot grow in place");
+        return Map.of(SYMBOL, address, "__splice_runtime_data", runtimeData(), "__splice_counters", counters());
     }
 }

@@ -1,7 +1,6 @@
 package dev.splice.patch;
 
 import dev.splice.elf.ElfFile;
-import dev.splice.elf.Segment;
 import dev.splice.elf.Symbol;
 import dev.splice.patch.FragmentCode.Variable;
 import dev.splice.patch.FragmentTemplate.Field;
@@ -21,28 +20,16 @@ import java.util.Set;
 final class FragmentSymbols {
     private final ElfFile elf;
     private final java.util.Collection<Long> functionStarts;
-    private final DataArea data;
+    private final long reserved;
+    private DataArea data;
     private Map<String, Long> binary;
     private boolean runtimeUsed;
 
-    FragmentSymbols(ElfFile elf, java.util.Collection<Long> functionStarts) {
+    /** {@code reserved}: the bytes at the data area's start that {@link Rewrite#reserveData} asked for. */
+    FragmentSymbols(ElfFile elf, java.util.Collection<Long> functionStarts, long reserved) {
         this.elf = elf;
         this.functionStarts = functionStarts;
-        this.data = new DataArea(codeAddress(elf) + DataArea.DISTANCE);
-    }
-
-    /** Above everything loaded and the file's end, 2 MiB aligned: about where the new code goes. */
-    private static long codeAddress(ElfFile elf) {
-        long end = 0;
-        long base = Long.MAX_VALUE;
-        for (Segment s : elf.segments()) {
-            if (s.isLoad()) {
-                end = Math.max(end, s.virtualAddress() + s.memorySize());
-                base = Math.min(base, s.virtualAddress() - s.offset());
-            }
-        }
-        end = Math.max(end, (base == Long.MAX_VALUE ? 0 : base) + elf.length());
-        return (end + 0x1fffff) & -0x200000L;
+        this.reserved = reserved;
     }
 
     /**
@@ -59,8 +46,11 @@ final class FragmentSymbols {
         return 0x10000;
     }
 
-    /** {@return the data area (its address depends on the input only)} */
+    /** {@return the data area, its address (which depends on the input only) found on first use} */
     DataArea data() {
+        if (data == null) {
+            data = new DataArea(DataArea.addressFor(elf.edit()), 0, reserved);
+        }
         return data;
     }
 
@@ -72,7 +62,7 @@ final class FragmentSymbols {
                 return a;
             }
         }
-        return data.address() + 8;
+        return data().runtimeData() + 8;
     }
 
     /** {@return whether a fragment named one of the runtime's symbols} */
@@ -100,7 +90,7 @@ final class FragmentSymbols {
                             return reference() + moved.getOrDefault(Variable.valueOf(f.name()), 0L);
                         }
                     }
-                    Long data = FragmentSymbols.this.data.symbols().get(name);
+                    Long data = data().symbols().get(name);
                     Long code = SpliceRuntime.functions().get(name);
                     if (data != null || code != null) {
                         runtimeUsed = true;

@@ -3,6 +3,7 @@ package dev.splice.patch;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
+import dev.splice.elf.Segment;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Map;
  * new copy; every reference known from the relocations that {@code --emit-relocs} kept is
  * retargeted; pc-relative code in the moved functions is re-encoded (with branch relaxation); the
  * symbols, the .eh_frame FDEs (and .eh_frame_hdr) follow; a .note.bolt_bat maps the new code back.
+ * The program header table is rewritten with the new segments (every old entry stays).
  * Whatever Splice cannot prove correct is refused with a {@link PatchException}. See docs/patch.md.
  *
  * <p>This class runs the stages of one rewrite in order, each a class of its own that returns what
@@ -40,17 +42,18 @@ final class Inserter {
         }
         Input.requireInsertable(elf);
         Input in = Input.read(elf);
-        return rewrite(in, insertions, Map.of(), fragmentAssembler(in), counters);
+        return rewrite(in, insertions, Map.of(), fragmentAssembler(in, counters), counters);
     }
 
     /** The assembler of an input's fragments, with the input's symbols and the runtime's. */
-    static FragmentAssembler fragmentAssembler(Input in) {
-        return new FragmentAssembler(in.target(), in.decoder(), new FragmentSymbols(in.elf(), in.functionStarts()));
+    static FragmentAssembler fragmentAssembler(Input in, Counters counters) {
+        return new FragmentAssembler(in.target(), in.decoder(), new FragmentSymbols(in.elf(), in.functionStarts(), counters.data()));
     }
 
     /**
      * One rewrite of an input that {@link Input#requireInsertable} accepted; {@code predecoded}
-     * (bulk mode) holds functions decoded already, {@code fragments} the assembler of the fragments.
+     * (bulk mode) holds functions decoded already, {@code fragments} the assembler of the fragments;
+     * {@code counters} the counters and the data area ({@link DataArea}) asked for.
      */
     static byte[] rewrite(Input in, List<Insertion> insertions, Map<Long, MovedFunction> predecoded,
                           FragmentAssembler fragments, Counters counters) {
@@ -63,6 +66,10 @@ final class Inserter {
         Layout layout = new Layout(in, moved, fragments, data);
         layout.prepareFragments();
         boolean withRuntime = slots > 0 || fragments.symbols().runtimeUsed();
+        long dataSize = data.sizeWith(withRuntime, slots);
+        if (dataSize > 0 && DataArea.add(editor, dataSize).address() != data.address()) { // first: the code goes above it
+            throw new IllegalStateException("the data area moved from 0x" + Long.toHexString(data.address()));
+        }
         long environ = fragments.symbols().environ();
         int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
         long base = NewSection.address(editor, moved, runtimeSize);
@@ -93,11 +100,8 @@ final class Inserter {
         int[] newSections = frames == null ? new int[] {textIndex} : new int[] {textIndex,
                 editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress, 8, 0, 0, 0,
                         frames)};
-        editor.bindSegment(NewSection.spareProgramHeader(editor, in.file()), newSections);
-        if (withRuntime) {
-            long codeEnd = framesAddress + (frames == null ? 0 : frames.length);
-            data.add(editor, slots, codeEnd, in.file());
-        }
+        // A new program header table (ElfEditor: mapped, found through AT_PHDR) gets the segment; every old entry stays.
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, newSections);
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         Phases.mark("eh_frame, symbols");

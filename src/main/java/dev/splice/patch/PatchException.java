@@ -20,8 +20,6 @@ public class PatchException extends BadInputException {
         NO_RELOCATIONS,
         /** The input contradicts itself: a relocation names no symbol, an address has no bytes in the file. */
         MALFORMED_INPUT,
-        /** The program header table has no spare entry to become the new code segment. */
-        NO_SPARE_PROGRAM_HEADER,
         /** Counters are asked for, but the binary has no {@code _exit} to write them from. */
         NO_EXIT_HOOK,
         /** An insertion address lies in no function. */

@@ -106,7 +106,7 @@ public final class Rewrite {
      * @return this rewrite
      */
     public Rewrite counters(int count) {
-        counters = new Counters(count, counters.file());
+        counters = counters.withCount(count);
         return this;
     }
 
@@ -118,7 +118,25 @@ public final class Rewrite {
      * @return this rewrite
      */
     public Rewrite counterFile(String file) {
-        counters = new Counters(counters.count(), file);
+        counters = counters.withFile(file);
+        return this;
+    }
+
+    /**
+     * Gives the output a zero-initialised read-write area of {@code bytes} bytes, in a PT_LOAD of its
+     * own, for fragments to keep counters and data in: the NOBITS section {@code .splice.bss}, named
+     * by the global symbol {@code __splice_data}. It comes with insertion (a rewrite that inserts
+     * nothing changes nothing). A second call replaces the first. With counters or the runtime,
+     * these bytes come first, at {@code __splice_data}; the runtime's scratch and the counters follow.
+     *
+     * @param bytes the area's size, &gt; 0
+     * @return this rewrite
+     */
+    public Rewrite reserveData(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("a data area of " + bytes + " bytes");
+        }
+        counters = counters.withData(bytes);
         return this;
     }
 
@@ -141,7 +159,7 @@ public final class Rewrite {
      */
     public Result run() {
         byte[] replaced = replacements.isEmpty() ? input.toBytes() : Replacer.replace(input, replacements);
-        if (insertions.isEmpty() && atEntries == null && counters.slots() == 0) {
+        if (insertions.isEmpty() && atEntries == null && counters.slots() == 0) { // reserved data comes with insertion
             return new Result(replaced, List.of(), List.of());
         }
         // Insertion reads the replaced binary, in the input's addresses (replacement keeps every length).

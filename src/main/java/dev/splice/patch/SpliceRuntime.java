@@ -43,7 +43,7 @@ final class SpliceRuntime {
     }
 
     private static Map<String, Long> offsets() {
-        Assembly a = assemble(0, new DataArea(0x1000_0000L), 0x1000_0008L, 0, DEFAULT_FILE);
+        Assembly a = assemble(0, new DataArea(0x1000_0000L, 0, 0), 0x1000_0008L, 0, DEFAULT_FILE);
         Map<String, Long> out = new HashMap<>();
         for (String f : FUNCTIONS) {
             out.put(f, a.labels().get(f));

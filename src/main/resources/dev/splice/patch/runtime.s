@@ -2,7 +2,7 @@
 # (docs/patch.md, "Fragments"). Calling convention: arguments in a0, a1; the result in a0. Every
 # helper keeps every other register (ra aside, which the call itself wrote), so that a fragment
 # saves only ra and a0 around a call. __splice_exit keeps a0 too. Data lives in .splice.bss:
-# __splice_data (scratch: +0 the once-only flag of __splice_exit, +8 a zero word, +32 digits,
+# __splice_runtime_data (scratch: +0 the once-only flag of __splice_exit, +8 a zero word, +32 digits,
 # +64 the file name) and the counters at __splice_counters. Linux system calls, no libc.
 
 __splice_count:                     # a0: a counter's address; adds 1 to it, atomically
@@ -106,7 +106,7 @@ __splice_path:                      # a0 = the output file's name: $SPLICE_COUNT
 3:  addi    t0, t0, 8
     j       1b
 5:  la      t1, __splice_param_path
-6:  la      a2, __splice_data
+6:  la      a2, __splice_runtime_data
     addi    a2, a2, 64              # a2: the name's buffer
     mv      t0, a2                  # t0: where the next byte goes
     addi    t4, a2, 2000
@@ -121,7 +121,7 @@ __splice_path:                      # a0 = the output file's name: $SPLICE_COUNT
     bne     t3, a1, 8f
     li      a7, 172                 # getpid
     ecall
-    la      a7, __splice_data
+    la      a7, __splice_runtime_data
     addi    a7, a7, 63              # a7: the end of the digits' scratch
     mv      t3, a7
     li      a1, 10
@@ -162,7 +162,7 @@ __splice_exit:                      # writes the counters to the output file, on
     sd      a0, 8(sp)
     sd      a1, 16(sp)
     sd      t0, 24(sp)
-    la      t0, __splice_data
+    la      t0, __splice_runtime_data
     li      a0, 1
     amoswap.d a0, a0, (t0)
     bnez    a0, 1f

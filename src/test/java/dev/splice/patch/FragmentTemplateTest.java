@@ -43,7 +43,7 @@ class FragmentTemplateTest {
 
     /** The address of counter slot 0 in an output: its .splice.bss section's start plus the runtime's scratch. */
     static long counters(Path output) {
-        return ElfFile.read(output).section(DataArea.SECTION).orElseThrow().address() + DataArea.SCRATCH;
+        return ElfFile.read(output).section(DataArea.NAME).orElseThrow().address() + DataArea.SCRATCH;
     }
 
     @Test
@@ -116,7 +116,7 @@ class FragmentTemplateTest {
     void aTemplateIsAssembledOnceAndRelocatedPerPointToTheBytesOfItsSubstitutedText() {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("fragment_calls.relocs"));
         Input in = Input.read(elf);
-        FragmentAssembler fragments = Inserter.fragmentAssembler(in);
+        FragmentAssembler fragments = Inserter.fragmentAssembler(in, Counters.NONE);
         FragmentSymbols symbols = fragments.symbols();
         String counter = FragmentExamples.read("block-counter.s");
         String calls = "addi sp, sp, -16\nsd ra, 8(sp)\nsd a0, 0(sp)\nla a0, {counter}\ncall __splice_count\n"
