@@ -98,12 +98,37 @@ final class OperandParser {
                 i = j;
                 continue;
             }
+            if (c == '(' && pos < text.length() && text.charAt(pos) == '0') {
+                skipZeroOffset(); // "lr.w a0, 0(a0)": a zero offset where the template has none, as GNU as and llvm-mc
+            }
             if (pos >= text.length() || text.charAt(pos) != c) {
                 throw error("expected '" + c + "'" + (pos >= text.length() ? " but the operands end"
                         : ", got '" + text.charAt(pos) + "'"), pos);
             }
             pos++;
             i++;
+        }
+    }
+
+    /** Skips "0" (or "0x0", "00") followed by "(": the only offset an operand without one may have. */
+    private void skipZeroOffset() {
+        int p = pos;
+        if (text.startsWith("0x", p) || text.startsWith("0X", p)) {
+            p += 2;
+        }
+        int digits = p;
+        while (p < text.length() && text.charAt(p) == '0') {
+            p++;
+        }
+        if (p == digits) {
+            return;
+        }
+        int afterZeros = p;
+        while (p < text.length() && Character.isWhitespace(text.charAt(p))) {
+            p++;
+        }
+        if (p < text.length() && text.charAt(p) == '(' && afterZeros > pos) {
+            pos = p;
         }
     }
 

@@ -53,8 +53,22 @@ final class LoadImmediate {
 
     /** The instructions as (mnemonic, operand text) steps for register {@code rd}. */
     static List<Pseudos.Step> steps(Operand rd, long value) {
+        return steps(rd, sequence(value));
+    }
+
+    /**
+     * GNU as's sequence for {@code la}/{@code lla} of a constant (which must fit in 32 signed
+     * bits): lui and/or addiw, without li's single-addi form for 12-bit values.
+     */
+    static List<Pseudos.Step> addressSteps(Operand rd, long value) {
+        List<Part> parts = new ArrayList<>(2);
+        build(value, parts);
+        return steps(rd, parts);
+    }
+
+    private static List<Pseudos.Step> steps(Operand rd, List<Part> parts) {
         List<Pseudos.Step> steps = new ArrayList<>(8);
-        for (Part part : sequence(value)) {
+        for (Part part : parts) {
             OperandText operands = switch (part.mnemonic()) {
                 case "lui" -> OperandText.of(rd, Hex.of(part.immediate()));
                 case "slli" -> OperandText.of(rd, rd, Long.toString(part.immediate()));

@@ -42,6 +42,8 @@ final class FragmentAssembler {
     private final FragmentSymbols symbols;
     /** Templates by text; null value: the text needs substitution per point. */
     private final Map<String, Template> templates;
+    /** Texts with {@code {func}} replaced by the name (and the other fields by symbols), by text; null: not relocatable. */
+    private final Map<String, FragmentCode> perFunction;
     /** Substituted texts by text. */
     private final Map<String, FragmentCode> substituted;
     private int assemblerRuns;
@@ -50,21 +52,23 @@ final class FragmentAssembler {
     private record Template(FragmentTemplate template, FragmentCode code) {}
 
     FragmentAssembler(BinaryTarget target, Decoder decoder, FragmentSymbols symbols) {
-        this(target, decoder, symbols, new HashMap<>(), new HashMap<>());
+        this(target, decoder, symbols, new HashMap<>(), new HashMap<>(), new HashMap<>());
     }
 
     private FragmentAssembler(BinaryTarget target, Decoder decoder, FragmentSymbols symbols, Map<String, Template> templates,
-                              Map<String, FragmentCode> substituted) {
+                              Map<String, FragmentCode> perFunction, Map<String, FragmentCode> substituted) {
         this.target = target;
         this.decoder = decoder;
         this.symbols = symbols;
         this.templates = templates;
+        this.perFunction = perFunction;
         this.substituted = substituted;
     }
 
     /** A copy for another attempt: it starts with what this one assembled so far. */
     FragmentAssembler copy() {
-        return new FragmentAssembler(target, decoder, symbols, new HashMap<>(templates), new HashMap<>(substituted));
+        return new FragmentAssembler(target, decoder, symbols, new HashMap<>(templates), new HashMap<>(perFunction),
+                new HashMap<>(substituted));
     }
 
     /** {@return the names fragments may use} */
@@ -89,7 +93,7 @@ final class FragmentAssembler {
         for (int k = 0; k < codes.length; k++) {
             Insertion insertion = frag.insertions.get(k);
             Template t = template(insertion);
-            codes[k] = t.code != null ? t.code : substituted(insertion, t.template.substitute(points[k]));
+            codes[k] = t.code != null ? t.code : perPoint(insertion, t.template, points[k]);
             size += codes[k].size();
         }
         frag.codes = codes;
@@ -122,16 +126,39 @@ final class FragmentAssembler {
             if (parsed.fields().isEmpty()) {
                 once = assembleChecked(insertion, parsed.text(), List.of(), true);
             } else if (!parsed.fields().contains(Field.FUNC)) {
-                List<Variable> fields = new ArrayList<>();
-                for (Field f : parsed.fields()) {
-                    fields.add(Variable.valueOf(f.name()));
-                }
-                once = assembleChecked(insertion, parsed.symbolic(), fields, false);
+                once = assembleChecked(insertion, parsed.symbolic(null), variables(parsed), false);
             }
             t = new Template(parsed, once);
             templates.put(insertion.fragment(), t);
         }
         return t;
+    }
+
+    /** The code for one point of a template that one code cannot serve: per function, else per substituted text. */
+    private FragmentCode perPoint(Insertion insertion, FragmentTemplate template, PointFields point) {
+        if (template.fields().contains(Field.FUNC)) {
+            String text = template.symbolic(point);
+            FragmentCode code = perFunction.get(text);
+            if (code == null && !perFunction.containsKey(text)) {
+                code = assembleChecked(insertion, text, variables(template), false);
+                perFunction.put(text, code); // null too: this text needs substitution per point
+            }
+            if (code != null) {
+                return code;
+            }
+        }
+        return substituted(insertion, template.substitute(point));
+    }
+
+    /** The variables for the numeric fields of {@code template}. */
+    private static List<Variable> variables(FragmentTemplate template) {
+        List<Variable> out = new ArrayList<>();
+        for (Field f : template.fields()) {
+            if (f != Field.FUNC) {
+                out.add(Variable.valueOf(f.name()));
+            }
+        }
+        return out;
     }
 
     private FragmentCode substituted(Insertion insertion, String text) {

@@ -98,17 +98,21 @@ final class FragmentTemplate {
         return text;
     }
 
-    /** The text with every field replaced by its value at {@code point}. */
+    /** The text with every field replaced by its value at {@code point}: numbers, and the function's name. */
     String substitute(PointFields point) {
-        return replace(point);
+        return replace(point, true);
     }
 
-    /** The text with every field replaced by its symbol ({@link Field#symbol}; not for {@code {func}}, a name). */
-    String symbolic() {
-        return replace(null);
+    /**
+     * The text with {@code {func}} replaced by the function's name at {@code point} (null: there is
+     * none) and every other field by its symbol ({@link Field#symbol}), for one code relocated to
+     * every point: {@code la t0, {counter}} stays an auipc pair, as for any symbol.
+     */
+    String symbolic(PointFields point) {
+        return replace(point, false);
     }
 
-    private String replace(PointFields point) {
+    private String replace(PointFields point, boolean numbers) {
         if (uses.isEmpty()) {
             return text;
         }
@@ -116,7 +120,7 @@ final class FragmentTemplate {
         int from = 0;
         for (Use u : uses) {
             out.append(text, from, u.start);
-            out.append(point == null ? u.field.symbol() : point.value(u.field));
+            out.append(numbers || u.field == Field.FUNC ? point.value(u.field) : u.field.symbol());
             from = u.end;
         }
         return out.append(text, from, text.length()).toString();

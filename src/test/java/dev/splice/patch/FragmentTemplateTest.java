@@ -110,7 +110,7 @@ class FragmentTemplateTest {
     /**
      * 100,000 points of a counter fragment (and of one that calls the runtime and a function of
      * the binary) are assembled a few times in all, and every point's bytes equal those of the
-     * substituted text assembled at the point's address.
+     * text assembled at the point's address with the point's values.
      */
     @Test
     void aTemplateIsAssembledOnceAndRelocatedPerPointToTheBytesOfItsSubstitutedText() {
@@ -135,9 +135,10 @@ class FragmentTemplateTest {
                 item.newAddress = runtime + 0x1000 + 40L * k;
                 fragments.place(item, p, runtime, out, 0);
                 if (k % 9973 == 0) {
+                    // the text assembled at the point, with the point's values for the runtime and the fields
                     Map<String, Long> externals = Map.of("__splice_count", runtime + SpliceRuntime.functions().get("__splice_count"),
-                            "record", record);
-                    byte[] expected = Assembler.assemble(FragmentTemplate.parse(fragment, "f").substitute(p[0]), "f",
+                            "record", record, FragmentTemplate.Field.COUNTER.symbol(), p[0].counter());
+                    byte[] expected = Assembler.assemble(FragmentTemplate.parse(fragment, "f").symbolic(p[0]), "f",
                             item.newAddress, externals).bytes();
                     assertArrayEquals(expected, Arrays.copyOf(out, expected.length), "point " + k);
                     assertEquals(expected.length, item.size());
