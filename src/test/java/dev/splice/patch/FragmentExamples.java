@@ -1,9 +1,9 @@
 package dev.splice.patch;
 
+import dev.splice.testing.TestPrograms;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 
 /** The ready fragments of {@code examples/}. */
 final class FragmentExamples {
@@ -11,7 +11,7 @@ final class FragmentExamples {
 
     static String read(String name) {
         try {
-            return Files.readString(Path.of("examples", name));
+            return Files.readString(TestPrograms.root().resolve("examples").resolve(name));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
