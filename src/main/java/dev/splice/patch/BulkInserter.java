@@ -23,11 +23,11 @@ final class BulkInserter {
     private BulkInserter() {}
 
     /**
-     * {@code explicit} plus {@code fragment} at every entry that can move (and a zeroed data area of
-     * {@code dataSize} bytes when not 0), with what was inserted and skipped.
+     * {@code explicit} plus {@code fragment} at every entry that can move (with the counters and the
+     * data area {@code counters} asks for), with what was inserted and skipped.
      */
     static Rewrite.Result insertAtEntries(ElfFile elf, List<Insertion> explicit, String fragment, String fragmentName,
-                                          BranchTarget policy, long dataSize) {
+                                          BranchTarget policy, Counters counters) {
         Phases.mark("start");
         // The ISA tables and the assembler load on the other core while this one parses the symbols and
         // relocations (cached by elf). Assembling the fragment here only warms the assembler up: the
@@ -52,7 +52,7 @@ final class BulkInserter {
             predecoded.put(m.function.address(), m);
         }
         // Each attempt assembles fragments with what the first one assembled (bytes by text).
-        FragmentAssembler fragments = new FragmentAssembler(in.target(), in.decoder());
+        FragmentAssembler fragments = Inserter.fragmentAssembler(in, counters);
         for (int attempt = 0; ; attempt++) {
             List<Insertion> all = new ArrayList<>(explicit);
             for (long a : entries.keySet()) {
@@ -66,8 +66,8 @@ final class BulkInserter {
                     if (attempt == 0) {
                         Input.requireInsertable(elf);
                     }
-                    out = Inserter.rewrite(in, all, dataSize, attempt == 0 ? predecoded : Map.of(),
-                            attempt == 0 ? fragments : fragments.copy());
+                    out = Inserter.rewrite(in, all, attempt == 0 ? predecoded : Map.of(),
+                            attempt == 0 ? fragments : fragments.copy(), counters);
                 }
                 return result(out, entries, skipped);
             } catch (PatchException e) {

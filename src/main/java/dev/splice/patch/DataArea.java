@@ -4,23 +4,47 @@ import dev.splice.elf.ElfEditor;
 import dev.splice.elf.Section;
 import dev.splice.elf.Segment;
 import dev.splice.elf.Symbol;
+import java.util.Map;
 
 /**
  * The zero-initialised read-write area an output can get (for counters and fragment data): the
  * NOBITS section {@value #NAME} in a PT_LOAD of its own (R W, {@code p_filesz} 0), above everything
  * the input loads and below {@code .splice.text}, named by the global symbol {@value #SYMBOL}. Its
- * address is fixed before layout, so fragments can refer to it.
+ * address depends on the input only ({@link #addressFor}), so fragments can refer to it before
+ * layout. It starts with the bytes {@link Rewrite#reserveData} asked for; with the runtime
+ * ({@link SpliceRuntime}) the runtime's scratch follows at {@code __splice_runtime_data} (64-byte
+ * aligned, {@value #SCRATCH} bytes: its once-only exit flag, the file name it builds), then the
+ * counters at {@code __splice_counters} (slot k at {@code __splice_counters + 8k}).
  *
  * @param address the area's first byte
  * @param size its length in bytes
+ * @param reserved the bytes at its start that {@link Rewrite#reserveData} asked for
  */
-record DataArea(long address, long size) {
+record DataArea(long address, long size, long reserved) {
     /** The section's name. */
     static final String NAME = ".splice.bss";
     /** The symbol at the area's start. */
     static final String SYMBOL = "__splice_data";
     /** A cache line: counters of different points do not share one by accident of placement. */
     static final long ALIGNMENT = 64;
+    /** The runtime's scratch before the counters. */
+    static final int SCRATCH = 4096;
+
+    /**
+     * Where {@link #add} puts the area in an output edited from {@code editor}, before anything is
+     * added to it: room for the whole file to double below it, so that its p_vaddr - p_offset stays
+     * above the load base.
+     *
+     * @param editor a fresh editor of the input
+     * @return the area's address
+     */
+    static long addressFor(ElfEditor editor) {
+        long reserve = 0;
+        for (Section s : editor.sections()) {
+            reserve += s.fileSize();
+        }
+        return editor.addressForNewSegments(reserve);
+    }
 
     /**
      * Adds the area (section, segment, symbol) to the output being edited; call it before the code's
@@ -34,23 +58,43 @@ record DataArea(long address, long size) {
         if (size <= 0 || size > 1L << 40) {
             throw new IllegalArgumentException("data area of " + size + " bytes");
         }
-        // Room for the whole file to double before the area: its p_vaddr - p_offset stays above the load base.
-        long reserve = 0;
-        for (Section s : editor.sections()) {
-            reserve += s.fileSize();
-        }
-        long address = editor.addressForNewSegments(reserve);
+        long address = addressFor(editor);
         int index = editor.addSection(NAME, Section.SHT_NOBITS, Section.SHF_ALLOC | Section.SHF_WRITE, address, ALIGNMENT,
                 0, 0, 0, new byte[0]);
         editor.setSection(withSize(editor.section(index), size));
         editor.addLoadSegment(Segment.PF_R | Segment.PF_W, index);
         editor.section(".symtab").ifPresent(symtab -> editor.addSymbol(symtab.index(), new Symbol(0, SYMBOL, address, size,
                 Symbol.STT_OBJECT, Symbol.STB_GLOBAL, Symbol.STV_DEFAULT, index)));
-        return new DataArea(address, size);
+        return new DataArea(address, size, 0);
     }
 
     private static Section withSize(Section s, long size) {
         return new Section(s.index(), s.name(), s.type(), s.flags(), s.address(), s.offset(), size, s.link(), s.info(),
                 s.alignment(), s.entrySize());
+    }
+
+    /** {@return the address of the runtime's scratch} */
+    long runtimeData() {
+        return address + (reserved + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+    }
+
+    /** {@return the address of counter slot 0} */
+    long counters() {
+        return runtimeData() + SCRATCH;
+    }
+
+    /** {@return the address of counter slot {@code k}} */
+    long counter(int k) {
+        return counters() + 8L * k;
+    }
+
+    /** {@return the area's size with the runtime and {@code counters} slots (without: the reserved bytes)} */
+    long sizeWith(boolean runtime, int counters) {
+        return runtime ? counters() + 8L * counters - address : reserved;
+    }
+
+    /** {@return the names of the area's parts the runtime and fragments use} */
+    Map<String, Long> symbols() {
+        return Map.of(SYMBOL, address, "__splice_runtime_data", runtimeData(), "__splice_counters", counters());
     }
 }

@@ -20,6 +20,8 @@ public class PatchException extends BadInputException {
         NO_RELOCATIONS,
         /** The input contradicts itself: a relocation names no symbol, an address has no bytes in the file. */
         MALFORMED_INPUT,
+        /** Counters are asked for, but the binary has no {@code _exit} to write them from. */
+        NO_EXIT_HOOK,
         /** An insertion address lies in no function. */
         NOT_IN_FUNCTION,
         /** A replaced function's name or address names no function (or is no address). */

@@ -31,8 +31,7 @@ public final class Rewrite {
     private final List<Insertion> insertions = new ArrayList<>();
     /** Bulk insertion, when asked for. */
     private EntryFragment atEntries;
-    /** The zeroed data area's size in bytes (0: none). */
-    private long dataSize;
+    private Counters counters = Counters.NONE;
 
     /** The fragment of bulk insertion, its name in messages, and where references to the entries go. */
     private record EntryFragment(String fragment, String name, BranchTarget policy) {}
@@ -99,10 +98,36 @@ public final class Rewrite {
     }
 
     /**
+     * Gives the output at least {@code count} 8-byte counters, zero at start, in a read-write
+     * segment at {@code __splice_counters}, written to the counter file when the program ends (a
+     * fragment that uses {@code {counter}} implies one per insertion). See docs/patch.md, "Fragments".
+     *
+     * @param count the number of counter slots (0: only those the fragments imply)
+     * @return this rewrite
+     */
+    public Rewrite counters(int count) {
+        counters = counters.withCount(count);
+        return this;
+    }
+
+    /**
+     * Names the file the counters are written to at exit ({@code %p} becomes the process id; the
+     * environment variable {@code SPLICE_COUNTER_FILE} overrides it at run time).
+     *
+     * @param file the file's name (null or empty: {@code splice-counters.%p} in the working directory)
+     * @return this rewrite
+     */
+    public Rewrite counterFile(String file) {
+        counters = counters.withFile(file);
+        return this;
+    }
+
+    /**
      * Gives the output a zero-initialised read-write area of {@code bytes} bytes, in a PT_LOAD of its
      * own, for fragments to keep counters and data in: the NOBITS section {@code .splice.bss}, named
      * by the global symbol {@code __splice_data}. It comes with insertion (a rewrite that inserts
-     * nothing changes nothing). A second call replaces the first.
+     * nothing changes nothing). A second call replaces the first. With counters or the runtime,
+     * these bytes come first, at {@code __splice_data}; the runtime's scratch and the counters follow.
      *
      * @param bytes the area's size, &gt; 0
      * @return this rewrite
@@ -111,7 +136,7 @@ public final class Rewrite {
         if (bytes <= 0) {
             throw new IllegalArgumentException("a data area of " + bytes + " bytes");
         }
-        dataSize = bytes;
+        counters = counters.withData(bytes);
         return this;
     }
 
@@ -134,16 +159,16 @@ public final class Rewrite {
      */
     public Result run() {
         byte[] replaced = replacements.isEmpty() ? input.toBytes() : Replacer.replace(input, replacements);
-        if (insertions.isEmpty() && atEntries == null) {
+        if (insertions.isEmpty() && atEntries == null && counters.slots() == 0) { // reserved data comes with insertion
             return new Result(replaced, List.of(), List.of());
         }
         // Insertion reads the replaced binary, in the input's addresses (replacement keeps every length).
         ElfFile base = replacements.isEmpty() ? input : ElfFile.parse(replaced, input.name());
         if (atEntries != null) {
             return BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
-                    atEntries.policy(), dataSize);
+                    atEntries.policy(), counters);
         }
-        return new Result(Inserter.insert(base, insertions, dataSize), List.of(), List.of());
+        return new Result(Inserter.insert(base, insertions, counters), List.of(), List.of());
     }
 
     /**

@@ -43,4 +43,26 @@ class PatchCommandTest {
         assertTrue(!Files.exists(out));
         assertEquals(1, run("patch", in.toString(), "--insert", "0x1", "-o", out.toString()));
     }
+
+    @Test
+    void countersAreWrittenToTheCounterFileAtExit() throws Exception {
+        Path in = TestPrograms.rv64("loops.relocs");
+        Path out = tmp.resolve("counted");
+        Path counts = tmp.resolve("loops.counters");
+        long fib = dev.splice.elf.ElfFile.read(in).function("fib").orElseThrow().address();
+        assertEquals(0, run("patch", in.toString(), "--insert", Long.toString(fib),
+                TestPrograms.root().resolve("examples/block-counter.s").toString(), "--counters", "3",
+                "--counter-file", counts.toString(), "-o", out.toString()));
+        Tools.Result before = Tools.run("qemu-riscv64", in.toString(), "50");
+        Tools.Result after = Tools.run("qemu-riscv64", out.toString(), "50");
+        assertEquals(before.exitCode(), after.exitCode());
+        assertEquals(before.stdout(), after.stdout());
+        byte[] b = Files.readAllBytes(counts);
+        assertEquals(3 * 8, b.length, "--counters 3");
+        long calls = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+        long entries = dev.splice.weigh.PluginFixtures.singleStepPcs(in, "50").stream().filter(pc -> pc == fib).count();
+        assertEquals(entries, calls, "fib's entry, as often as QEMU ran it in the input");
+        assertEquals(2, run("patch", in.toString(), "--counters", "-1", "--insert", Long.toString(fib),
+                TestPrograms.root().resolve("examples/block-counter.s").toString(), "-o", tmp.resolve("x").toString()));
+    }
 }
