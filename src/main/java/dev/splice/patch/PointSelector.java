@@ -114,6 +114,42 @@ public final class PointSelector {
         return patterned((PointSpec.Patterned) spec);
     }
 
+    /** What insertion reads from the binary, read once here; null when the binary is refused as a whole. */
+    Input input() {
+        return input;
+    }
+
+    /**
+     * Why the function of an accepted point is not worth trying to move with optional points (as
+     * bulk insertion skips such functions up front): under 8 bytes, too few for the long jump to a
+     * far copy, or falling through at its end into code the jump back cannot reach without a free
+     * register. Null when it is worth trying, or the point has no function.
+     */
+    Refusal unlikelyToMove(Point p) {
+        Code c = p.function() == null ? null : decoded.get(key(p.address() - p.offset(), functionSize(p)));
+        if (c == null || c.moved == null) {
+            return null;
+        }
+        if (c.f.size() < 8) {
+            return new Refusal(Reason.TOO_SMALL, "function '" + c.f.name() + "' has " + c.f.size()
+                    + " bytes, which may be too few for the jump to a far copy");
+        }
+        MovedFunction.Item end = c.moved.items.get(c.moved.items.size() - 1);
+        if (end.kind == MovedFunction.Kind.FALLTHROUGH && !end.afterCall) {
+            return new Refusal(Reason.FALLS_THROUGH, "function '" + c.f.name()
+                    + "' falls through into the code after it, and the jump back may not reach");
+        }
+        return null;
+    }
+
+    private long functionSize(Point p) {
+        return elf.functionContaining(p.address()).map(Function::size).orElse(0L);
+    }
+
+    private static long key(long address, long size) {
+        return address ^ (size << 48);
+    }
+
     private Point at(PointKind kind, long address, String spec) {
         Function f = elf.functionContaining(address).orElse(null);
         if (f == null) {
@@ -250,7 +286,7 @@ public final class PointSelector {
     }
 
     private Code code(Function f) {
-        return decoded.computeIfAbsent(f.address() ^ (f.size() << 48), k -> new Code(f));
+        return decoded.computeIfAbsent(key(f.address(), f.size()), k -> new Code(f));
     }
 
     private byte[] contents(Section s) {

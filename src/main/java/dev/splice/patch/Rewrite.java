@@ -162,34 +162,44 @@ public final class Rewrite {
         }
         // Insertion reads the replaced binary, in the input's addresses (replacement keeps every length).
         ElfFile base = replacements.isEmpty() ? input : ElfFile.parse(replaced, input.name());
-        List<Insertion> all = new ArrayList<>(insertions);
-        List<Point> points = new ArrayList<>();
+        if (atPoints.isEmpty()) {
+            return atEntries != null
+                    ? BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
+                            atEntries.policy())
+                    : new Result(Inserter.insert(base, insertions), List.of(), List.of());
+        }
+        PointSelector selector = PointSelector.of(base);
+        List<PointInserter.Planned> planned = new ArrayList<>();
+        insertions.forEach(i -> planned.add(new PointInserter.Planned(i, null)));
         List<Point> refused = new ArrayList<>();
-        if (!atPoints.isEmpty()) {
-            PointSelector selector = PointSelector.of(base);
-            for (PointInsertion at : atPoints) {
-                for (Point p : selector.select(at.spec())) {
-                    if (!p.accepted() && !p.kind().isExplicit()) {
-                        if (strict) {
-                            throw new PatchException(p.refusal().reason(), at.fragmentName() + " at " + p.location()
-                                    + " (selected by '" + p.spec() + "'): " + p.refusal().message());
-                        }
-                        refused.add(p);
-                        continue;
+        for (PointInsertion at : atPoints) {
+            for (Point p : selector.select(at.spec())) {
+                Point.Refusal unlikely = p.accepted() && !p.kind().isExplicit() && !strict ? selector.unlikelyToMove(p) : null;
+                if (unlikely != null) {
+                    p = new Point(p.kind(), p.address(), p.function(), p.offset(), p.spec(), unlikely);
+                }
+                if (!p.accepted() && !p.kind().isExplicit()) {
+                    if (strict) {
+                        throw new PatchException(p.refusal().reason(), at.fragmentName() + " at " + p.location()
+                                + " (selected by '" + p.spec() + "'): " + p.refusal().message());
                     }
-                    // An explicit point is inserted even when refused: insertion refuses it as --insert does.
-                    all.add(new Insertion(p.address(), at.fragment(), at.fragmentName(), at.policy()));
-                    points.add(p);
+                    refused.add(p);
+                } else {
+                    // An explicit point is inserted even when refused: insertion refuses it as it refuses --insert.
+                    planned.add(new PointInserter.Planned(new Insertion(p.address(), at.fragment(), at.fragmentName(),
+                            at.policy()), p));
                 }
             }
         }
-        if (all.isEmpty() && atEntries == null) { // every point refused: nothing moves
-            return new Result(replaced, List.of(), List.of(), List.of(), List.copyOf(refused));
+        if (atEntries != null) { // bulk mode retries without the entries it cannot move; the points are required
+            List<Insertion> all = new ArrayList<>();
+            planned.forEach(p -> all.add(p.insertion()));
+            Result bulk = BulkInserter.insertAtEntries(base, all, atEntries.fragment(), atEntries.name(), atEntries.policy());
+            List<Point> points = planned.stream().map(PointInserter.Planned::point).filter(Objects::nonNull).toList();
+            return new Result(bulk.bytes(), bulk.inserted(), bulk.skipped(), points, List.copyOf(refused));
         }
-        Result result = atEntries != null
-                ? BulkInserter.insertAtEntries(base, all, atEntries.fragment(), atEntries.name(), atEntries.policy())
-                : new Result(Inserter.insert(base, all), List.of(), List.of());
-        return new Result(result.bytes(), result.inserted(), result.skipped(), List.copyOf(points), List.copyOf(refused));
+        PointInserter.Outcome outcome = PointInserter.insert(base, selector.input(), planned, refused, strict);
+        return new Result(outcome.bytes(), List.of(), List.of(), outcome.inserted(), outcome.refused());
     }
 
     /**
