@@ -1,19 +1,29 @@
 # Calls and tail calls that the linker may not relax (.option norelax): auipc+jalr pairs, as
 # `call` and `tail` expand to, so that point selection (call:, exit:) and insertion meet the
-# pc-relative pairs a program linked without relaxation holds. Exit status: 3 * 2 + 1 = 7.
+# pc-relative pairs a program linked without relaxation holds. `run` calls twice (3 -> 6), then
+# plus_one_tail, which leaves by a tail call to plus_one (6 -> 7). Exit status: 7.
     .text
+    .option norelax
     .globl  _start
     .type   _start, @function
 _start:
-    .option push
-    .option norelax
     li      a0, 3
-    call    twice               # auipc ra; jalr ra
-    call    plus_one_tail       # ... which leaves by a tail call (auipc t1; jr t1)
+    call    run                 # auipc ra; jalr ra
     li      a7, 93              # exit
     ecall
-    .option pop
     .size   _start, .-_start
+
+    .globl  run
+    .type   run, @function
+run:
+    addi    sp, sp, -16
+    sd      ra, 8(sp)
+    call    twice
+    call    plus_one_tail
+    ld      ra, 8(sp)
+    addi    sp, sp, 16
+    ret
+    .size   run, .-run
 
     .globl  twice
     .type   twice, @function
@@ -25,10 +35,7 @@ twice:
     .globl  plus_one_tail
     .type   plus_one_tail, @function
 plus_one_tail:
-    .option push
-    .option norelax
-    tail    plus_one
-    .option pop
+    tail    plus_one            # auipc t1; jr t1
     .size   plus_one_tail, .-plus_one_tail
 
     .globl  plus_one
