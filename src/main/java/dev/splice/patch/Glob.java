@@ -23,14 +23,14 @@ final class Glob {
                 case '?' -> re.append('.');
                 case '\\' -> {
                     if (i + 1 == glob.length()) {
-                        throw PointSpec.bad(spec, column + i, "a backslash ends the glob");
+                        throw new PointSpecException(spec, column + i, "a backslash ends the glob");
                     }
                     re.append(Pattern.quote(String.valueOf(glob.charAt(++i))));
                 }
                 case '[' -> {
                     int close = glob.indexOf(']', i + 2);
                     if (close < 0) {
-                        throw PointSpec.bad(spec, column + i, "'[' opens a class that no ']' closes");
+                        throw new PointSpecException(spec, column + i, "'[' opens a class that no ']' closes");
                     }
                     String body = glob.substring(i + 1, close);
                     boolean negated = body.startsWith("!");

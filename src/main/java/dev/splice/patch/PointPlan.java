@@ -20,7 +20,8 @@ import java.util.List;
  * (docs/patch.md, "Plans"). Two forms, told apart by the first character that is not white space:
  *
  * <ul>
- *   <li>JSON, starting with {@code {}: {@code {"insertions": [{"at": SPEC, "fragment": FILE}, ...]}},
+ *   <li>JSON, starting with <code>&#123;</code>: <code>&#123;"insertions": [&#123;"at": SPEC, "fragment": FILE&#125;,
+ *       ...]&#125;</code>,
  *       where an entry may give {@code "code": TEXT} (the fragment's listing itself) instead of
  *       {@code "fragment"};
  *   <li>lines {@code SPEC FRAGMENT-FILE}, separated by white space; blank lines and lines starting

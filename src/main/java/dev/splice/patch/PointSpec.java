@@ -80,7 +80,7 @@ public sealed interface PointSpec {
      */
     static PointSpec parse(String text) {
         if (text.isEmpty()) {
-            throw bad(text, 1, "empty; expected ADDR, SYMBOL+OFFSET or KIND:GLOB");
+            throw new PointSpecException(text, 1, "empty; expected ADDR, SYMBOL+OFFSET or KIND:GLOB");
         }
         if (Character.isDigit(text.charAt(0))) {
             return new Address(text, number(text, text, 1));
@@ -91,7 +91,7 @@ public sealed interface PointSpec {
         }
         int plus = text.lastIndexOf('+');
         if (plus == 0) {
-            throw bad(text, 1, "no symbol before '+'");
+            throw new PointSpecException(text, 1, "no symbol before '+'");
         }
         return plus < 0 ? new SymbolOffset(text, text, 0)
                 : new SymbolOffset(text, text.substring(0, plus), number(text, text.substring(plus + 1), plus + 2));
@@ -105,7 +105,7 @@ public sealed interface PointSpec {
             kind = null;
         }
         if (kind == null || kind.isExplicit()) {
-            throw bad(text, 1, "unknown point kind '" + word + "': expected entry, exit, block, call, loop or insn");
+            throw new PointSpecException(text, 1, "unknown point kind '" + word + "': expected entry, exit, block, call, loop or insn");
         }
         String rest = text.substring(colon + 1);
         String glob = rest;
@@ -113,22 +113,22 @@ public sealed interface PointSpec {
         if (kind == PointKind.INSN) {
             int second = rest.indexOf(':');
             if (second < 0) {
-                throw bad(text, text.length() + 1, "insn needs a mnemonic pattern: insn:GLOB:REGEX");
+                throw new PointSpecException(text, text.length() + 1, "insn needs a mnemonic pattern: insn:GLOB:REGEX");
             }
             glob = rest.substring(0, second);
             String regex = rest.substring(second + 1);
             int regexColumn = colon + second + 3;
             if (regex.isEmpty()) {
-                throw bad(text, regexColumn, "empty mnemonic pattern");
+                throw new PointSpecException(text, regexColumn, "empty mnemonic pattern");
             }
             try {
                 mnemonics = Pattern.compile(regex);
             } catch (PatternSyntaxException e) {
-                throw bad(text, regexColumn + Math.max(0, e.getIndex()), "bad regular expression: " + e.getDescription());
+                throw new PointSpecException(text, regexColumn + Math.max(0, e.getIndex()), "bad regular expression: " + e.getDescription());
             }
         }
         if (glob.isEmpty()) {
-            throw bad(text, colon + 2, "empty function glob (use * for every function)");
+            throw new PointSpecException(text, colon + 2, "empty function glob (use * for every function)");
         }
         return new Patterned(text, kind, Glob.compile(glob, text, colon + 2), mnemonics);
     }
@@ -141,12 +141,7 @@ public sealed interface PointSpec {
             }
             return Long.parseUnsignedLong(digits);
         } catch (NumberFormatException e) {
-            throw bad(spec, column, "'" + digits + "' is no number: decimal or 0x hex expected");
+            throw new PointSpecException(spec, column, "'" + digits + "' is no number: decimal or 0x hex expected");
         }
-    }
-
-    /** The error for {@code spec}, at 1-based {@code column}. */
-    static PointSpecException bad(String spec, int column, String why) {
-        return new PointSpecException(spec, column, why);
     }
 }
