@@ -4,15 +4,17 @@ import dev.splice.Instruction;
 import dev.splice.Operand;
 import dev.splice.Profiles;
 import dev.splice.isa.ControlFlow;
+import dev.splice.patch.Point;
 import dev.splice.profile.ProfileTranslation.InputFormat;
 import dev.splice.profile.ProfileTranslation.OutputFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Splice as a library, in four tasks: list the functions of a RISC-V64 executable, disassemble one,
- * insert an instruction at its first instruction and write the result, and translate a one-line
- * profile of its first conditional branch to BOLT's fdata.
+ * Splice as a library, in five tasks: list the functions of a RISC-V64 executable, disassemble one,
+ * insert an instruction at its first instruction and write the result, translate a one-line
+ * profile of its first conditional branch to BOLT's fdata, and select the function's loop heads by
+ * spec and insert an instruction at each.
  *
  * <p>Usage: {@code java -cp target/splice.jar:... Example BINARY FUNCTION OUTDIR} (BINARY linked
  * with {@code -Wl,--emit-relocs}, for the insertion); {@code make test} runs it on
@@ -46,5 +48,11 @@ public class Example {
         Profiles.translate(input, out.resolve("profile.pa"), InputFormat.PRE_AGGREGATED,
                 out.resolve("profile.fdata"), OutputFormat.FDATA);
         System.out.print("fdata: " + Files.readString(out.resolve("profile.fdata")));
+
+        // 5. Choose points by spec: the function's loop heads, each with the refusal it would meet; insert at them.
+        for (Point p : binary.points("loop:" + function.name())) {
+            System.out.printf("point %x %s %s%n", p.address(), p.location(), p.accepted() ? "ok" : p.refusal().reason());
+        }
+        binary.rewrite().at("loop:" + function.name(), "addi zero, zero, 0\n").writeTo(out.resolve("looped"));
     }
 }

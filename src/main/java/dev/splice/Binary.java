@@ -6,6 +6,9 @@ import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
 import dev.splice.listing.Region;
 import dev.splice.listing.SymbolMap;
+import dev.splice.patch.Point;
+import dev.splice.patch.PointSelector;
+import dev.splice.patch.PointSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +30,7 @@ import java.util.Optional;
 public final class Binary {
     private final ElfFile elf;
     private List<Function> functions;
+    private PointSelector selector;
 
     private Binary(ElfFile elf) {
         if (!elf.isRiscV()) {
@@ -129,6 +133,38 @@ public final class Binary {
      */
     public List<Symbol> symbols() {
         return elf.symbols();
+    }
+
+    /**
+     * The insertion points that specs select (docs/patch.md, "Choosing points"): {@code ADDR},
+     * {@code SYMBOL+OFFSET}, {@code entry:GLOB}, {@code exit:GLOB}, {@code block:GLOB},
+     * {@code call:GLOB}, {@code loop:GLOB}, {@code insn:GLOB:REGEX}, each with the refusal an
+     * insertion there would meet. {@link Rewrite#at(String, String)} inserts at them.
+     *
+     * <pre>{@code
+     * for (Point p : binary.points("loop:hot_*")) {
+     *     System.out.println(p.location() + (p.accepted() ? "" : " refused: " + p.refusal().reason()));
+     * }
+     * }</pre>
+     *
+     * @param specs the specs
+     * @return each spec's points in address order, the specs in the order given
+     * @throws BadInputException when a spec is malformed ({@link dev.splice.patch.PointSpecException},
+     *     naming the spec and the column), a symbol is unknown, or a glob matches no function
+     */
+    public List<Point> points(String... specs) {
+        List<PointSpec> parsed = new ArrayList<>();
+        for (String spec : specs) {
+            parsed.add(PointSpec.parse(spec));
+        }
+        return selector().select(parsed);
+    }
+
+    private synchronized PointSelector selector() {
+        if (selector == null) {
+            selector = PointSelector.of(elf); // decodes functions on first use, then keeps them
+        }
+        return selector;
     }
 
     /**

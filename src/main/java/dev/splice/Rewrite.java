@@ -4,6 +4,7 @@ import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.patch.BranchTarget;
 import dev.splice.patch.Insertion;
+import dev.splice.patch.PointSpec;
 import dev.splice.patch.Replacement;
 import java.nio.file.Path;
 
@@ -60,6 +61,57 @@ public final class Rewrite {
     public Rewrite insert(long address, String fragment, BranchTarget branchTarget) {
         rewrite.insert(new Insertion(address, fragment, branchTarget));
         return this;
+    }
+
+    /**
+     * Inserts an assembled fragment at every point a spec selects (see {@link Binary#points});
+     * branches to the points run the fragment too. A point a pattern selects that Splice refuses is
+     * left out (listed in {@link dev.splice.patch.Rewrite.Result#refusedPoints()} of {@link #run()})
+     * unless the rewrite is {@link #strict(boolean) strict}; an explicit address or
+     * {@code SYMBOL+OFFSET} is refused as {@link #insert(long, String)} refuses it.
+     *
+     * @param spec the point spec, such as {@code "loop:hot_loop"} or {@code "main+0x1a"}
+     * @param fragment the fragment's text
+     * @return this rewrite
+     * @throws BadInputException when the spec is malformed (naming the spec and the column)
+     */
+    public Rewrite at(String spec, String fragment) {
+        return at(spec, fragment, BranchTarget.INSERTED);
+    }
+
+    /**
+     * Inserts an assembled fragment at every point a spec selects, with a branch target policy.
+     *
+     * @param spec the point spec
+     * @param fragment the fragment's text
+     * @param branchTarget where direct branches, calls and other references to the points go
+     * @return this rewrite
+     * @throws BadInputException when the spec is malformed
+     */
+    public Rewrite at(String spec, String fragment, BranchTarget branchTarget) {
+        rewrite.at(PointSpec.parse(spec), fragment, "fragment at " + spec, branchTarget);
+        return this;
+    }
+
+    /**
+     * Whether a point a pattern selects and Splice refuses fails the rewrite instead of being left out.
+     *
+     * @param strict true to refuse the whole rewrite then
+     * @return this rewrite
+     */
+    public Rewrite strict(boolean strict) {
+        rewrite.strict(strict);
+        return this;
+    }
+
+    /**
+     * Applies the rewrite in memory and says what was done.
+     *
+     * @return the output's bytes, the points that received fragments and those left out
+     * @throws BadInputException as {@link #toBytes()}
+     */
+    public dev.splice.patch.Rewrite.Result run() {
+        return rewrite.run();
     }
 
     /**

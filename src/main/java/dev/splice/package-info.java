@@ -8,7 +8,11 @@
  *   <li>{@link dev.splice.Function#instructions()} decodes a function into {@link
  *       dev.splice.Instruction}s: address, size, bytes, the exact mnemonic and text, {@link
  *       dev.splice.Operand}s as values and the {@link dev.splice.isa.ControlFlow} class.
- *   <li>{@link dev.splice.Binary#rewrite()} replaces functions and inserts fragments; {@link
+ *   <li>{@link dev.splice.Binary#points(String...)} selects insertion points by spec ({@code
+ *       loop:hot_*}, {@code exit:main}, {@code insn:*:amo.*}, ...), each with the refusal an
+ *       insertion there would meet.
+ *   <li>{@link dev.splice.Binary#rewrite()} replaces functions and inserts fragments (at addresses
+ *       or at the points of specs: {@link dev.splice.Rewrite#at(String, String)}); {@link
  *       dev.splice.Rewrite#writeTo(java.nio.file.Path)} writes the result.
  *   <li>{@link dev.splice.Profiles#translate(java.nio.file.Path, java.nio.file.Path,
  *       dev.splice.profile.ProfileTranslation.InputFormat, java.nio.file.Path, dev.splice.profile.ProfileTranslation.OutputFormat)} translates a profile to BOLT's fdata

@@ -24,6 +24,7 @@ import picocli.CommandLine;
             InfoCommand.class,
             RunCommand.class,
             PatchCommand.class,
+            PointsCommand.class,
             BatCommand.class,
             WeighCommand.class,
             HelpCommand.class,

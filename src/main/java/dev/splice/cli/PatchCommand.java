@@ -5,10 +5,20 @@ import dev.splice.base.OutputPaths;
 import dev.splice.isa.Extension;
 import dev.splice.isa.Isa;
 import dev.splice.listing.Assembler;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.splice.elf.ElfFile;
 import dev.splice.patch.BranchTarget;
 import dev.splice.patch.Insertion;
+import dev.splice.patch.Point;
+import dev.splice.patch.PointPlan;
+import dev.splice.patch.PointSpec;
+import dev.splice.patch.PointSpecException;
 import dev.splice.patch.Replacement;
 import dev.splice.patch.Rewrite;
+import dev.splice.patch.RewriteSummary;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,6 +60,26 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
                     + "coordinates). Repeatable; several at one address form one fragment, in order.")
     List<String> insert = new ArrayList<>();
 
+    @Option(names = "--at", arity = "2", paramLabel = "SPEC FRAGMENT",
+            description = "Insert the assembled FRAGMENT at every point SPEC selects: ADDR, SYMBOL+OFFSET, entry:GLOB, "
+                    + "exit:GLOB, block:GLOB, call:GLOB, loop:GLOB, insn:GLOB:REGEX (see 'splice points'). Repeatable; "
+                    + "fragments at one point run in command-line order, after --insert's. A pattern's points that "
+                    + "Splice refuses are left out and counted on stderr (see --strict).")
+    List<String> at = new ArrayList<>();
+
+    @Option(names = "--plan", paramLabel = "FILE",
+            description = "Take more --at insertions from FILE: JSON {\"insertions\": [{\"at\": SPEC, \"fragment\": "
+                    + "FILE}]} or lines 'SPEC FRAGMENT-FILE'; fragment files are relative to the plan's directory. "
+                    + "Repeatable; applied after the --at options.")
+    List<Path> plans = new ArrayList<>();
+
+    @Option(names = "--strict", description = "Refuse the whole rewrite when a pattern selects a point Splice refuses.")
+    boolean strict;
+
+    @Option(names = "--json", description = "Print what was done as one JSON object on stdout: points inserted and "
+            + "refused (with reason codes), functions moved, new sections and segments, file sizes.")
+    boolean json;
+
     @Option(names = "--insert-branch-target", paramLabel = "POLICY", defaultValue = "inserted",
             description = "Where direct branches, calls and other references to an insertion address go: "
                     + "'inserted' (run the fragment, default) or 'original' (skip it). Fall-through always runs it.")
@@ -60,7 +90,8 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
                     + "functions Splice refuses are left alone and counted on stderr (with --verbose, each with its reason).")
     Path atEntries;
 
-    @Option(names = "--verbose", description = "With --insert-at-entries: print every skipped function and why.")
+    @Option(names = "--verbose", description = "Print every function --insert-at-entries skipped and every point a "
+            + "pattern selected that was refused, with the reason.")
     boolean verbose;
 
     // Counters and the runtime (docs/patch.md, "Fragments").
@@ -120,12 +151,27 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
         if (counters < 0) {
             throw new BadInputException("--counters must not be negative, not " + counters);
         }
-        if (replacements.isEmpty() && insertions.isEmpty() && atEntries == null) {
-            throw new BadInputException("nothing to do: give --replace, --insert or --insert-at-entries");
+        List<PointPlan.Entry> points = new ArrayList<>();
+        for (int i = 0; i + 1 < at.size(); i += 2) {
+            Path fragment = Path.of(at.get(i + 1));
+            PointSpec spec;
+            try {
+                spec = PointSpec.parse(at.get(i));
+            } catch (PointSpecException e) {
+                throw new BadInputException("--at number " + (i / 2 + 1) + ": " + e.getMessage());
+            }
+            points.add(new PointPlan.Entry(spec, read(fragment), fragment.toString()));
         }
-        Rewrite rewrite = Rewrite.open(input).counters(counters).counterFile(counterFile);
+        for (Path plan : plans) {
+            points.addAll(PointPlan.read(plan).entries());
+        }
+        if (replacements.isEmpty() && insertions.isEmpty() && points.isEmpty() && atEntries == null) {
+            throw new BadInputException("nothing to do: give --replace, --insert, --at, --plan or --insert-at-entries");
+        }
+        Rewrite rewrite = Rewrite.open(input).strict(strict).counters(counters).counterFile(counterFile);
         replacements.forEach(rewrite::replace);
         insertions.forEach(rewrite::insert);
+        points.forEach(p -> rewrite.at(p.spec(), p.fragment(), p.fragmentName(), policy));
         if (atEntries != null) {
             rewrite.insertAtEntries(read(atEntries), atEntries.toString(), policy);
         }
@@ -133,14 +179,20 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
         if (atEntries != null) {
             printBulk(result);
         }
+        if (!points.isEmpty()) {
+            printPoints(result);
+        }
         result.writeTo(output);
+        if (json) {
+            printJson(result);
+        }
         return Main.OK;
     }
 
     /** Every file the command reads: the output may be none of them. */
     private Path[] inputFiles() {
         List<Path> files = new ArrayList<>(List.of(input));
-        for (List<String> pairs : List.of(replace, insert)) {
+        for (List<String> pairs : List.of(replace, insert, at)) {
             for (int i = 1; i < pairs.size(); i += 2) {
                 files.add(Path.of(pairs.get(i)));
             }
@@ -148,7 +200,48 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
         if (atEntries != null) {
             files.add(atEntries);
         }
+        files.addAll(plans);
         return files.toArray(Path[]::new);
+    }
+
+    private void printPoints(Rewrite.Result result) {
+        if (result.refusedPoints().isEmpty()) {
+            return;
+        }
+        System.err.println("splice: inserted at " + result.points().size() + " points; left out " + result.refusedPoints().size()
+                + " refused points" + (verbose ? ":" : " (--verbose or --json lists them)"));
+        if (verbose) {
+            for (Point p : result.refusedPoints()) {
+                System.err.println("  " + p.location() + " (" + p.spec() + "): " + p.refusal().reason() + ": " + p.refusal().message());
+            }
+        }
+    }
+
+    private void printJson(Rewrite.Result result) throws java.io.IOException {
+        RewriteSummary summary = RewriteSummary.of(ElfFile.read(input), ElfFile.parse(result.bytes(), output.toString()));
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = mapper.createObjectNode();
+        root.put("input", input.toString());
+        root.put("output", output.toString());
+        root.put("inputSize", summary.inputSize());
+        root.put("outputSize", summary.outputSize());
+        root.set("inserted", PointsJson.points(mapper, result.points()));
+        root.set("refused", PointsJson.points(mapper, result.refusedPoints()));
+        ArrayNode entries = root.putArray("entries");
+        result.inserted().forEach(e -> entries.addObject().put("function", e.function()).put("address", PointsJson.hex(e.address())));
+        ArrayNode skipped = root.putArray("skipped");
+        result.skipped().forEach(k -> skipped.addObject().put("function", k.function()).put("address", PointsJson.hex(k.address()))
+                .put("reason", k.reason().name()).put("message", k.message()));
+        ArrayNode moved = root.putArray("moved");
+        summary.moved().forEach(m -> moved.addObject().put("function", m.name()).put("from", PointsJson.hex(m.from()))
+                .put("to", PointsJson.hex(m.to())).put("size", m.size()));
+        ArrayNode sections = root.putArray("sections");
+        summary.sections().forEach(s -> sections.addObject().put("name", s.name()).put("address", PointsJson.hex(s.address()))
+                .put("size", s.size()));
+        ArrayNode segments = root.putArray("segments");
+        summary.segments().forEach(s -> segments.addObject().put("type", s.type()).put("flags", s.flags())
+                .put("address", PointsJson.hex(s.address())).put("fileSize", s.fileSize()).put("memorySize", s.memorySize()));
+        System.out.println(mapper.writeValueAsString(root));
     }
 
     private void printBulk(Rewrite.Result result) {

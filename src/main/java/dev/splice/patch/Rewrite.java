@@ -20,6 +20,10 @@ import java.util.Objects;
  *         .writeTo(Path.of("prog.probed"));
  * }</pre>
  *
+ * <p>Insertion points can also be chosen by pattern ({@link #at}: {@code loop:hot_*}, {@code exit:*}, ...;
+ * docs/patch.md, "Choosing points"): the points a pattern selects that Splice would refuse are
+ * left out and listed in {@link Result#refusedPoints()}, unless the rewrite is {@link #strict}.
+ *
  * <p>Replacements apply first; insertions name addresses of the input, and need a binary linked
  * with {@code -Wl,--emit-relocs}. The input is never modified. What Splice cannot prove correct is
  * refused with a {@link PatchException}, whose {@link PatchException#reason() reason} says which
@@ -29,9 +33,15 @@ public final class Rewrite {
     private final ElfFile input;
     private final List<Replacement> replacements = new ArrayList<>();
     private final List<Insertion> insertions = new ArrayList<>();
+    /** Insertions at the points of specs, in the order given. */
+    private final List<PointInsertion> atPoints = new ArrayList<>();
+    private boolean strict;
     /** Bulk insertion, when asked for. */
     private EntryFragment atEntries;
     private Counters counters = Counters.NONE;
+
+    /** A fragment for every point a spec selects. */
+    private record PointInsertion(PointSpec spec, String fragment, String fragmentName, BranchTarget policy) {}
 
     /** The fragment of bulk insertion, its name in messages, and where references to the entries go. */
     private record EntryFragment(String fragment, String name, BranchTarget policy) {}
@@ -79,6 +89,38 @@ public final class Rewrite {
      */
     public Rewrite insert(Insertion insertion) {
         insertions.add(Objects.requireNonNull(insertion, "insertion"));
+        return this;
+    }
+
+    /**
+     * Inserts a fragment at every point a spec selects (in the input's coordinates, after the
+     * replacements, which keep every address). A point the selection refuses ({@link
+     * Point#refusal()}) is refused like {@link #insert} when the spec names it explicitly (an
+     * address, {@code SYMBOL+OFFSET}) or the rewrite is {@link #strict}; a pattern's refused points
+     * are otherwise left out and listed in {@link Result#refusedPoints()}. Fragments at one
+     * address, from several specs or insertions, run in the order they were added ({@link
+     * #insert} insertions first).
+     *
+     * @param spec what selects the points
+     * @param fragment the fragment's listing text
+     * @param fragmentName names the fragment in messages
+     * @param policy where references to the points go
+     * @return this rewrite
+     */
+    public Rewrite at(PointSpec spec, String fragment, String fragmentName, BranchTarget policy) {
+        atPoints.add(new PointInsertion(Objects.requireNonNull(spec, "spec"), Objects.requireNonNull(fragment, "fragment"),
+                Objects.requireNonNull(fragmentName, "fragmentName"), Objects.requireNonNull(policy, "policy")));
+        return this;
+    }
+
+    /**
+     * Whether a point a pattern selects and Splice refuses fails the rewrite (instead of being left out).
+     *
+     * @param strict true to refuse the whole rewrite then
+     * @return this rewrite
+     */
+    public Rewrite strict(boolean strict) {
+        this.strict = strict;
         return this;
     }
 
@@ -159,16 +201,50 @@ public final class Rewrite {
      */
     public Result run() {
         byte[] replaced = replacements.isEmpty() ? input.toBytes() : Replacer.replace(input, replacements);
-        if (insertions.isEmpty() && atEntries == null && counters.slots() == 0) { // reserved data comes with insertion
+        if (insertions.isEmpty() && atPoints.isEmpty() && atEntries == null && counters.slots() == 0) { // reserved data comes with insertion
             return new Result(replaced, List.of(), List.of());
         }
         // Insertion reads the replaced binary, in the input's addresses (replacement keeps every length).
         ElfFile base = replacements.isEmpty() ? input : ElfFile.parse(replaced, input.name());
-        if (atEntries != null) {
-            return BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
-                    atEntries.policy(), counters);
+        if (atPoints.isEmpty()) {
+            return atEntries != null
+                    ? BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
+                            atEntries.policy(), counters)
+                    : new Result(Inserter.insert(base, insertions, counters), List.of(), List.of());
         }
-        return new Result(Inserter.insert(base, insertions, counters), List.of(), List.of());
+        PointSelector selector = PointSelector.of(base);
+        List<PointInserter.Planned> planned = new ArrayList<>();
+        insertions.forEach(i -> planned.add(new PointInserter.Planned(i, null)));
+        List<Point> refused = new ArrayList<>();
+        for (PointInsertion at : atPoints) {
+            for (Point p : selector.select(at.spec())) {
+                Point.Refusal unlikely = p.accepted() && !p.kind().isExplicit() && !strict ? selector.unlikelyToMove(p) : null;
+                if (unlikely != null) {
+                    p = new Point(p.kind(), p.address(), p.function(), p.offset(), p.spec(), unlikely);
+                }
+                if (!p.accepted() && !p.kind().isExplicit()) {
+                    if (strict) {
+                        throw new PatchException(p.refusal().reason(), at.fragmentName() + " at " + p.location()
+                                + " (selected by '" + p.spec() + "'): " + p.refusal().message());
+                    }
+                    refused.add(p);
+                } else {
+                    // An explicit point is inserted even when refused: insertion refuses it as it refuses --insert.
+                    planned.add(new PointInserter.Planned(new Insertion(p.address(), at.fragment(), at.fragmentName(),
+                            at.policy()), p));
+                }
+            }
+        }
+        if (atEntries != null) { // bulk mode retries without the entries it cannot move; the points are required
+            List<Insertion> all = new ArrayList<>();
+            planned.forEach(p -> all.add(p.insertion()));
+            Result bulk = BulkInserter.insertAtEntries(base, all, atEntries.fragment(), atEntries.name(), atEntries.policy(),
+                    counters);
+            List<Point> points = planned.stream().map(PointInserter.Planned::point).filter(Objects::nonNull).toList();
+            return new Result(bulk.bytes(), bulk.inserted(), bulk.skipped(), points, List.copyOf(refused));
+        }
+        PointInserter.Outcome outcome = PointInserter.insert(base, selector.input(), planned, refused, strict, counters);
+        return new Result(outcome.bytes(), List.of(), List.of(), outcome.inserted(), outcome.refused());
     }
 
     /**
@@ -190,8 +266,22 @@ public final class Rewrite {
      * @param bytes the output file's bytes (the input's when nothing changed)
      * @param inserted bulk insertion: the function entries that received the fragment, in address order
      * @param skipped bulk insertion: the functions left alone, with the refusal, in address order
+     * @param points the points of {@link #at} specs that received their fragment, in the order selected
+     * @param refusedPoints the points of {@link #at} patterns left out because Splice refuses them
      */
-    public record Result(byte[] bytes, List<Entry> inserted, List<Skipped> skipped) {
+    public record Result(byte[] bytes, List<Entry> inserted, List<Skipped> skipped, List<Point> points,
+                         List<Point> refusedPoints) {
+        /**
+         * A result without points.
+         *
+         * @param bytes the output file's bytes
+         * @param inserted bulk insertion: the entries instrumented
+         * @param skipped bulk insertion: the functions left alone
+         */
+        public Result(byte[] bytes, List<Entry> inserted, List<Skipped> skipped) {
+            this(bytes, inserted, skipped, List.of(), List.of());
+        }
+
         /**
          * Writes the binary to {@code output} atomically (a failed write leaves no partial file),
          * executable (mode 0755 masked by the umask).

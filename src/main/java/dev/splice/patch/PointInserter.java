@@ -1,0 +1,90 @@
+package dev.splice.patch;
+
+import dev.splice.elf.ElfFile;
+import dev.splice.patch.PatchException.Reason;
+import dev.splice.patch.Point.Refusal;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Insertion at the points of specs: the required insertions ({@code --insert}, explicit specs)
+ * must all succeed; the points a pattern selected are optional. When a later stage refuses a
+ * function (a branch that can no longer reach, a function too small for the jump to its copy,
+ * unwind information it cannot migrate), the optional points of that function are left out, with
+ * the refusal, and the rewrite is retried, as bulk insertion does with function entries.
+ */
+final class PointInserter {
+    private PointInserter() {}
+
+    /** Refusals of what the user wrote, not of a function: leaving points out would not help. */
+    private static final Set<Reason> ABOUT_THE_FRAGMENT = EnumSet.of(Reason.BAD_LISTING, Reason.TARGET_MISMATCH,
+            Reason.FRAGMENT_NOT_CODE, Reason.FRAGMENT_LEAVES_ITSELF, Reason.FRAGMENT_USES_PC, Reason.CONFLICTING_POLICIES);
+
+    /** One insertion, in the order of the command line; {@code point} is set for a pattern's (optional) point. */
+    record Planned(Insertion insertion, Point point) {
+        boolean optional() {
+            return point != null && !point.kind().isExplicit();
+        }
+    }
+
+    /** What was inserted and what was left out. */
+    record Outcome(byte[] bytes, List<Point> inserted, List<Point> refused) {}
+
+    /**
+     * Rewrites {@code elf} with {@code planned}; {@code in} is what the selector read (null when the
+     * binary is refused as a whole: then the first insertion meets that refusal). {@code refused}
+     * (the points refused by selection) is extended by the points later stages refuse, unless
+     * {@code strict}, where such a refusal fails the rewrite; {@code counters} as for {@link Inserter#insert}.
+     */
+    static Outcome insert(ElfFile elf, Input in, List<Planned> planned, List<Point> refused, boolean strict,
+                          Counters counters) {
+        List<Planned> live = new ArrayList<>(planned);
+        List<Point> left = new ArrayList<>(refused);
+        if (live.isEmpty()) {
+            return new Outcome(elf.toBytes(), List.of(), List.copyOf(left));
+        }
+        if (in == null) { // the binary is refused as a whole: the required insertions meet that refusal
+            List<Insertion> all = new ArrayList<>();
+            live.forEach(p -> all.add(p.insertion()));
+            return new Outcome(Inserter.insert(elf, all, counters), List.of(), List.copyOf(left));
+        }
+        Input.requireInsertable(elf);
+        FragmentAssembler fragments = Inserter.fragmentAssembler(in, counters);
+        for (int attempt = 0; ; attempt++) {
+            List<Insertion> all = new ArrayList<>(live.size());
+            live.forEach(p -> all.add(p.insertion()));
+            try {
+                byte[] out = all.isEmpty() ? elf.toBytes()
+                        : Inserter.rewrite(in, all, Map.of(), attempt == 0 ? fragments : fragments.copy(), counters);
+                List<Point> inserted = new ArrayList<>();
+                live.stream().filter(p -> p.point() != null).forEach(p -> inserted.add(p.point()));
+                return new Outcome(out, List.copyOf(inserted), List.copyOf(left));
+            } catch (PatchException e) {
+                long f = e.functionAddress();
+                List<Planned> dropped = f < 0 || strict || ABOUT_THE_FRAGMENT.contains(e.reason()) ? List.<Planned>of() : live.stream()
+                        .filter(p -> p.optional() && functionOf(elf, p) == f).toList();
+                boolean required = live.stream().anyMatch(p -> !p.optional() && functionOf(elf, p) == f);
+                if (dropped.isEmpty() || required) {
+                    throw e;
+                }
+                live.removeAll(dropped);
+                Refusal why = new Refusal(e.reason(), e.getMessage());
+                for (Planned p : dropped) {
+                    Point q = p.point();
+                    left.add(new Point(q.kind(), q.address(), q.function(), q.offset(), q.spec(), why));
+                }
+            }
+        }
+    }
+
+    private static long functionOf(ElfFile elf, Planned p) {
+        Point q = p.point();
+        if (q != null && q.function() != null) {
+            return q.address() - q.offset();
+        }
+        return elf.functionContaining(p.insertion().address()).map(dev.splice.elf.Function::address).orElse(-1L);
+    }
+}
