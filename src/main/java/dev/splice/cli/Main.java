@@ -25,6 +25,7 @@ import picocli.CommandLine;
             RunCommand.class,
             PatchCommand.class,
             BatCommand.class,
+            ProfileCommand.class,
             WeighCommand.class,
             CommandLine.HelpCommand.class,
         })
