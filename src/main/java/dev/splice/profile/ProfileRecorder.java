@@ -3,6 +3,7 @@ package dev.splice.profile;
 import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
+import dev.splice.elf.Segment;
 import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -93,15 +94,51 @@ public final class ProfileRecorder {
      * @throws BadInputException when the profile cannot be translated (as {@code bat translate})
      */
     public static long write(Path binary, TraceRecords trace, Path output, Format format, Path inputBinary) {
-        String pa = trace.preAggregated();
+        ElfFile elf = ElfFile.read(binary);
+        String pa = trace.preAggregated(LoadedImage.of(elf, trace.loadedCode())::toBinary);
         if (format == Format.PRE_AGGREGATED) {
             AtomicFiles.write(output, pa);
             return pa.chars().filter(c -> c == '\n').count();
         }
-        TranslatedProfile profile = ProfileTranslation.translate(ElfFile.read(binary), new StringReader(pa),
+        TranslatedProfile profile = ProfileTranslation.translate(elf, new StringReader(pa),
                 ProfileTranslation.InputFormat.PRE_AGGREGATED,
                 new ProfileTranslation.Options(false, false, inputBinary, null));
         profile.write(output, ProfileTranslation.OutputFormat.FDATA);
         return (long) profile.fdata().branches().size() + profile.fdata().samples().size();
+    }
+
+    /**
+     * Where the executable lay in the guest: its loadable segments moved by the load bias (0 for a
+     * static executable, QEMU's base for a PIE).
+     */
+    private record LoadedImage(long bias, long start, long end) {
+        static LoadedImage of(ElfFile elf, long loadedCode) {
+            long code = Long.MAX_VALUE;
+            long start = Long.MAX_VALUE;
+            long end = 0;
+            for (Segment s : elf.segments()) {
+                if (s.isLoad()) {
+                    start = Math.min(start, s.virtualAddress());
+                    end = Math.max(end, s.virtualAddress() + s.memorySize());
+                    if (s.isExecutable()) {
+                        code = Math.min(code, s.virtualAddress());
+                    }
+                }
+            }
+            if (code == Long.MAX_VALUE) {
+                throw new BadInputException(elf.name() + ": no executable PT_LOAD segment");
+            }
+            long bias = loadedCode - code;
+            return new LoadedImage(bias, start + bias, end + bias);
+        }
+
+        /**
+         * The binary's own address of a guest address; 0, which is in no function, for code outside
+         * the executable (the dynamic loader, shared libraries, QEMU's signal trampoline), which
+         * perf2bolt counts as unknown too.
+         */
+        long toBinary(long guest) {
+            return guest - start >= 0 && guest - start < end - start ? guest - bias : 0;
+        }
     }
 }

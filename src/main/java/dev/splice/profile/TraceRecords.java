@@ -13,19 +13,23 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The branch trace the Splice QEMU plugin records in trace mode (docs/formats.md, "trace"): per
  * guest thread every taken branch, every fall-through range between taken branches and every
- * discontinuity, with counts. {@link #preAggregated()} turns it into perf2bolt's pre-aggregated
+ * discontinuity, with counts. {@link #preAggregated(LongUnaryOperator)} turns it into perf2bolt's pre-aggregated
  * {@code B}/{@code F} records, which {@link ProfileTranslation} turns into fdata as perf2bolt does.
  *
+ * @param loadedCode where QEMU loaded the executable's code: the lowest address of its executable
+ *     segments, plus the load bias (a PIE runs at a base QEMU chooses)
  * @param threads the threads in order of creation (the main thread first)
  * @param lostThreads threads the plugin could not record (too many at once)
  * @param outOfMemory counts the plugin lost for want of memory
  * @param translationFailures blocks the plugin could not instrument
  */
-public record TraceRecords(List<ThreadTrace> threads, long lostThreads, long outOfMemory, long translationFailures) {
+public record TraceRecords(long loadedCode, List<ThreadTrace> threads, long lostThreads, long outOfMemory,
+                           long translationFailures) {
     /** The plugin's mode name for this record kind. */
     public static final String MODE = "trace";
 
@@ -72,6 +76,7 @@ public record TraceRecords(List<ThreadTrace> threads, long lostThreads, long out
     /**
      * Copies the thread list.
      *
+     * @param loadedCode where the executable's code was loaded
      * @param threads the threads
      * @param lostThreads threads not recorded
      * @param outOfMemory counts lost
@@ -112,16 +117,25 @@ public record TraceRecords(List<ThreadTrace> threads, long lostThreads, long out
      * branch (no mispredictions: QEMU has no predictor) and {@code F START END COUNT} per range,
      * addresses in hex. Discontinuities are no branches and have no record.
      *
+     * @param toBinary maps a guest address to the binary's own address space
      * @return the records' text, one per line
      */
-    public String preAggregated() {
+    public String preAggregated(LongUnaryOperator toBinary) {
         ThreadTrace sum = summed();
+        Map<Transfer, Long> branches = new TreeMap<>();
+        Map<Transfer, Long> ranges = new TreeMap<>();
+        sum.branches().forEach((t, n) -> branches.merge(mapped(t, toBinary), n, Long::sum));
+        sum.ranges().forEach((t, n) -> ranges.merge(mapped(t, toBinary), n, Long::sum));
         StringBuilder text = new StringBuilder();
-        sum.branches().forEach((t, n) -> text.append("B ").append(Long.toHexString(t.from())).append(' ')
+        branches.forEach((t, n) -> text.append("B ").append(Long.toHexString(t.from())).append(' ')
                 .append(Long.toHexString(t.to())).append(' ').append(n).append(" 0\n"));
-        sum.ranges().forEach((t, n) -> text.append("F ").append(Long.toHexString(t.from())).append(' ')
+        ranges.forEach((t, n) -> text.append("F ").append(Long.toHexString(t.from())).append(' ')
                 .append(Long.toHexString(t.to())).append(' ').append(n).append('\n'));
         return text.toString();
+    }
+
+    private static Transfer mapped(Transfer t, LongUnaryOperator toBinary) {
+        return new Transfer(toBinary.applyAsLong(t.from()), toBinary.applyAsLong(t.to()));
     }
 
     /**
@@ -185,9 +199,17 @@ public record TraceRecords(List<ThreadTrace> threads, long lostThreads, long out
             if (!f[1].equals(MODE)) {
                 throw error("records of mode " + f[1] + ", not " + MODE);
             }
-            do {
-                f = next("the threads line");
-            } while (f[0].equals("api") || f[0].equals("markers") || f[0].equals("range"));
+            long loadedCode = -1;
+            for (f = next("the threads line"); !f[0].equals("threads"); f = next("the threads line")) {
+                if (f[0].equals("range") && f.length == 3) {
+                    loadedCode = address(f[1]);
+                } else if (!f[0].equals("api") && !f[0].equals("markers")) {
+                    throw error("expected 'threads N lost_threads L out_of_memory M'");
+                }
+            }
+            if (loadedCode == -1) {
+                throw error("no 'range MIN MAX' line before it");
+            }
             expect(f, "threads", 6, "threads N lost_threads L out_of_memory M");
             int count = (int) number(f[1]);
             long lost = field(f, 2, "lost_threads");
@@ -219,7 +241,7 @@ public record TraceRecords(List<ThreadTrace> threads, long lostThreads, long out
             if (f.length != 1 || !f[0].equals("end")) {
                 throw error("expected 'end'");
             }
-            return new TraceRecords(threads, lost, oom, translationFailures);
+            return new TraceRecords(loadedCode, threads, lost, oom, translationFailures);
         }
 
         private Map<Transfer, Long> entries(char tag, long count) throws IOException {

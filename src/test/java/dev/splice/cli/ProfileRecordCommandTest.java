@@ -57,6 +57,34 @@ class ProfileRecordCommandTest {
         assertTrue(Files.exists(dir.resolve("loops.relocs.fdata")));
     }
 
+    /**
+     * A PIE runs where QEMU puts it (0x4000000000) and calls into the dynamic loader and libc: the
+     * profile is in the binary's own addresses, foreign code is unknown, as perf2bolt-22 makes it
+     * of the same records. QEMU finds the loader through QEMU_LD_PREFIX.
+     */
+    @Test
+    void aPieIsProfiledInItsOwnAddresses(@TempDir Path dir) throws Exception {
+        String program = TestPrograms.rv64Pie("loops").toString();
+        List<String> env = List.of("env", "QEMU_LD_PREFIX=/usr/riscv64-linux-gnu");
+        Path pa = dir.resolve("pie.pa");
+        Path fdata = dir.resolve("pie.fdata");
+        List<String> recordPa = new ArrayList<>(env);
+        recordPa.addAll(List.of("java", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "profile",
+                "record", "-q", "--format", "pa", "-o", pa.toString(), program));
+        assertEquals(39, Tools.run(recordPa, null, 300).exitCode(), "loops' exit status");
+        List<String> recordFdata = new ArrayList<>(recordPa);
+        recordFdata.set(recordFdata.indexOf("pa"), "fdata");
+        recordFdata.set(recordFdata.indexOf(pa.toString()), fdata.toString());
+        assertEquals(39, Tools.run(recordFdata, null, 300).exitCode());
+        Path theirs = dir.resolve("perf2bolt.fdata");
+        Tools.run(List.of("perf2bolt-22", program, "-p", pa.toString(), "--pa", "-o", theirs.toString()), null, 300)
+                .checked("perf2bolt-22");
+        List<String> ours = Files.readAllLines(fdata).stream().filter(l -> !l.isBlank()).sorted().toList();
+        assertEquals(Files.readAllLines(theirs).stream().filter(l -> !l.isBlank()).sorted().toList(), ours);
+        assertTrue(ours.stream().anyMatch(l -> l.startsWith("1 hot_loop ")), ours.toString());
+        assertTrue(ours.stream().anyMatch(l -> l.startsWith("0 [unknown] 0 1 main 0 ")), "main is entered from libc: " + ours);
+    }
+
     @Test
     void threadsAreSummed(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("t.fdata");

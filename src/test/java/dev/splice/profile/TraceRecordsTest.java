@@ -31,7 +31,16 @@ class TraceRecordsTest {
         TraceRecords.ThreadTrace sum = t.summed();
         assertEquals(7L, sum.branches().get(new TraceRecords.Transfer(0x10010, 0x10000)));
         assertEquals("B 10010 10000 7 0\nB 10020 10100 1 0\nF 10000 10010 7\nF 10100 10104 1\nF 10200 10204 1\n",
-                t.preAggregated(), "discontinuities are no branches");
+                t.preAggregated(a -> a), "discontinuities are no branches");
+    }
+
+    @Test
+    void addressesAreMappedIntoTheBinaryAndForeignOnesMerge() {
+        TraceRecords t = TraceRecords.parse(TWO_THREADS, "t.records");
+        assertEquals(0x10000, t.loadedCode());
+        // Only 0x10000..0x10100 is "the binary" here, shifted down by 0x10000; the rest becomes 0.
+        String pa = t.preAggregated(a -> a >= 0x10000 && a < 0x10100 ? a - 0x10000 : 0);
+        assertEquals("B 10 0 7 0\nB 20 0 1 0\nF 0 0 2\nF 0 10 7\n", pa);
     }
 
     @Test
@@ -50,6 +59,8 @@ class TraceRecordsTest {
         assertEquals("t:9: not a 0x address: '10020': 'b 10020 0x10100 1'", refused(TWO_THREADS.replace("b 0x10020", "b 10020")));
         assertTrue(refused(TWO_THREADS.substring(0, TWO_THREADS.indexOf("footer"))).contains("the file ends before the footer"));
         assertTrue(refused(TWO_THREADS.replace("\nend\n", "\n")).contains("the file ends before the end line"));
+        assertEquals("t:5: no 'range MIN MAX' line before it: 'threads 2 lost_threads 0 out_of_memory 0'",
+                refused(TWO_THREADS.replace("range 0x10000 0x20000\n", "")));
     }
 
     private static String refused(String text) {
