@@ -21,7 +21,9 @@ import java.util.Optional;
  * Profile translation as perf2bolt does it: a profile collected on a binary BOLT rewrote (one with
  * {@code .note.bolt_bat}) is translated to the input binary's functions and offsets; a profile of a
  * binary BOLT has not rewritten is written in its own coordinates, each function through its CFG.
- * The output is what {@code perf2bolt-22} writes (see docs/bat.md).
+ * The output is what {@code perf2bolt-22} writes (see docs/bat.md). And recording: {@link #record}
+ * runs a RISC-V program under QEMU and writes its exact branch profile the same way
+ * (docs/profile.md).
  *
  * <pre>{@code
  * // A pre-aggregated profile: one branch from 0x10720 to 0x1070c, taken 7 times, never mispredicted.
