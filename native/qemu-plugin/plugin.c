@@ -1,7 +1,7 @@
 /*
  * The Splice QEMU plugin: entry point, arguments, interface version check and the record file.
  *
- *   qemu-riscv64 -plugin libsplice-plugin.so,mode=count|validation|timing|catalog,out=FILE \
+ *   qemu-riscv64 -plugin libsplice-plugin.so,mode=count|validation|timing|catalog|trace,out=FILE \
  *                [,min_pc=ADDR,max_pc=ADDR] PROGRAM ...
  *
  * The record file is written to FILE.tmp.PID and renamed to FILE when the guest exits, so a run
@@ -30,6 +30,7 @@ struct splice_state g_splice;
 
 static const char *mode_name;
 static void (*mode_finish)(void);
+static void (*mode_vcpu_init)(unsigned int vcpu_index); /* or NULL */
 static int api_cur, api_min;
 static int started;
 static int forked_child;
@@ -153,8 +154,10 @@ static void finish(splice_qemu_id id, void *userdata)
 static void vcpu_init(splice_qemu_id id, unsigned int vcpu_index)
 {
     (void)id;
-    (void)vcpu_index;
     g_splice.vcpus++;
+    if (mode_vcpu_init != NULL) {
+        mode_vcpu_init(vcpu_index);
+    }
 }
 
 SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info *info, int argc,
@@ -206,7 +209,7 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
         return refuse("only QEMU user mode (qemu-riscv64) is supported", NULL);
     }
     if (mode_name == NULL) {
-        return refuse("missing argument mode=count|validation|timing|catalog", NULL);
+        return refuse("missing argument mode=count|validation|timing|catalog|trace", NULL);
     }
     if (g_splice.out_path == NULL || g_splice.out_path[0] == '\0') {
         return refuse("missing argument out=FILE", NULL);
@@ -232,8 +235,12 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
     } else if (strcmp(mode_name, "catalog") == 0) {
         mode_install = splice_catalog_install;
         mode_finish = splice_catalog_finish;
+    } else if (strcmp(mode_name, "trace") == 0) {
+        mode_install = splice_trace_install;
+        mode_finish = splice_trace_finish;
+        mode_vcpu_init = splice_trace_vcpu_init;
     } else {
-        return refuse("unknown mode (expected count, validation, timing or catalog): ", mode_name);
+        return refuse("unknown mode (expected count, validation, timing, catalog or trace): ", mode_name);
     }
 
     if (asprintf(&g_splice.tmp_path, "%s.tmp.%ld", g_splice.out_path, (long)getpid()) < 0) {

@@ -67,6 +67,8 @@ void qemu_plugin_register_vcpu_tb_trans_cb(splice_qemu_id id, splice_qemu_tb_tra
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
                                             splice_qemu_vcpu_udata_cb cb,
                                             enum splice_qemu_cb_flags flags, void *userdata);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, splice_qemu_vcpu_udata_cb cb,
+                                          enum splice_qemu_cb_flags flags, void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
                                                 enum splice_qemu_inline_op op, void *counter,
                                                 uint64_t increment);
@@ -74,6 +76,7 @@ void qemu_plugin_register_atexit_cb(splice_qemu_id id, splice_qemu_udata_cb cb, 
 
 /* Queries on a block being translated and on its instructions. */
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t index);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);

@@ -1,9 +1,9 @@
 /*
- * Shared state of the Splice QEMU plugin. The plugin has four modes (count, validation, timing,
- * catalog;
- * see docs/qemu-plugin.md); each lives in its own file and installs its own callbacks.
- * The state is global because QEMU calls back into plain functions; Splice runs single-threaded
- * guests, and the footer records how many vCPUs were seen so that a reader can refuse more.
+ * Shared state of the Splice QEMU plugin. The plugin has five modes (count, validation, timing,
+ * catalog, trace; see docs/qemu-plugin.md); each lives in its own file and installs its own
+ * callbacks. The state is global because QEMU calls back into plain functions; the footer records
+ * how many vCPUs were seen so that a reader of a mode that is exact only for single-threaded
+ * guests can refuse more (trace mode keeps its own counters per vCPU).
  */
 #ifndef SPLICE_PLUGIN_H
 #define SPLICE_PLUGIN_H
@@ -92,11 +92,16 @@ int splice_count_install(splice_qemu_id id);
 int splice_validation_install(splice_qemu_id id);
 int splice_timing_install(splice_qemu_id id);
 int splice_catalog_install(splice_qemu_id id);
+int splice_trace_install(splice_qemu_id id);
+
+/* trace mode: a vCPU (guest thread) was created; called from the plugin's vCPU init hook. */
+void splice_trace_vcpu_init(unsigned int vcpu_index);
 
 /* Mode-specific records written at exit, before the footer. */
 void splice_count_finish(void);
 void splice_validation_finish(void);
 void splice_timing_finish(void);
 void splice_catalog_finish(void);
+void splice_trace_finish(void);
 
 #endif

@@ -2,20 +2,28 @@ package dev.splice;
 
 import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
+import dev.splice.profile.ProfileRecorder;
 import dev.splice.profile.ProfileTranslation;
 import dev.splice.profile.ProfileTranslation.InputFormat;
 import dev.splice.profile.ProfileTranslation.OutputFormat;
+import dev.splice.profile.TraceRecords;
 import dev.splice.profile.TranslatedProfile;
+import dev.splice.weigh.QemuPlugin;
+import dev.splice.weigh.QemuRunner;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * Profile translation as perf2bolt does it: a profile collected on a binary BOLT rewrote (one with
  * {@code .note.bolt_bat}) is translated to the input binary's functions and offsets; a profile of a
  * binary BOLT has not rewritten is written in its own coordinates, each function through its CFG.
- * The output is what {@code perf2bolt-22} writes (see docs/bat.md).
+ * The output is what {@code perf2bolt-22} writes (see docs/bat.md). And recording: {@link #record}
+ * runs a RISC-V program under QEMU and writes its exact branch profile the same way
+ * (docs/profile.md).
  *
  * <pre>{@code
  * // A pre-aggregated profile: one branch from 0x10720 to 0x1070c, taken 7 times, never mispredicted.
@@ -76,6 +84,38 @@ public final class Profiles {
         t.write(output, format);
         output.flush();
         return summary(t);
+    }
+
+    /**
+     * Records an exact profile of one run ({@code splice profile record}): runs {@code binary} under
+     * {@code qemu-riscv64} with the Splice plugin in trace mode, then writes every taken branch and
+     * fall-through range of all its threads as fdata in the binary's coordinates (the input's, for
+     * a binary with BAT), as perf2bolt-22 aggregates the same trace, or as perf2bolt's
+     * pre-aggregated records (see docs/profile.md).
+     *
+     * <pre>{@code
+     * ProfileRecorder.Result r = Profiles.record(Path.of("prog"), List.of("1000"),
+     *         QemuRunner.Streams.inherited(), Path.of("prog.fdata"), ProfileRecorder.Format.FDATA, null);
+     * int status = r.exitCode(); // the program's
+     * }</pre>
+     *
+     * @param binary the RISC-V64 executable
+     * @param args its arguments
+     * @param streams its standard streams
+     * @param output the profile file, written atomically (not written when the program dies of a
+     *     signal: QEMU 7.2 then runs no plugin exit hook)
+     * @param format fdata or pre-aggregated records
+     * @param inputBinary for a BOLTed binary, the binary BOLT optimized (as {@code bat translate
+     *     --input}), or null
+     * @return the program's exit status, the trace and the lines written
+     * @throws BadInputException when QEMU or the plugin is missing, the run ends without records for
+     *     another reason than a signal, the trace is not exact, or the profile cannot be translated
+     */
+    public static ProfileRecorder.Result record(Path binary, List<String> args, QemuRunner.Streams streams, Path output,
+                                                ProfileRecorder.Format format, Path inputBinary) {
+        QemuRunner.Recorded<TraceRecords> run = new QemuRunner(QemuPlugin.locate()).runRecording(binary, args,
+                TraceRecords.MODE, Optional.empty(), streams, TraceRecords::read);
+        return ProfileRecorder.write(binary, run.exitCode(), run.records(), output, format, inputBinary);
     }
 
     private static Summary summary(TranslatedProfile t) {

@@ -26,6 +26,7 @@ import picocli.CommandLine;
             PatchCommand.class,
             PointsCommand.class,
             BatCommand.class,
+            ProfileCommand.class,
             WeighCommand.class,
             HelpCommand.class,
         })

@@ -106,9 +106,23 @@ public final class QemuPlugin {
      * @throws BadInputException when a path contains a comma (QEMU cannot pass it)
      */
     public String argument(PluginRecords.Mode mode, Path out, Optional<CodeRange> codeRange) {
+        return argument(mode.argument(), out, codeRange);
+    }
+
+    /**
+     * The value of QEMU's {@code -plugin} option for a mode named {@code mode} (also modes whose
+     * records {@link PluginRecords} does not read, such as {@code trace}).
+     *
+     * @param mode the plugin's {@code mode=} name
+     * @param out where the plugin writes its records
+     * @param codeRange the guest code range to watch, if not the executable's
+     * @return the option's value
+     * @throws BadInputException when a path contains a comma (QEMU cannot pass it)
+     */
+    public String argument(String mode, Path out, Optional<CodeRange> codeRange) {
         List<String> parts = new ArrayList<>();
         parts.add(checkedForQemu(library.toString()));
-        parts.add("mode=" + mode.argument());
+        parts.add("mode=" + mode);
         parts.add("out=" + checkedForQemu(out.toAbsolutePath().toString()));
         codeRange.ifPresent(r -> {
             parts.add("min_pc=0x" + Long.toHexString(r.minPc()));

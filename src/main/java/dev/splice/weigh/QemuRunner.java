@@ -139,25 +139,60 @@ public final class QemuRunner {
      */
     public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
             Streams streams, Optional<Path> keep) {
+        Recorded<PluginRecords> run = runRecording(binary, args, mode.argument(), range, streams, records -> {
+            try {
+                PluginRecords parsed = PluginRecords.read(records);
+                if (keep.isPresent()) {
+                    Files.copy(records, keep.get(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+                return parsed;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        return new Result(run.exitCode(), run.records());
+    }
+
+    /**
+     * A finished run with the plugin, its records read by the caller's reader.
+     *
+     * @param exitCode the guest's exit status (128 + N when signal N killed it)
+     * @param records what the reader made of the record file; empty only when the guest died of a
+     *     signal
+     * @param <T> what the reader returns
+     */
+    public record Recorded<T>(int exitCode, Optional<T> records) {}
+
+    /**
+     * Runs the guest with the plugin in any mode (by its {@code mode=} name) and reads the record
+     * file with {@code reader} before it is removed. A run that ends without records is an error,
+     * unless the guest died of a signal (then there are no records).
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param mode the plugin's mode name
+     * @param range the guest code range the plugin watches (default: the executable's code)
+     * @param streams the guest's standard streams
+     * @param reader reads the record file
+     * @param <T> what the reader returns
+     * @return the exit status and what the reader returned
+     * @throws BadInputException when QEMU ends without records for another reason than a signal
+     */
+    public <T> Recorded<T> runRecording(Path binary, List<String> args, String mode, Optional<QemuPlugin.CodeRange> range,
+            Streams streams, java.util.function.Function<Path, T> reader) {
         Path dir = createTempDirectory();
         try {
-            Path records = dir.resolve(mode.argument() + ".records");
+            Path records = dir.resolve(mode + ".records");
             List<String> qemuOptions = List.of("-plugin", plugin.argument(mode, records, range));
             int exit = run(command(binary, args, qemuOptions), streams);
             if (!Files.exists(records)) {
                 if (exit > 128 && exit < 128 + 65) {
-                    return new Result(exit, Optional.empty());
+                    return new Recorded<>(exit, Optional.empty());
                 }
                 throw new BadInputException(QEMU + " exited with status " + exit + " without the plugin's records for "
                         + binary + " (see the messages from QEMU and the plugin above)");
             }
-            PluginRecords parsed = PluginRecords.read(records);
-            if (keep.isPresent()) {
-                Files.copy(records, keep.get(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-            return new Result(exit, Optional.of(parsed));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return new Recorded<>(exit, Optional.of(reader.apply(records)));
         } finally {
             deleteRecursively(dir);
         }

@@ -72,7 +72,7 @@ class PluginInterfaceTest {
     void badArgumentsAreRefusedWithAReason() throws IOException {
         Tools.Result mode = qemu(plugin() + ",mode=fast,out=" + tmp.resolve("r"));
         assertNotEquals(0, mode.exitCode());
-        assertTrue(mode.stderr().contains("unknown mode (expected count, validation, timing or catalog): fast"), mode.stderr());
+        assertTrue(mode.stderr().contains("unknown mode (expected count, validation, timing, catalog or trace): fast"), mode.stderr());
         Tools.Result unknown = qemu(plugin() + ",mode=count,colour=blue,out=" + tmp.resolve("r"));
         assertNotEquals(0, unknown.exitCode());
         assertTrue(unknown.stderr().contains("unknown argument"), unknown.stderr());

@@ -1,0 +1,436 @@
+/*
+ * trace mode: the complete branch trace of a run, as an LBR would sample it, exactly: every taken
+ * branch (source = address of the branch or jump instruction, target, count) and every
+ * fall-through range between two taken branches (start = a branch target, end = the address of
+ * the next taken branch's instruction, count), per guest thread.
+ *
+ * One execution callback per translation block. Each vCPU remembers the block it ran last; when
+ * the next block starts, the pair of blocks tells what happened:
+ *   - the new block starts where the last one's final instruction falls through to, and that
+ *     instruction is not an unconditional jump: no branch was taken (a conditional branch not
+ *     taken, or a block QEMU ended without a branch: size limit, page end, an ecall that returns);
+ *   - the final instruction is a branch or jump and control went elsewhere (or it is an
+ *     unconditional jump, even to the next instruction): a taken branch; the range that started at
+ *     the last branch target ends at this branch;
+ *   - the final instruction is not a branch and control went elsewhere (signal delivery,
+ *     rt_sigreturn): a discontinuity; the range ends there but no branch is recorded.
+ * A conditional branch whose target is the next instruction cannot be told taken from not taken
+ * by addresses: it counts as not taken. Addresses are the guest's, inside or outside the
+ * executable.
+ *
+ * Counters live in per-vCPU open-addressing hash tables keyed by (from, to), so the callbacks of
+ * different threads share nothing. QEMU reuses a vCPU index after a thread exits: the vCPU init
+ * hook then retires the old thread's tables, so every thread keeps its own. At exit the other
+ * threads may still run (exit_group): each callback marks its vCPU busy, and the writer stops all
+ * callbacks and waits until none is busy before it reads the tables.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "splice_plugin.h"
+
+#define MAX_VCPUS 1024
+
+/* How a block's final instruction transfers control. */
+enum transfer { FALLS_THROUGH, CONDITIONAL, JUMP };
+
+/* What the callbacks need of a translated block; deduplicated, never freed. */
+struct block {
+    uint64_t start;
+    uint64_t last; /* address of the final instruction */
+    uint64_t next; /* the address after it */
+    enum transfer kind;
+    struct block *chain; /* the next block in the same dedup bucket */
+};
+
+struct edge {
+    uint64_t from;
+    uint64_t to;
+    uint64_t count;
+};
+
+/* Edges live in chunks and never move, so a cache may point at their counters. */
+#define EDGES_PER_CHUNK 4096
+struct chunk {
+    struct edge edges[EDGES_PER_CHUNK];
+    struct chunk *next;
+};
+
+struct table {
+    struct edge **slots; /* open addressing; NULL: an empty slot */
+    size_t capacity; /* a power of two */
+    size_t used;
+};
+
+/* A direct-mapped cache of taken transitions (range start, last block, this block) and how often
+ * each happened since it entered the cache; an evicted entry adds its count to the branch and the
+ * range it stands for. The callback's common case is one compare and one increment here. */
+#define CACHE_SIZE 4096
+struct cached {
+    const struct block *last;
+    const struct block *next;
+    uint64_t range_start;
+    uint64_t count;
+};
+
+struct thread {
+    uint64_t serial; /* threads in order of creation, from 0 */
+    const struct block *last_block;
+    uint64_t range_start;
+    struct table branches;
+    struct table ranges;
+    struct table discontinuities;
+    struct chunk *chunks;
+    size_t chunk_used;
+    volatile int busy;
+    struct thread *retired_next;
+    struct cached cache[CACHE_SIZE];
+};
+
+static struct thread *threads[MAX_VCPUS];
+static struct thread *retired; /* threads whose vCPU index was reused, newest first */
+static uint64_t next_serial;
+static uint64_t lost_threads; /* vCPU indices beyond MAX_VCPUS: not recorded */
+static atomic_uint_fast64_t out_of_memory; /* counters that could not be grown */
+static atomic_int stopped;
+static int fence_in_callbacks; /* membarrier() is not available */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define BUCKETS 65536
+static struct block *block_buckets[BUCKETS];
+
+static enum transfer transfer_of(uint32_t encoding, uint32_t size)
+{
+    if (size == 4) {
+        uint32_t opcode = encoding & 0x7f;
+        if (opcode == 0x63) {
+            return CONDITIONAL; /* beq, bne, blt, bge, bltu, bgeu */
+        }
+        return opcode == 0x6f || opcode == 0x67 ? JUMP : FALLS_THROUGH; /* jal, jalr */
+    }
+    uint32_t quadrant = encoding & 3;
+    uint32_t funct3 = (encoding >> 13) & 7;
+    if (quadrant == 1) {
+        if (funct3 == 5) {
+            return JUMP; /* c.j (RV64 has no c.jal: funct3 1 is c.addiw) */
+        }
+        return funct3 == 6 || funct3 == 7 ? CONDITIONAL : FALLS_THROUGH; /* c.beqz, c.bnez */
+    }
+    if (quadrant == 2 && funct3 == 4) {
+        uint32_t rs1 = (encoding >> 7) & 31;
+        uint32_t rs2 = (encoding >> 2) & 31;
+        return rs2 == 0 && rs1 != 0 ? JUMP : FALLS_THROUGH; /* c.jr, c.jalr (not c.ebreak, c.mv, c.add) */
+    }
+    return FALLS_THROUGH;
+}
+
+static inline size_t hash_pair(uint64_t from, uint64_t to)
+{
+    uint64_t h = (from * 0x9e3779b97f4a7c15u) ^ (to * 0xc2b2ae3d27d4eb4fu);
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int table_grow(struct table *t)
+{
+    size_t capacity = t->capacity == 0 ? 1024 : t->capacity * 2;
+    struct edge **slots = calloc(capacity, sizeof(*slots));
+    if (slots == NULL) {
+        return 0;
+    }
+    for (size_t i = 0; i < t->capacity; i++) {
+        struct edge *e = t->slots[i];
+        if (e != NULL) {
+            size_t j = hash_pair(e->from, e->to) & (capacity - 1);
+            while (slots[j] != NULL) {
+                j = (j + 1) & (capacity - 1);
+            }
+            slots[j] = e;
+        }
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->capacity = capacity;
+    return 1;
+}
+
+static uint64_t spare_counter; /* where increments go when memory ran out (out_of_memory says so) */
+
+static struct edge *new_edge(struct thread *owner)
+{
+    if (owner->chunks == NULL || owner->chunk_used == EDGES_PER_CHUNK) {
+        struct chunk *c = malloc(sizeof(*c));
+        if (c == NULL) {
+            return NULL;
+        }
+        c->next = owner->chunks;
+        owner->chunks = c;
+        owner->chunk_used = 0;
+    }
+    return &owner->chunks->edges[owner->chunk_used++];
+}
+
+/* The counter of (from, to) in t, created at 0. */
+static uint64_t *table_counter(struct thread *owner, struct table *t, uint64_t from, uint64_t to)
+{
+    if (2 * (t->used + 1) > t->capacity && !table_grow(t)) {
+        atomic_fetch_add(&out_of_memory, 1);
+        return &spare_counter;
+    }
+    size_t mask = t->capacity - 1;
+    size_t j = hash_pair(from, to) & mask;
+    for (;;) {
+        struct edge *e = t->slots[j];
+        if (e == NULL) {
+            e = new_edge(owner);
+            if (e == NULL) {
+                atomic_fetch_add(&out_of_memory, 1);
+                return &spare_counter;
+            }
+            *e = (struct edge){from, to, 0};
+            t->slots[j] = e;
+            t->used++;
+            return &e->count;
+        }
+        if (e->from == from && e->to == to) {
+            return &e->count;
+        }
+        j = (j + 1) & mask;
+    }
+}
+
+/* Ends the thread's open range at the final instruction of the block it ran last. */
+static void close_range(struct thread *t)
+{
+    if (t->last_block != NULL) {
+        (*table_counter(t, &t->ranges, t->range_start, t->last_block->last))++;
+        t->last_block = NULL;
+    }
+}
+
+/* Adds a cache entry's count to the branch and the range it stands for. */
+static void flush_cached(struct thread *t, const struct cached *c)
+{
+    if (c->count != 0) {
+        *table_counter(t, &t->branches, c->last->last, c->next->start) += c->count;
+        *table_counter(t, &t->ranges, c->range_start, c->last->last) += c->count;
+    }
+}
+
+/* A cache miss: the entry makes room for the transition (range start, last, b), seen once. */
+static __attribute__((noinline)) void replace_cached(struct thread *t, struct cached *c, const struct block *last,
+                                                     const struct block *b)
+{
+    flush_cached(t, c);
+    *c = (struct cached){last, b, t->range_start, 1};
+}
+
+/* Control went from block last to b without a branch (signal delivery, rt_sigreturn). */
+static __attribute__((noinline)) void discontinuity(struct thread *t, const struct block *last, const struct block *b)
+{
+    (*table_counter(t, &t->discontinuities, last->last, b->start))++;
+    (*table_counter(t, &t->ranges, t->range_start, last->last))++;
+}
+
+static void on_block(unsigned int vcpu_index, void *userdata)
+{
+    struct thread *t = vcpu_index < MAX_VCPUS ? threads[vcpu_index] : NULL;
+    if (t == NULL) {
+        return;
+    }
+    /* Dekker with the writer: busy is stored before stopped is read. The writer's membarrier()
+     * puts the fence on this side when it is needed; without membarrier this side fences. */
+    t->busy = 1;
+    if (fence_in_callbacks) {
+        atomic_thread_fence(memory_order_seq_cst);
+    } else {
+        atomic_signal_fence(memory_order_seq_cst);
+    }
+    if (!atomic_load_explicit(&stopped, memory_order_relaxed)) {
+        const struct block *b = userdata;
+        const struct block *last = t->last_block;
+        t->last_block = b;
+        if (last == NULL) {
+            t->range_start = b->start;
+        } else if (b->start != last->next || last->kind == JUMP) {
+            if (last->kind == FALLS_THROUGH) {
+                discontinuity(t, last, b);
+            } else {
+                struct cached *c = &t->cache[(((uintptr_t)b >> 4) ^ ((uintptr_t)last >> 6) ^ t->range_start)
+                                             & (CACHE_SIZE - 1)];
+                if (c->last == last && c->next == b && c->range_start == t->range_start) {
+                    c->count++;
+                } else {
+                    replace_cached(t, c, last, b);
+                }
+            }
+            t->range_start = b->start;
+        }
+    }
+    atomic_thread_fence(memory_order_release);
+    t->busy = 0;
+}
+
+static const struct block *block_of(uint64_t start, uint64_t last, uint64_t next, enum transfer kind)
+{
+    size_t bucket = hash_pair(start, last) & (BUCKETS - 1);
+    for (struct block *b = block_buckets[bucket]; b != NULL; b = b->chain) {
+        if (b->start == start && b->last == last && b->next == next && b->kind == kind) {
+            return b;
+        }
+    }
+    struct block *b = malloc(sizeof(*b));
+    if (b == NULL) {
+        return NULL;
+    }
+    *b = (struct block){start, last, next, kind, block_buckets[bucket]};
+    block_buckets[bucket] = b;
+    return b;
+}
+
+static void translate(splice_qemu_id id, struct qemu_plugin_tb *tb)
+{
+    (void)id;
+    splice_start();
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    if (n == 0) {
+        return;
+    }
+    struct qemu_plugin_insn *final = qemu_plugin_tb_get_insn(tb, n - 1);
+    uint32_t encoding, size;
+    pthread_mutex_lock(&lock);
+    g_splice.translations++;
+    const struct block *b = NULL;
+    if (splice_read_encoding(final, &encoding, &size)) {
+        uint64_t last = qemu_plugin_insn_vaddr(final);
+        b = block_of(qemu_plugin_tb_vaddr(tb), last, last + size, transfer_of(encoding, size));
+    }
+    if (b == NULL) {
+        g_splice.footer.translation_failures++;
+    }
+    pthread_mutex_unlock(&lock);
+    if (b != NULL) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, SPLICE_CB_NO_REGS, (void *)b);
+    }
+}
+
+void splice_trace_vcpu_init(unsigned int vcpu_index)
+{
+    if (vcpu_index >= MAX_VCPUS) {
+        lost_threads++;
+        return;
+    }
+    struct thread *t = calloc(1, sizeof(*t));
+    pthread_mutex_lock(&lock);
+    struct thread *old = threads[vcpu_index];
+    if (old != NULL) {
+        /* The index belonged to a thread that has exited: its last block has run. */
+        close_range(old);
+        old->retired_next = retired;
+        retired = old;
+    }
+    if (t == NULL) {
+        out_of_memory++;
+    } else {
+        t->serial = next_serial++;
+    }
+    threads[vcpu_index] = t;
+    pthread_mutex_unlock(&lock);
+}
+
+int splice_trace_install(splice_qemu_id id)
+{
+    fence_in_callbacks = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+    qemu_plugin_register_vcpu_tb_trans_cb(id, translate);
+    return 0;
+}
+
+static int edge_order(const void *a, const void *b)
+{
+    const struct edge *x = *(const struct edge *const *)a, *y = *(const struct edge *const *)b;
+    if (x->from != y->from) {
+        return x->from < y->from ? -1 : 1;
+    }
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static void write_table(char tag, struct table *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->capacity; i++) {
+        if (t->slots[i] != NULL && t->slots[i]->count != 0) {
+            t->slots[n++] = t->slots[i];
+        }
+    }
+    qsort(t->slots, n, sizeof(*t->slots), edge_order);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(g_splice.out, "%c 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 "\n", tag, t->slots[i]->from,
+                t->slots[i]->to, t->slots[i]->count);
+    }
+}
+
+static int serial_order(const void *a, const void *b)
+{
+    const struct thread *x = *(const struct thread *const *)a, *y = *(const struct thread *const *)b;
+    return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+void splice_trace_finish(void)
+{
+    pthread_mutex_lock(&lock);
+    atomic_store(&stopped, 1);
+    if (!fence_in_callbacks && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        /* Registered but failing: wait long enough for any callback to have seen stopped. */
+        usleep(100000);
+    }
+    size_t count = 0;
+    for (struct thread *t = retired; t != NULL; t = t->retired_next) {
+        count++;
+    }
+    for (int i = 0; i < MAX_VCPUS; i++) {
+        if (threads[i] != NULL) {
+            /* Threads still running (exit_group) finish the callback they are in. */
+            while (threads[i]->busy) {
+                sched_yield();
+            }
+            count++;
+        }
+    }
+    struct thread **all = calloc(count == 0 ? 1 : count, sizeof(*all));
+    if (all == NULL) {
+        out_of_memory++;
+        count = 0;
+    } else {
+        size_t k = 0;
+        for (struct thread *t = retired; t != NULL; t = t->retired_next) {
+            all[k++] = t;
+        }
+        for (int i = 0; i < MAX_VCPUS; i++) {
+            if (threads[i] != NULL) {
+                all[k++] = threads[i];
+            }
+        }
+        qsort(all, count, sizeof(*all), serial_order);
+    }
+    fprintf(g_splice.out, "threads %zu lost_threads %" PRIu64 " out_of_memory %" PRIu64 "\n", count,
+            lost_threads, (uint64_t)atomic_load(&out_of_memory));
+    for (size_t k = 0; k < count; k++) {
+        struct thread *t = all[k];
+        close_range(t);
+        for (int i = 0; i < CACHE_SIZE; i++) {
+            flush_cached(t, &t->cache[i]);
+        }
+        fprintf(g_splice.out, "thread %" PRIu64 " branches %zu ranges %zu discontinuities %zu\n", t->serial,
+                t->branches.used, t->ranges.used, t->discontinuities.used);
+        write_table('b', &t->branches);
+        write_table('f', &t->ranges);
+        write_table('d', &t->discontinuities);
+    }
+    free(all);
+    pthread_mutex_unlock(&lock);
+}

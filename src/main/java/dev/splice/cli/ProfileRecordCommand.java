@@ -1,0 +1,93 @@
+package dev.splice.cli;
+
+import dev.splice.Profiles;
+import dev.splice.profile.ProfileRecorder;
+import dev.splice.profile.TraceRecords;
+import dev.splice.weigh.QemuRunner;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code splice profile record}: an exact branch profile of one run under QEMU. */
+@Command(name = "record", mixinStandardHelpOptions = true,
+        description = {
+            "Run a RISC-V64 executable under qemu-riscv64 with the Splice plugin in trace mode and write the complete"
+                    + " branch trace of all its threads (every taken branch and every fall-through range, exact) as"
+                    + " BOLT's fdata in the binary's coordinates, as perf2bolt-22 aggregates the same trace, or as"
+                    + " perf2bolt's pre-aggregated B/F records. For a BOLTed binary with BAT the fdata is in the input"
+                    + " binary's coordinates.",
+            "The program's standard streams are the caller's. The exit status is the program's (128 + N if it died of"
+                    + " signal N: then QEMU writes no trace and no profile is written); 2 when recording fails.",
+            "Everything after BINARY (or after --) goes to the program."
+        })
+public final class ProfileRecordCommand implements Callable<Integer> {
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT",
+            description = "The profile to write (default: BINARY's file name + .fdata, or + .pa with --format pa,"
+                    + " in the current directory).")
+    Path output;
+
+    @Option(names = "--format", defaultValue = "fdata", paramLabel = "FORMAT",
+            description = "fdata (default) or pa (perf2bolt's pre-aggregated records, for perf2bolt-22 --pa).")
+    String format;
+
+    @Option(names = "--input", paramLabel = "INPUT",
+            description = "For a BOLTed BINARY: the binary BOLT optimized; code BOLT left in place is then named after"
+                    + " the input's functions (as 'bat translate --input').")
+    Path inputBinary;
+
+    @Option(names = {"-q", "--quiet"}, description = "Print nothing but errors.")
+    boolean quiet;
+
+    @Parameters(index = "0", paramLabel = "BINARY", description = "The RISC-V64 executable.")
+    Path binary;
+
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "Arguments for the program.")
+    List<String> args = new ArrayList<>();
+
+    private CommandSpec commandSpec;
+
+    @Spec
+    void spec(CommandSpec spec) {
+        // Options after BINARY belong to the program, not to splice.
+        spec.parser().stopAtPositional(true);
+        this.commandSpec = spec;
+    }
+
+    @Override
+    public Integer call() {
+        ProfileRecorder.Format outputFormat = switch (format) {
+            case "fdata" -> ProfileRecorder.Format.FDATA;
+            case "pa" -> ProfileRecorder.Format.PRE_AGGREGATED;
+            default -> throw new ParameterException(commandSpec.commandLine(), "--format must be fdata or pa, not '" + format + "'");
+        };
+        Path out = output != null ? output
+                : Path.of(binary.getFileName() + (outputFormat == ProfileRecorder.Format.FDATA ? ".fdata" : ".pa"));
+        ProfileRecorder.Result r = Profiles.record(binary, args, QemuRunner.Streams.inherited(), out, outputFormat, inputBinary);
+        PrintWriter err = commandSpec.commandLine().getErr();
+        if (r.trace().isEmpty()) {
+            err.println("splice: no profile: the program died of signal " + r.signal()
+                    + " (QEMU 7.2 runs no plugin exit hook then, so there is no trace)");
+        } else if (!quiet) {
+            TraceRecords trace = r.trace().get();
+            TraceRecords.ThreadTrace sum = trace.summed();
+            err.printf("splice: recorded %,d taken branches and %,d ranges (%,d distinct, %,d distinct) in %d thread%s;"
+                    + " wrote %,d lines to %s (exit status %d)%n", total(sum.branches()), total(sum.ranges()),
+                    sum.branches().size(), sum.ranges().size(), trace.threads().size(),
+                    trace.threads().size() == 1 ? "" : "s", r.lines(), out, r.exitCode());
+        }
+        err.flush();
+        return r.exitCode();
+    }
+
+    private static long total(java.util.Map<TraceRecords.Transfer, Long> counts) {
+        return counts.values().stream().mapToLong(Long::longValue).sum();
+    }
+}

@@ -1,0 +1,144 @@
+package dev.splice.profile;
+
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.BadInputException;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Segment;
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * {@code splice profile record}: the exact branch trace of one run under QEMU (the plugin's trace
+ * mode) written as BOLT's fdata in the binary's coordinates, the way perf2bolt-22 aggregates the
+ * same trace given as pre-aggregated records, or as those records themselves. For a binary BOLT
+ * rewrote with {@code --enable-bat} the fdata is in the input binary's coordinates, through its
+ * translation tables ({@link ProfileTranslation}). Running the guest is the caller's (the facade
+ * {@code dev.splice.Profiles.record} runs it under {@code qemu-riscv64} with the plugin); this class
+ * knows what the records mean.
+ *
+ * <pre>{@code
+ * TraceRecords trace = TraceRecords.read(Path.of("run.records")); // mode=trace,out=run.records
+ * ProfileRecorder.write(Path.of("prog"), trace, Path.of("prog.fdata"), ProfileRecorder.Format.FDATA, null);
+ * }</pre>
+ */
+public final class ProfileRecorder {
+    private ProfileRecorder() {}
+
+    /** What {@code record} writes. */
+    public enum Format {
+        /** BOLT's fdata, as perf2bolt-22 writes it for the recorded trace. */
+        FDATA,
+        /** perf2bolt's pre-aggregated {@code B}/{@code F} records ({@code perf2bolt --pa} input). */
+        PRE_AGGREGATED
+    }
+
+    /**
+     * A recorded run.
+     *
+     * @param exitCode the guest's exit status (128 + N when signal N killed it)
+     * @param trace the trace, empty when the guest died of a signal (QEMU 7.2 then runs no plugin
+     *     exit hook, so there are no records) and nothing was written
+     * @param lines the lines written to the output (0 when nothing was written)
+     */
+    public record Result(int exitCode, Optional<TraceRecords> trace, long lines) {
+        /**
+         * The signal that killed the guest.
+         *
+         * @return the signal number, or 0
+         */
+        public int signal() {
+            return exitCode > 128 && exitCode < 128 + 65 ? exitCode - 128 : 0;
+        }
+    }
+
+    /**
+     * The profile of a finished run, written atomically; nothing is written when the guest died of
+     * a signal (no trace).
+     *
+     * @param binary the binary that ran (the profile's coordinates are its own, or its input's if it
+     *     carries BAT)
+     * @param exitCode the guest's exit status
+     * @param trace the plugin's records ({@link TraceRecords#read}), empty when the guest died of a
+     *     signal
+     * @param output the file to write
+     * @param format what to write
+     * @param inputBinary for a BOLTed binary, the binary BOLT optimized (names code BOLT left in
+     *     place after the input's functions, as {@code bat translate --input}), or null
+     * @return the exit status, the trace and the lines written
+     * @throws BadInputException when the trace is not exact, or the profile cannot be translated
+     */
+    public static Result write(Path binary, int exitCode, Optional<TraceRecords> trace, Path output, Format format,
+                               Path inputBinary) {
+        if (trace.isEmpty()) {
+            return new Result(exitCode, trace, 0);
+        }
+        TraceRecords t = trace.get();
+        if (!t.exact()) {
+            throw new BadInputException(binary + ": the trace is not exact (" + t.lostThreads()
+                    + " threads not recorded, " + t.outOfMemory() + " counts lost for want of memory, "
+                    + t.translationFailures() + " blocks not instrumented); no profile written");
+        }
+        return new Result(exitCode, trace, write(binary, t, output, format, inputBinary));
+    }
+
+    /**
+     * Writes a trace's profile, atomically.
+     *
+     * @param binary the binary the trace was recorded on
+     * @param trace the trace
+     * @param output the file to write
+     * @param format what to write
+     * @param inputBinary for a BOLTed binary, the binary BOLT optimized, or null
+     * @return the lines written
+     * @throws BadInputException when the profile cannot be translated (as {@code bat translate})
+     */
+    public static long write(Path binary, TraceRecords trace, Path output, Format format, Path inputBinary) {
+        ElfFile elf = ElfFile.read(binary);
+        String pa = trace.preAggregated(LoadedImage.of(elf, trace.loadedCode())::toBinary);
+        if (format == Format.PRE_AGGREGATED) {
+            AtomicFiles.write(output, pa);
+            return pa.chars().filter(c -> c == '\n').count();
+        }
+        TranslatedProfile profile = ProfileTranslation.translate(elf, new StringReader(pa),
+                ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new ProfileTranslation.Options(false, false, inputBinary, null));
+        profile.write(output, ProfileTranslation.OutputFormat.FDATA);
+        return (long) profile.fdata().branches().size() + profile.fdata().samples().size();
+    }
+
+    /**
+     * Where the executable lay in the guest: its loadable segments moved by the load bias (0 for a
+     * static executable, QEMU's base for a PIE).
+     */
+    private record LoadedImage(long bias, long start, long end) {
+        static LoadedImage of(ElfFile elf, long loadedCode) {
+            long code = Long.MAX_VALUE;
+            long start = Long.MAX_VALUE;
+            long end = 0;
+            for (Segment s : elf.segments()) {
+                if (s.isLoad()) {
+                    start = Math.min(start, s.virtualAddress());
+                    end = Math.max(end, s.virtualAddress() + s.memorySize());
+                    if (s.isExecutable()) {
+                        code = Math.min(code, s.virtualAddress());
+                    }
+                }
+            }
+            if (code == Long.MAX_VALUE) {
+                throw new BadInputException(elf.name() + ": no executable PT_LOAD segment");
+            }
+            long bias = loadedCode - code;
+            return new LoadedImage(bias, start + bias, end + bias);
+        }
+
+        /**
+         * The binary's own address of a guest address; 0, which is in no function, for code outside
+         * the executable (the dynamic loader, shared libraries, QEMU's signal trampoline), which
+         * perf2bolt counts as unknown too.
+         */
+        long toBinary(long guest) {
+            return guest - start >= 0 && guest - start < end - start ? guest - bias : 0;
+        }
+    }
+}
