@@ -131,6 +131,11 @@ public final class EdgeCounters {
         return x;
     }
 
+    /** {@return the number of nodes} */
+    public int nodes() {
+        return nodes;
+    }
+
     /** {@return the edges, as given} */
     public List<Edge> edges() {
         return edges;

@@ -1,41 +1,49 @@
 package dev.splice.cfg;
 
+import dev.splice.cfg.FunctionEdges.EdgeKind;
 import dev.splice.cfg.FunctionEdges.FlowEdge;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Estimated edge frequencies for the spanning tree (Ball and Larus weight loops up): a block's
- * loop depth is the number of backward edges (to a block at or before their source, in address
- * order) whose range of blocks holds it; an edge's weight is 10 to the depth of the shallower of
- * its ends, shared among its source's out-edges, with a small bias towards keeping the dearer
- * probes (a branch re-evaluated, then an unconditional counter) in the tree.
+ * Estimated edge frequencies for the spanning tree (Ball and Larus weight loops up): every
+ * backward branch or jump (to an offset at or before its own) spans a loop, the code from its
+ * target to itself; an edge's loop depth is the number of loops that hold both its ends, and its
+ * weight 10 to that depth, shared among its source's out-edges, with a small bias towards keeping
+ * the dearer probes (a branch re-evaluated, then an unconditional counter) in the tree.
  */
 final class Frequencies {
     private static final int MAX_DEPTH = 6;
 
     private Frequencies() {}
 
-    static long[] estimate(int blocks, List<FlowEdge> edges) {
-        int[] farthestSource = new int[blocks];
-        java.util.Arrays.fill(farthestSource, -1);
-        int[] outDegree = new int[blocks + 1];
+    static long[] estimate(int nodes, List<FlowEdge> edges) {
+        int[] outDegree = new int[nodes];
+        List<int[]> loops = new ArrayList<>();
         for (FlowEdge e : edges) {
             outDegree[e.from()]++;
-            if (e.from() < blocks && e.to() < blocks && e.to() <= e.from()) {
-                farthestSource[e.to()] = Math.max(farthestSource[e.to()], e.from());
-            }
-        }
-        int[] depth = new int[blocks + 1];
-        for (int head = 0; head < blocks; head++) {
-            for (int x = head; x <= farthestSource[head]; x++) {
-                depth[x]++;
+            boolean branch = e.kind() == EdgeKind.TAKEN || e.kind() == EdgeKind.JUMP || e.kind() == EdgeKind.TAKEN_OR_FALL_THROUGH;
+            if (branch && e.toOffset() >= 0 && e.toOffset() <= e.fromOffset()) {
+                loops.add(new int[] {e.toOffset(), e.fromOffset()});
             }
         }
         long[] weight = new long[edges.size()];
         for (int i = 0; i < edges.size(); i++) {
             FlowEdge e = edges.get(i);
-            int d = Math.min(MAX_DEPTH, Math.min(depth[e.from()], depth[e.to()]));
-            long frequency = pow10(d) * 1000 / Math.max(1, outDegree[e.from()]);
+            int a = e.fromOffset() >= 0 ? e.fromOffset() : e.toOffset();
+            int b = e.toOffset() >= 0 ? e.toOffset() : e.fromOffset();
+            int depth = 0;
+            if (e.kind() != EdgeKind.ENTRY) {
+                for (int[] loop : loops) {
+                    if (Math.min(a, b) >= loop[0] && Math.max(a, b) <= loop[1]) {
+                        depth++;
+                    }
+                }
+            }
+            if (e.kind() == EdgeKind.ENTRY || e.kind() == EdgeKind.EXIT || e.kind() == EdgeKind.LEAVES) {
+                depth = 0;
+            }
+            long frequency = pow10(Math.min(MAX_DEPTH, depth)) * 1000 / Math.max(1, outDegree[e.from()]);
             int cost = switch (e.probe()) {
                 case BEFORE_IF_TAKEN -> 2;
                 case BEFORE -> 1;

@@ -14,7 +14,8 @@ import java.util.List;
  * fall-through (and a return to the address after a call) runs it, with INSERTED every arrival
  * does. docs/instrument.md has the proof that each probe counts exactly its edge.
  *
- * @param blocks the number of blocks (the virtual node is {@code blocks})
+ * @param blocks the number of blocks (the virtual node is {@code blocks}; in-nodes of split blocks
+ *     follow it)
  * @param edges the edges, in a fixed order (block by block, as {@link #of} lists them)
  * @param calls the call sites, in address order
  * @param counters the counted edges
@@ -24,6 +25,12 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
     public enum EdgeKind {
         /** Virtual: the function is entered at an entry block (its start, a landing pad). */
         ENTRY,
+        /**
+         * Every arrival at a block, from the block's in-node to the block: blocks entered from
+         * outside where the entry alone cannot be counted (a landing pad; the function's start when
+         * code in the function branches back to it) get an in-node that all their in-edges enter.
+         */
+        ARRIVAL,
         /** A conditional branch taken to a block of the function. */
         TAKEN,
         /** An unconditional jump to a block of the function. */
@@ -32,6 +39,8 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
         FALL_THROUGH,
         /** A conditional branch whose target is the next block: taken and fall-through together. */
         TAKEN_OR_FALL_THROUGH,
+        /** An indirect jump, through a table, to a block data refers to (no counter: the tree holds it). */
+        TABLE,
         /** Virtual: a return, a tail call, an indirect jump out, a conditional tail call taken. */
         EXIT,
         /**
@@ -86,8 +95,16 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
      *     there goes (itself, or the start of the pc-relative pair it ends), -1 where no fragment
      *     may go
      * @param insertable per byte offset, whether a fragment may precede the instruction there
+     * @param indirectTargets per byte offset, for an indirect jump that may go through a table, the
+     *     offsets it may go to (labels data refers to), else null
      */
-    public record Instructions(Kind[] kind, int[] target, long[] callTarget, int[] probeAt, boolean[] insertable) {}
+    public record Instructions(Kind[] kind, int[] target, long[] callTarget, int[] probeAt, boolean[] insertable,
+                               int[][] indirectTargets) {}
+
+    /** {@return the number of nodes: the blocks, the virtual node, the in-nodes} */
+    public int nodes() {
+        return counters.nodes();
+    }
 
     /** {@return the virtual node's number: the number of blocks} */
     public int virtualNode() {
@@ -114,11 +131,21 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
                 hasPredecessor[s] = true;
             }
         }
+        int[] node = new int[n]; // where edges into a block go: the block, or its in-node
+        int nodes = n + 1;
         for (Block b : blocks) {
+            node[b.index()] = b.index();
             if (b.entryPoint()) {
-                boolean countable = b.index() == 0 && !hasPredecessor[0] && code.insertable()[0];
-                edges.add(new FlowEdge(virtual, b.index(), EdgeKind.ENTRY, -1, b.start(),
-                        countable ? Probe.BEFORE : Probe.NONE, countable ? 0 : -1));
+                boolean countable = code.insertable()[b.start()];
+                if (b.index() == 0 && !hasPredecessor[0]) {
+                    edges.add(new FlowEdge(virtual, 0, EdgeKind.ENTRY, -1, 0, countable ? Probe.BEFORE : Probe.NONE,
+                            countable ? 0 : -1));
+                } else {
+                    node[b.index()] = nodes++;
+                    edges.add(new FlowEdge(virtual, node[b.index()], EdgeKind.ENTRY, -1, b.start(), Probe.NONE, -1));
+                    edges.add(new FlowEdge(node[b.index()], b.index(), EdgeKind.ARRIVAL, -1, b.start(),
+                            countable ? Probe.BEFORE : Probe.NONE, countable ? b.start() : -1));
+                }
             }
         }
         for (Block b : blocks) {
@@ -165,7 +192,19 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
                         leaves = true;
                     }
                 }
-                case EXIT -> edges.add(before(b.index(), virtual, EdgeKind.EXIT, last, blocks, code));
+                case EXIT -> {
+                    if (code.indirectTargets()[last] != null) {
+                        java.util.TreeSet<Integer> targets = new java.util.TreeSet<>();
+                        for (int t : code.indirectTargets()[last]) {
+                            targets.add(cfg.blockIndexAt(t));
+                        }
+                        for (int t : targets) {
+                            edges.add(new FlowEdge(b.index(), t, EdgeKind.TABLE, last, blocks.get(t).start(), Probe.NONE, -1));
+                        }
+                    } else {
+                        edges.add(before(b.index(), virtual, EdgeKind.EXIT, last, blocks, code));
+                    }
+                }
                 case PLAIN, CALL -> {
                     if (b.fallThrough() >= 0) {
                         edges.add(fallThrough(b, blocks, last, code));
@@ -179,14 +218,28 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
                 edges.add(new FlowEdge(b.index(), virtual, EdgeKind.LEAVES, last, -1, Probe.NONE, -1));
             }
         }
+        for (int i = 0; i < edges.size(); i++) {
+            FlowEdge e = edges.get(i);
+            if (e.kind() != EdgeKind.ARRIVAL && e.kind() != EdgeKind.ENTRY && e.to() < n && node[e.to()] != e.to()) {
+                edges.set(i, new FlowEdge(e.from(), node[e.to()], e.kind(), e.fromOffset(), e.toOffset(), e.probe(),
+                        e.probeOffset()));
+            }
+        }
         edges = withoutPolicyConflicts(edges, blocks);
-        long[] weight = Frequencies.estimate(n, edges);
+        long[] weight = Frequencies.estimate(nodes, edges);
         List<EdgeCounters.Edge> network = new ArrayList<>(edges.size());
         for (int i = 0; i < edges.size(); i++) {
             FlowEdge e = edges.get(i);
             network.add(new EdgeCounters.Edge(e.from(), e.to(), weight[i], e.probe() != Probe.NONE));
         }
-        return new FunctionEdges(n, List.copyOf(edges), List.copyOf(calls), EdgeCounters.choose(n + 1, network));
+        try {
+            return new FunctionEdges(n, List.copyOf(edges), List.copyOf(calls), EdgeCounters.choose(nodes, network));
+        } catch (EdgeCounters.UncountableCycleException e) {
+            FlowEdge x = edges.get(e.edge());
+            throw new EdgeProfileException("the " + x.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+                    + " edge at +0x" + Integer.toHexString(Math.max(x.fromOffset(), x.toOffset()))
+                    + " cannot carry a counter and closes a cycle of edges that cannot either");
+        }
     }
 
     private static FlowEdge fallThrough(Block b, List<Block> blocks, int last, Instructions code) {

@@ -4,6 +4,7 @@ import dev.splice.cfg.ControlFlowGraph;
 import dev.splice.cfg.ControlFlowGraph.Kind;
 import dev.splice.cfg.EdgeProfileException;
 import dev.splice.cfg.FunctionEdges;
+import dev.splice.cfg.LandingPads;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.isa.ControlFlow;
@@ -12,6 +13,7 @@ import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.Operand;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.function.IntPredicate;
 
 /**
@@ -30,26 +32,57 @@ public final class RiscVEdges {
     }
 
     /**
-     * The network of one function, with counters chosen.
+     * What the networks of a binary's functions share, read once.
      *
      * @param elf the binary
-     * @param function one of its functions
      * @param dataReferences the code addresses data relocations name ({@link RiscVDataReferences#of}), sorted
+     * @param landingPads per function start, its landing pads' addresses ({@link LandingPads#of})
+     */
+    public record Binary(ElfFile elf, long[] dataReferences, Map<Long, long[]> landingPads) {
+        /**
+         * Reads what the networks need from a binary.
+         *
+         * @param elf a RISC-V binary
+         * @return its shared parts
+         */
+        public static Binary of(ElfFile elf) {
+            return new Binary(elf, RiscVDataReferences.of(elf), LandingPads.of(elf));
+        }
+    }
+
+    /**
+     * The network of one function, with counters chosen. Data references into the function (its
+     * jump tables' targets, with --emit-relocs) start blocks; an indirect jump (not a return, not
+     * an auipc+jalr pair) in a function data refers into gets an edge to each of them, which
+     * carries no counter, as perf2bolt's strict mode has it; without such references an indirect
+     * jump is a tail call.
+     *
+     * @param binary the binary's shared parts
+     * @param function one of its functions
      * @param insertable whether a fragment may precede the instruction at an offset of the function
      *     (the write-back's rules: not inside a pc-relative pair or an lr/sc sequence)
      * @return the network
-     * @throws EdgeProfileException if its edges cannot be counted exactly: no CFG, an indirect jump
-     *     that may be a jump table (data refers into the function), or uncountable edges in a cycle
+     * @throws EdgeProfileException if its edges cannot be counted exactly: no CFG, or edges that
+     *     cannot carry a counter in a cycle
      */
-    public static FunctionEdges of(ElfFile elf, Function function, long[] dataReferences, IntPredicate insertable) {
-        ControlFlowGraph cfg = RiscVCfg.of(elf, function);
+    public static FunctionEdges of(Binary binary, Function function, IntPredicate insertable) {
+        ElfFile elf = binary.elf();
         String where = function.name() + " at 0x" + Long.toHexString(function.address());
-        if (cfg == null) {
-            throw new EdgeProfileException(where + ": no control-flow graph (a label inside an instruction, or no bytes)");
+        dev.splice.elf.Section section = function.section();
+        if (section == null || section.isNobits() || function.size() <= 0 || function.address() < section.address()
+                || function.endAddress() > section.address() + section.size()) {
+            throw new EdgeProfileException(where + ": no code bytes");
         }
-        byte[] code = elf.contents(function.section());
-        int base = (int) (function.address() - function.section().address());
+        byte[] code = elf.contents(section);
+        int base = (int) (function.address() - section.address());
         int size = (int) function.size();
+        int[] pads = offsets(binary.landingPads().getOrDefault(function.address(), new long[0]), function);
+        int[] labels = offsets(binary.dataReferences(), function);
+        ControlFlowGraph cfg = RiscVCfg.of(code, base, size, pads, labels);
+        if (cfg == null) {
+            throw new EdgeProfileException(where + ": no control-flow graph (a label inside an instruction)");
+        }
+        int[][] indirectTargets = new int[size][];
         Kind[] kind = new Kind[size];
         int[] target = new int[size];
         long[] callTarget = new long[size];
@@ -97,10 +130,8 @@ public final class RiscVEdges {
                     case RETURN -> kind[pc] = Kind.EXIT;
                     case INDIRECT_JUMP -> {
                         kind[pc] = Kind.EXIT;
-                        if (!paired && refersInto(dataReferences, function)) {
-                            throw new EdgeProfileException(where + ": the indirect jump at " + function.name() + "+0x"
-                                    + Integer.toHexString(pc) + " may be a jump table (data refers into the function), "
-                                    + "whose targets the CFG does not know");
+                        if (!paired && labels.length > 0) {
+                            indirectTargets[pc] = labels;
                         }
                     }
                     default -> kind[pc] = Kind.PLAIN;
@@ -114,7 +145,12 @@ public final class RiscVEdges {
             auipcReg = nextAuipcReg;
             pc += length;
         }
-        return FunctionEdges.of(cfg, new FunctionEdges.Instructions(kind, target, callTarget, probeAt, canInsert));
+        try {
+            return FunctionEdges.of(cfg, new FunctionEdges.Instructions(kind, target, callTarget, probeAt, canInsert,
+                    indirectTargets));
+        } catch (EdgeProfileException e) {
+            throw new EdgeProfileException(where + ": " + e.getMessage());
+        }
     }
 
     /**
@@ -140,10 +176,10 @@ public final class RiscVEdges {
         return at -> at >= 0 && at <= size && ok[at];
     }
 
-    private static boolean refersInto(long[] dataReferences, Function f) {
-        int i = Arrays.binarySearch(dataReferences, f.address() + 1);
-        int from = i >= 0 ? i : -i - 1;
-        return from < dataReferences.length && dataReferences[from] < f.endAddress();
+    /** The offsets of the addresses inside the function after its start, ascending, without duplicates. */
+    private static int[] offsets(long[] addresses, Function f) {
+        return Arrays.stream(addresses).filter(a -> a > f.address() && a < f.endAddress())
+                .mapToInt(a -> (int) (a - f.address())).sorted().distinct().toArray();
     }
 
     private static int word(byte[] code, int at, int length) {
