@@ -97,9 +97,11 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
      * @param insertable per byte offset, whether a fragment may precede the instruction there
      * @param indirectTargets per byte offset, for an indirect jump that may go through a table, the
      *     offsets it may go to (labels data refers to), else null
+     * @param mayStop per byte offset, whether the instruction there may not come back although it is
+     *     no call (a system call: exit, exit_group, execve)
      */
     public record Instructions(Kind[] kind, int[] target, long[] callTarget, int[] probeAt, boolean[] insertable,
-                               int[][] indirectTargets) {}
+                               int[][] indirectTargets, boolean[] mayStop) {}
 
     /** {@return the number of nodes: the blocks, the virtual node, the in-nodes} */
     public int nodes() {
@@ -155,6 +157,7 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
                     calls.add(new CallSite(b.index(), at, code.callTarget()[at]));
                     leaves = true;
                 }
+                leaves |= code.mayStop()[at];
             }
             int last = b.instructions().get(b.instructions().size() - 1);
             int beforeLast = b.instructions().size() > 1 ? b.instructions().get(b.instructions().size() - 2) : -1;

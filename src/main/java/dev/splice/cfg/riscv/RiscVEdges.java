@@ -20,7 +20,8 @@ import java.util.function.IntPredicate;
  * The edge-counter network ({@link FunctionEdges}) of a RISC-V function: its write-back CFG
  * ({@link RiscVCfg#of(ElfFile, Function)}) and, from the instruction table, each instruction's
  * kind, its call target (jal, or an auipc+jalr pair), and where a counter of its executions can go
- * (before the auipc of an auipc+jalr pair, since nothing may be inserted inside a pair).
+ * (before the auipc of an auipc+jalr pair, since nothing may be inserted inside a pair). A block
+ * with an ecall may stop there (exit, exit_group, execve), as one with a call may.
  */
 public final class RiscVEdges {
     private RiscVEdges() {}
@@ -29,6 +30,7 @@ public final class RiscVEdges {
         static final Isa ISA = Isa.rv64();
         static final Decoder DECODER = ISA.decoder(ISA.extensions());
         static final Opcode AUIPC = ISA.opcode("auipc");
+        static final Opcode ECALL = ISA.opcode("ecall");
     }
 
     /**
@@ -83,6 +85,7 @@ public final class RiscVEdges {
             throw new EdgeProfileException(where + ": no control-flow graph (a label inside an instruction)");
         }
         int[][] indirectTargets = new int[size][];
+        boolean[] mayStop = new boolean[size];
         Kind[] kind = new Kind[size];
         int[] target = new int[size];
         long[] callTarget = new long[size];
@@ -136,6 +139,7 @@ public final class RiscVEdges {
                     }
                     default -> kind[pc] = Kind.PLAIN;
                 }
+                mayStop[pc] = op == Table.ECALL;
                 if (op == Table.AUIPC) {
                     nextAuipcReg = op.operand(bits, Operand.RD);
                     auipcValue = pc + (long) (int) (op.operand(bits, Operand.IMM) << 12);
@@ -147,7 +151,7 @@ public final class RiscVEdges {
         }
         try {
             return FunctionEdges.of(cfg, new FunctionEdges.Instructions(kind, target, callTarget, probeAt, canInsert,
-                    indirectTargets));
+                    indirectTargets, mayStop));
         } catch (EdgeProfileException e) {
             throw new EdgeProfileException(where + ": " + e.getMessage());
         }
