@@ -59,6 +59,18 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
     @Option(names = "--verbose", description = "With --insert-at-entries: print every skipped function and why.")
     boolean verbose;
 
+    // Counters and the runtime (docs/patch.md, "Fragments").
+    @Option(names = "--counters", paramLabel = "N", defaultValue = "0",
+            description = "Give the output N 8-byte counters at __splice_counters (zero at start, in a read-write "
+                    + "segment), written to the counter file when the program ends. A fragment using {counter} "
+                    + "implies one per insertion.")
+    int counters;
+
+    @Option(names = "--counter-file", paramLabel = "PATH",
+            description = "The file the counters are written to at exit (default splice-counters.%p; %p is the "
+                    + "process id). The environment variable SPLICE_COUNTER_FILE overrides it at run time.")
+    String counterFile;
+
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output executable.")
     Path output;
 
@@ -100,10 +112,13 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
             Path fragment = Path.of(insert.get(i + 1));
             insertions.add(new Insertion(address(insert.get(i)), read(fragment), fragment.toString(), policy));
         }
+        if (counters < 0) {
+            throw new BadInputException("--counters must not be negative, not " + counters);
+        }
         if (replacements.isEmpty() && insertions.isEmpty() && atEntries == null) {
             throw new BadInputException("nothing to do: give --replace, --insert or --insert-at-entries");
         }
-        Rewrite rewrite = Rewrite.open(input);
+        Rewrite rewrite = Rewrite.open(input).counters(counters).counterFile(counterFile);
         replacements.forEach(rewrite::replace);
         insertions.forEach(rewrite::insert);
         if (atEntries != null) {

@@ -24,7 +24,7 @@ final class BulkInserter {
 
     /** {@code explicit} plus {@code fragment} at every entry that can move, with what was inserted and skipped. */
     static Rewrite.Result insertAtEntries(ElfFile elf, List<Insertion> explicit, String fragment, String fragmentName,
-                                          BranchTarget policy) {
+                                          BranchTarget policy, Counters counters) {
         Phases.mark("start");
         // The ISA tables and the assembler load on the other core while this one parses the symbols and
         // relocations (cached by elf). Assembling the fragment here only warms the assembler up: the
@@ -49,7 +49,7 @@ final class BulkInserter {
             predecoded.put(m.function.address(), m);
         }
         // Each attempt assembles fragments with what the first one assembled (bytes by text).
-        FragmentAssembler fragments = new FragmentAssembler(in.target(), in.decoder());
+        FragmentAssembler fragments = Inserter.fragmentAssembler(in);
         for (int attempt = 0; ; attempt++) {
             List<Insertion> all = new ArrayList<>(explicit);
             for (long a : entries.keySet()) {
@@ -64,7 +64,7 @@ final class BulkInserter {
                         Input.requireInsertable(elf);
                     }
                     out = Inserter.rewrite(in, all, attempt == 0 ? predecoded : Map.of(),
-                            attempt == 0 ? fragments : fragments.copy());
+                            attempt == 0 ? fragments : fragments.copy(), counters);
                 }
                 return result(out, entries, skipped);
             } catch (PatchException e) {

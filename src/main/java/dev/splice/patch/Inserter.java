@@ -28,14 +28,24 @@ final class Inserter {
     /** What the other core makes during a rewrite: the BAT note, the build-id hash begun over the new code. */
     private record SideWork(byte[] bat, MessageDigest codeHash) {}
 
-    /** The binary with the fragments inserted (the input's bytes when there are none). */
+    /** The binary with the fragments inserted (the input's bytes when there are none), without counters asked for. */
     static byte[] insert(ElfFile elf, List<Insertion> insertions) {
-        if (insertions.isEmpty()) {
+        return insert(elf, insertions, Counters.NONE);
+    }
+
+    /** The binary with the fragments inserted and the counters asked for (the input's bytes when there are neither). */
+    static byte[] insert(ElfFile elf, List<Insertion> insertions, Counters counters) {
+        if (insertions.isEmpty() && counters.slots() == 0) {
             return elf.toBytes();
         }
         Input.requireInsertable(elf);
         Input in = Input.read(elf);
-        return rewrite(in, insertions, Map.of(), new FragmentAssembler(in.target(), in.decoder()));
+        return rewrite(in, insertions, Map.of(), fragmentAssembler(in), counters);
+    }
+
+    /** The assembler of an input's fragments, with the input's symbols and the runtime's. */
+    static FragmentAssembler fragmentAssembler(Input in) {
+        return new FragmentAssembler(in.target(), in.decoder(), new FragmentSymbols(in.elf(), in.functionStarts()));
     }
 
     /**
@@ -43,15 +53,26 @@ final class Inserter {
      * (bulk mode) holds functions decoded already, {@code fragments} the assembler of the fragments.
      */
     static byte[] rewrite(Input in, List<Insertion> insertions, Map<Long, MovedFunction> predecoded,
-                          FragmentAssembler fragments) {
+                          FragmentAssembler fragments, Counters counters) {
         ElfFile elf = in.elf();
-        MovedCode moved = Planner.plan(in, insertions, predecoded);
+        int slots = counters.slots(insertions, fragments);
+        MovedCode moved = Planner.plan(in, insertions, slots > 0 ? List.of(ExitHook.insertion(in)) : List.of(), predecoded);
         Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
-        long base = NewSection.address(editor, moved);
-        long end = new Layout(in, moved, fragments).place(base);
+        DataArea data = fragments.symbols().data();
+        Layout layout = new Layout(in, moved, fragments, data);
+        layout.prepareFragments();
+        boolean withRuntime = slots > 0 || fragments.symbols().runtimeUsed();
+        long environ = fragments.symbols().environ();
+        int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
+        long base = NewSection.address(editor, moved, runtimeSize);
+        long codeStart = (base + runtimeSize + 7) & -8;
+        long end = layout.place(codeStart);
         Phases.mark("layout");
-        byte[] text = new NewSectionEncoder(moved, in.file(), fragments).encode(base, end);
+        byte[] text = new NewSectionEncoder(moved, in.file(), fragments, base).encode(base, codeStart, end);
+        if (withRuntime) {
+            System.arraycopy(SpliceRuntime.bytes(base, data, environ, slots, counters.file()), 0, text, 0, runtimeSize);
+        }
         Phases.mark("encode");
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
         byte[] oldId = elf.buildId().orElse(null);
@@ -73,6 +94,10 @@ final class Inserter {
                 editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress, 8, 0, 0, 0,
                         frames)};
         editor.bindSegment(NewSection.spareProgramHeader(editor, in.file()), newSections);
+        if (withRuntime) {
+            long codeEnd = framesAddress + (frames == null ? 0 : frames.length);
+            data.add(editor, slots, codeEnd, in.file());
+        }
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         Phases.mark("eh_frame, symbols");

@@ -15,20 +15,36 @@ final class Layout {
     private final Input in;
     private final MovedCode moved;
     private final FragmentAssembler fragments;
+    private final DataArea data;
 
-    Layout(Input in, MovedCode moved, FragmentAssembler fragments) {
+    Layout(Input in, MovedCode moved, FragmentAssembler fragments, DataArea data) {
         this.in = in;
         this.moved = moved;
         this.fragments = fragments;
+        this.data = data;
     }
 
-    /** Assigns every item its new address and form, the first function at {@code base}; returns the end of the code. */
-    long place(long base) {
+    /** Gives every fragment its template fields, its code and its size (assembled once per distinct text). */
+    void prepareFragments() {
         for (MovedFunction m : moved.functions()) {
             for (Item frag : m.fragments.values()) {
-                frag.bytes = fragments.assemble(frag, 0);
+                PointFields[] points = new PointFields[frag.insertions.size()];
+                long offset = frag.oldAddress - m.function.address();
+                for (int k = 0; k < points.length; k++) {
+                    int id = frag.firstId < 0 ? -1 : frag.firstId + k;
+                    points[k] = new PointFields(frag.oldAddress, m.function.name(), offset, id, data.counter(id));
+                }
+                frag.points = points;
+                fragments.prepare(frag, points);
             }
         }
+    }
+
+    /**
+     * Assigns every item its new address and form, the first function at {@code base}; returns the
+     * end of the code. {@link #prepareFragments} comes first.
+     */
+    long place(long base) {
         // Only branches, jumps and jumps back can grow: the relaxation rounds revisit just those, in the same order.
         List<Item> growable = new ArrayList<>();
         List<MovedFunction> owners = new ArrayList<>();

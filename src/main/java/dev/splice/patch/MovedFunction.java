@@ -23,7 +23,13 @@ final class MovedFunction {
         /** An original instruction: its opcode and bits. */
         Opcode op;
         int bits;
-        byte[] bytes;
+        /** FRAGMENT: the code of each insertion and their total size (set by layout). */
+        FragmentCode[] codes;
+        int fragmentSize;
+        /** FRAGMENT: the number of its first insertion ({@code {id}}; the others follow), -1 for the runtime's. */
+        int firstId;
+        /** FRAGMENT: the template fields of each insertion (set by layout). */
+        PointFields[] points;
         /** Conditional branch: the 32-bit condition (beq..bgeu) it is or expands to; operands. */
         Opcode branch;
         int rs1;
@@ -67,7 +73,7 @@ final class MovedFunction {
 
         int size() {
             return switch (kind) {
-                case FRAGMENT -> bytes.length;
+                case FRAGMENT -> fragmentSize;
                 case BRANCH, JUMP, FALLTHROUGH -> form.size();
                 default -> oldSize;
             };

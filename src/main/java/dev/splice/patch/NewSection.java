@@ -16,15 +16,17 @@ final class NewSection {
 
     private NewSection() {}
 
-    /** The first page above everything loaded that keeps the load base (see ElfEditor.addressForNewSegments). */
-    static long address(ElfEditor editor, MovedCode moved) {
-        long size = 0;
+    /**
+     * The first page above everything loaded that keeps the load base (see
+     * ElfEditor.addressForNewSegments), for the moved code, its fragments (their assembled sizes:
+     * the text of a fragment, its comments, changes nothing) and {@code extra} more bytes.
+     */
+    static long address(ElfEditor editor, MovedCode moved, long extra) {
+        long size = extra;
         for (MovedFunction m : moved.functions()) {
             size += 2 * m.function.size() + 64;
             for (Item f : m.fragments.values()) {
-                for (Insertion i : f.insertions) {
-                    size += 4L * i.fragment().length();
-                }
+                size += f.fragmentSize;
             }
         }
         return editor.addressForNewSegments(8 * size + (1 << 16));

@@ -18,17 +18,23 @@ final class NewSectionEncoder {
     private final MovedCode moved;
     private final String file;
     private final FragmentAssembler fragments;
+    private final long runtime;
 
-    NewSectionEncoder(MovedCode moved, String file, FragmentAssembler fragments) {
+    /** {@code runtime}: the runtime's address, which calls from fragments reach. */
+    NewSectionEncoder(MovedCode moved, String file, FragmentAssembler fragments, long runtime) {
         this.moved = moved;
         this.file = file;
         this.fragments = fragments;
+        this.runtime = runtime;
     }
 
-    /** The new section's bytes: its first byte at {@code base}, its last before {@code end}. */
-    byte[] encode(long base, long end) {
+    /**
+     * The new section's bytes: its first byte at {@code base}, its last before {@code end}; the
+     * moved code from {@code codeStart} (the runtime's bytes go before it, written by the caller).
+     */
+    byte[] encode(long base, long codeStart, long end) {
         byte[] out = new byte[(int) (end - base)];
-        long previousEnd = base;
+        long previousEnd = codeStart;
         for (MovedFunction m : moved.functions()) {
             fillPadding(out, previousEnd - base, m.newStart - base);
             for (Item i : m.items) {
@@ -43,11 +49,7 @@ final class NewSectionEncoder {
                         putU32(out, at, i.bits);
                     }
                 } else if (kind == Kind.FRAGMENT) {
-                    byte[] b = fragments.assemble(i, i.newAddress);
-                    if (b.length != i.size()) {
-                        throw new IllegalStateException("size of the fragment at 0x" + Long.toHexString(i.oldAddress) + " changed");
-                    }
-                    System.arraycopy(b, 0, out, at, b.length);
+                    fragments.place(i, i.points, runtime, out, at);
                 } else {
                     long target = kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
                     i.form.encode(i, target - i.newAddress, out, at);

@@ -22,6 +22,8 @@ public class PatchException extends BadInputException {
         MALFORMED_INPUT,
         /** The program header table has no spare entry to become the new code segment. */
         NO_SPARE_PROGRAM_HEADER,
+        /** Counters are asked for, but the binary has no {@code _exit} to write them from. */
+        NO_EXIT_HOOK,
         /** An insertion address lies in no function. */
         NOT_IN_FUNCTION,
         /** A replaced function's name or address names no function (or is no address). */

@@ -16,13 +16,19 @@ final class Planner {
     private Planner() {}
 
     /**
-     * The functions that move, decoded, with their fragments; {@code predecoded} (bulk mode) holds
-     * functions decoded already, which are taken over (and removed from it).
+     * The functions that move, decoded, with their fragments (numbered as {@link Insertions#numbered}
+     * says; the {@code runtime}'s own insertions, such as the exit hook, after them, unnumbered);
+     * {@code predecoded} (bulk mode) holds functions decoded already, which are taken over (and
+     * removed from it).
      */
-    static MovedCode plan(Input in, List<Insertion> insertions, Map<Long, MovedFunction> predecoded) {
+    static MovedCode plan(Input in, List<Insertion> insertions, List<Insertion> runtime, Map<Long, MovedFunction> predecoded) {
         MovedCode moved = new MovedCode(in.file());
-        for (Insertion insertion : insertions) {
-            claim(in, moved, insertion);
+        List<Insertion> numbered = Insertions.numbered(insertions);
+        for (int id = 0; id < numbered.size(); id++) {
+            claim(in, moved, numbered.get(id), id);
+        }
+        for (Insertion insertion : runtime) {
+            claim(in, moved, insertion, -1);
         }
         FunctionDecoder decoder = new FunctionDecoder(in, moved, predecoded);
         for (MovedFunction m : moved.functions()) {
@@ -34,7 +40,7 @@ final class Planner {
         return moved;
     }
 
-    private static void claim(Input in, MovedCode moved, Insertion insertion) {
+    private static void claim(Input in, MovedCode moved, Insertion insertion, int id) {
         long a = insertion.address();
         Function f = in.elf().functionContaining(a).orElseThrow(() -> new PatchException(Reason.NOT_IN_FUNCTION,
                 insertion.fragmentName() + ": address 0x" + Long.toHexString(a) + " is not inside a function of " + in.file()));
@@ -51,6 +57,7 @@ final class Planner {
         if (frag == null) {
             frag = new Item(Kind.FRAGMENT, a, 0);
             frag.policy = insertion.branchTarget();
+            frag.firstId = id;
             m.fragments.put(a, frag);
         } else if (frag.policy != insertion.branchTarget()) {
             throw new PatchException(Reason.CONFLICTING_POLICIES, insertion.fragmentName() + ": insertions at 0x"

@@ -31,6 +31,7 @@ public final class Rewrite {
     private final List<Insertion> insertions = new ArrayList<>();
     /** Bulk insertion, when asked for. */
     private EntryFragment atEntries;
+    private Counters counters = Counters.NONE;
 
     /** The fragment of bulk insertion, its name in messages, and where references to the entries go. */
     private record EntryFragment(String fragment, String name, BranchTarget policy) {}
@@ -97,6 +98,31 @@ public final class Rewrite {
     }
 
     /**
+     * Gives the output at least {@code count} 8-byte counters, zero at start, in a read-write
+     * segment at {@code __splice_counters}, written to the counter file when the program ends (a
+     * fragment that uses {@code {counter}} implies one per insertion). See docs/patch.md, "Fragments".
+     *
+     * @param count the number of counter slots (0: only those the fragments imply)
+     * @return this rewrite
+     */
+    public Rewrite counters(int count) {
+        counters = new Counters(count, counters.file());
+        return this;
+    }
+
+    /**
+     * Names the file the counters are written to at exit ({@code %p} becomes the process id; the
+     * environment variable {@code SPLICE_COUNTER_FILE} overrides it at run time).
+     *
+     * @param file the file's name (null or empty: {@code splice-counters.%p} in the working directory)
+     * @return this rewrite
+     */
+    public Rewrite counterFile(String file) {
+        counters = new Counters(counters.count(), file);
+        return this;
+    }
+
+    /**
      * The instruction boundaries of {@code function} of the input where an insertion is accepted.
      *
      * @param function a function of the input
@@ -115,16 +141,16 @@ public final class Rewrite {
      */
     public Result run() {
         byte[] replaced = replacements.isEmpty() ? input.toBytes() : Replacer.replace(input, replacements);
-        if (insertions.isEmpty() && atEntries == null) {
+        if (insertions.isEmpty() && atEntries == null && counters.slots() == 0) {
             return new Result(replaced, List.of(), List.of());
         }
         // Insertion reads the replaced binary, in the input's addresses (replacement keeps every length).
         ElfFile base = replacements.isEmpty() ? input : ElfFile.parse(replaced, input.name());
         if (atEntries != null) {
             return BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
-                    atEntries.policy());
+                    atEntries.policy(), counters);
         }
-        return new Result(Inserter.insert(base, insertions), List.of(), List.of());
+        return new Result(Inserter.insert(base, insertions, counters), List.of(), List.of());
     }
 
     /**
