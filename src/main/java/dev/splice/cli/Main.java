@@ -24,6 +24,8 @@ import picocli.CommandLine;
             InfoCommand.class,
             RunCommand.class,
             PatchCommand.class,
+            InstrumentCommand.class,
+            ProfileCommand.class,
             BatCommand.class,
             WeighCommand.class,
             CommandLine.HelpCommand.class,
