@@ -25,6 +25,7 @@ import picocli.CommandLine;
             RunCommand.class,
             PatchCommand.class,
             PointsCommand.class,
+            InstrumentCommand.class,
             BatCommand.class,
             ProfileCommand.class,
             WeighCommand.class,

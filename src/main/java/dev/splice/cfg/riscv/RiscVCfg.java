@@ -126,6 +126,21 @@ public final class RiscVCfg {
     }
 
     /**
+     * The write-back's CFG (as {@link #of(byte[], int, int, int[])}) with more labels: offsets that
+     * data refers to (jump-table targets), each a block start.
+     *
+     * @param code the bytes of the function's section
+     * @param base where the function starts in {@code code}
+     * @param size its size in bytes
+     * @param landingPads the offsets of its landing pads
+     * @param labels offsets that start blocks
+     * @return the graph, or null if a label is inside an instruction or the bytes end inside one
+     */
+    public static ControlFlowGraph of(byte[] code, int base, int size, int[] landingPads, int[] labels) {
+        return build(code, base, size, new int[0], landingPads, labels, false, false, false);
+    }
+
+    /**
      * The write-back's CFG of a function of an ELF file, with its landing pads (reads the file's
      * {@code .eh_frame} and LSDAs each call; for many functions read {@link LandingPads#of} once and
      * use {@link #of(byte[], int, int, int[])}).

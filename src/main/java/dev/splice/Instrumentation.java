@@ -1,0 +1,270 @@
+package dev.splice;
+
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.BadInputException;
+import dev.splice.cfg.EdgeProfileException;
+import dev.splice.cfg.FunctionEdges;
+import dev.splice.cfg.FunctionEdges.FlowEdge;
+import dev.splice.cfg.riscv.RiscVEdges;
+import dev.splice.elf.ElfEditor;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Function;
+import dev.splice.elf.Section;
+import dev.splice.elf.reloc.RiscVAttributes;
+import dev.splice.patch.BranchTarget;
+import dev.splice.patch.Insertion;
+import dev.splice.patch.PatchException;
+import dev.splice.profile.EdgeMap;
+import dev.splice.profile.EdgeProfile;
+import dev.splice.profile.Fdata;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * {@code splice instrument} and {@code splice profile convert}: edge profiles by instrumentation
+ * (docs/instrument.md). Each selected function's flow network gets counters on the complement of
+ * a spanning tree ({@code cfg.EdgeCounters}); the counters are fragments inserted by the
+ * write-back, written at exit by the runtime as raw 8-byte words; the output carries the counter
+ * map ({@link EdgeMap}, section {@value EdgeMap#SECTION}), from which {@link #convert} recovers
+ * every edge count and writes fdata in the input's coordinates.
+ */
+public final class Instrumentation {
+    /** The counter file's default name, as BOLT's instrumentation writes /tmp/prof.fdata. */
+    public static final String DEFAULT_COUNTER_FILE = "/tmp/prof.counters";
+    /** Functions never instrumented: the exit hook's (its counters would be written before they count). */
+    private static final Set<String> EXCLUDED = Set.of("_exit");
+    /** Symbols of thread creation in a static binary. */
+    private static final Set<String> THREAD_CREATION = Set.of("pthread_create", "thrd_create", "__pthread_create_2_1");
+
+    private Instrumentation() {}
+
+    /**
+     * What {@link #instrument} did.
+     *
+     * @param functions the functions instrumented
+     * @param counters the counters placed
+     * @param edges the edges of their networks (counted or not)
+     * @param atomic whether the counters are incremented with amoadd.d
+     * @param skipped the functions selected but left alone, with why, in address order
+     */
+    public record Summary(int functions, int counters, int edges, boolean atomic, List<Skipped> skipped) {}
+
+    /**
+     * A function left alone.
+     *
+     * @param function its name
+     * @param address its address
+     * @param reason why
+     */
+    public record Skipped(String function, long address, String reason) {}
+
+    /**
+     * Writes an instrumented copy of a static RISC-V executable linked with --emit-relocs.
+     *
+     * @param input the input binary (never modified)
+     * @param output the instrumented binary (written atomically)
+     * @param globs shell globs over function names ({@code *}, {@code ?}); empty: every function
+     * @param counterFile the counter file's name at run time ({@code %p}: the pid; the environment
+     *     variable SPLICE_COUNTER_FILE overrides it); null: {@value #DEFAULT_COUNTER_FILE}
+     * @return what was done
+     * @throws BadInputException when the binary cannot be instrumented at all
+     */
+    public static Summary instrument(Path input, Path output, List<String> globs, String counterFile) {
+        ElfFile elf = ElfFile.read(input);
+        boolean atomic = hasAtomics(elf);
+        if (!atomic && mayCreateThreads(elf)) {
+            throw new BadInputException(input + ": the binary may create threads but its Tag_RISCV_arch has no A "
+                    + "extension: plain counter increments would lose counts, amoadd.d is not available");
+        }
+        CounterFragments fragments = new CounterFragments(atomic);
+        Pattern selected = globs(globs);
+        RiscVEdges.Binary binary = RiscVEdges.Binary.of(elf);
+        dev.splice.patch.Rewrite probe = dev.splice.patch.Rewrite.of(elf);
+        Map<Function, FunctionEdges> networks = new LinkedHashMap<>();
+        List<Skipped> skipped = new ArrayList<>();
+        Set<Long> seen = new HashSet<>();
+        List<Function> functions = new ArrayList<>(elf.functions());
+        functions.sort(Comparator.comparingLong(Function::address));
+        for (Function f : functions) {
+            if (f.size() <= 0 || f.section() == null || !f.section().isExecutable() || !selected.matcher(f.name()).matches()
+                    || EXCLUDED.contains(f.name()) || !seen.add(f.address())) {
+                continue;
+            }
+            try {
+                Set<Long> points = new HashSet<>(probe.insertionPoints(f));
+                networks.put(f, RiscVEdges.of(binary, f, at -> points.contains(f.address() + at)));
+            } catch (PatchException | EdgeProfileException e) {
+                skipped.add(new Skipped(f.name(), f.address(), e.getMessage()));
+            }
+        }
+        Map<Long, String> names = new java.util.HashMap<>();
+        for (Function f : functions) {
+            names.putIfAbsent(f.address(), f.name());
+        }
+        while (true) {
+            List<Insertion> insertions = new ArrayList<>();
+            List<EdgeMap.FunctionMap> maps = new ArrayList<>();
+            Map<FlowEdge, Integer> order = new java.util.IdentityHashMap<>();
+            for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
+                for (int c : n.getValue().counters().counted()) {
+                    FlowEdge e = n.getValue().edges().get(c);
+                    order.put(e, insertions.size());
+                    insertions.add(insertion(elf, n.getKey(), e, fragments));
+                }
+            }
+            int[] slotOf = slots(insertions);
+            for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
+                maps.add(map(names, n.getKey(), n.getValue(), e -> order.containsKey(e) ? slotOf[order.get(e)] : -1));
+            }
+            if (insertions.isEmpty()) {
+                throw new BadInputException(input + ": no function to instrument" + (skipped.isEmpty() ? ""
+                        : " (" + skipped.size() + " left alone; first: " + skipped.get(0).reason() + ")"));
+            }
+            dev.splice.patch.Rewrite rewrite = dev.splice.patch.Rewrite.of(elf)
+                    .counterFile(counterFile == null ? DEFAULT_COUNTER_FILE : counterFile);
+            insertions.forEach(rewrite::insert);
+            byte[] bytes;
+            try {
+                bytes = rewrite.run().bytes();
+            } catch (PatchException e) {
+                Function culprit = networks.keySet().stream().filter(f -> f.address() == e.functionAddress()).findFirst()
+                        .orElseThrow(() -> e);
+                networks.remove(culprit);
+                skipped.add(new Skipped(culprit.name(), culprit.address(), e.getMessage()));
+                continue;
+            }
+            EdgeMap map = new EdgeMap(insertions.size(), maps);
+            writeWithMap(bytes, map, output);
+            skipped.sort(Comparator.comparingLong(Skipped::address));
+            int edges = networks.values().stream().mapToInt(n -> n.edges().size()).sum();
+            return new Summary(networks.size(), insertions.size(), edges, atomic, List.copyOf(skipped));
+        }
+    }
+
+    /**
+     * What {@link #convert} wrote.
+     *
+     * @param functions the functions in the map
+     * @param branchLines the fdata lines written
+     */
+    public record Converted(int functions, int branchLines) {}
+
+    /**
+     * Converts the raw counters of a run of an instrumented binary into fdata in the input's coordinates.
+     *
+     * @param instrumented the binary {@link #instrument} wrote (it holds the counter map)
+     * @param counters the counter file the run wrote
+     * @param fdata the profile to write (atomically)
+     * @return what was written
+     * @throws BadInputException when the binary has no map, or the counters do not fit it
+     */
+    public static Converted convert(Path instrumented, Path counters, Path fdata) {
+        ElfFile elf = ElfFile.read(instrumented);
+        Section s = elf.section(EdgeMap.SECTION).orElseThrow(() -> new BadInputException(instrumented
+                + ": no " + EdgeMap.SECTION + " section: not a binary 'splice instrument' wrote"));
+        EdgeMap map = EdgeMap.parse(new String(elf.contents(s), StandardCharsets.UTF_8), instrumented + " " + EdgeMap.SECTION);
+        byte[] raw;
+        try {
+            raw = Files.readAllBytes(counters);
+        } catch (IOException e) {
+            throw new BadInputException("cannot read " + counters + ": " + e.getMessage(), e);
+        }
+        Fdata profile = EdgeProfile.fdata(map, EdgeProfile.counters(raw, map, counters.toString()));
+        StringWriter text = new StringWriter();
+        try {
+            profile.write(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        AtomicFiles.write(fdata, text.toString().getBytes(StandardCharsets.UTF_8));
+        return new Converted(map.functions().size(), profile.branches().size());
+    }
+
+    private static Insertion insertion(ElfFile elf, Function f, FlowEdge e, CounterFragments fragments) {
+        long at = f.address() + e.probeOffset();
+        String name = "edge counter (" + e.kind().name().toLowerCase(Locale.ROOT) + ") in " + f.name();
+        return switch (e.probe()) {
+            case BEFORE -> new Insertion(at, fragments.always(), name, BranchTarget.INSERTED);
+            case BEFORE_IF_TAKEN -> new Insertion(at, fragments.ifTaken(elf, at), name, BranchTarget.INSERTED);
+            case AT_FALL_THROUGH -> new Insertion(at, fragments.always(), name, BranchTarget.ORIGINAL);
+            case NONE -> throw new IllegalStateException("a counter on an edge without a probe: " + e);
+        };
+    }
+
+    /** Each insertion's counter slot: its number as the write-back gives it (by address, stable). */
+    private static int[] slots(List<Insertion> insertions) {
+        Integer[] idx = new Integer[insertions.size()];
+        for (int i = 0; i < idx.length; i++) {
+            idx[i] = i;
+        }
+        java.util.Arrays.sort(idx, Comparator.comparingLong(i -> insertions.get(i).address()));
+        int[] slot = new int[idx.length];
+        for (int k = 0; k < idx.length; k++) {
+            slot[idx[k]] = k;
+        }
+        return slot;
+    }
+
+    private static EdgeMap.FunctionMap map(Map<Long, String> names, Function f, FunctionEdges net,
+                                           java.util.function.ToIntFunction<FlowEdge> slot) {
+        List<EdgeMap.Edge> edges = new ArrayList<>();
+        for (FlowEdge e : net.edges()) {
+            edges.add(new EdgeMap.Edge(e.from(), e.to(), e.kind(), e.fromOffset(), e.toOffset(), slot.applyAsInt(e)));
+        }
+        List<EdgeMap.Call> calls = new ArrayList<>();
+        for (FunctionEdges.CallSite c : net.calls()) {
+            String callee = c.target() < 0 ? null : names.get(c.target());
+            calls.add(new EdgeMap.Call(c.block(), c.offset(), callee));
+        }
+        return new EdgeMap.FunctionMap(f.name(), f.address(), net.nodes(), edges, calls);
+    }
+
+    private static void writeWithMap(byte[] bytes, EdgeMap map, Path output) {
+        ElfEditor editor = ElfFile.parse(bytes, output.toString()).edit();
+        editor.addSection(EdgeMap.SECTION, Section.SHT_PROGBITS, 0, 0, 1, 0, 0, 0,
+                map.toText().getBytes(StandardCharsets.UTF_8));
+        new dev.splice.patch.Rewrite.Result(editor.toBytes(), List.of(), List.of()).writeTo(output);
+    }
+
+    private static boolean hasAtomics(ElfFile elf) {
+        String[] parts = RiscVAttributes.arch(elf).orElse("rv64gc").toLowerCase(Locale.ROOT).replaceAll("\\d+p\\d+", "")
+                .split("_");
+        if (!parts[0].startsWith("rv64")) {
+            return false;
+        }
+        String letters = parts[0].substring(4);
+        return letters.indexOf('a') >= 0 || letters.indexOf('g') >= 0 || java.util.Arrays.asList(parts).contains("a");
+    }
+
+    private static boolean mayCreateThreads(ElfFile elf) {
+        return elf.functions().stream().anyMatch(f -> THREAD_CREATION.contains(f.name()));
+    }
+
+    private static Pattern globs(List<String> globs) {
+        if (globs.isEmpty()) {
+            return Pattern.compile(".*", Pattern.DOTALL);
+        }
+        List<String> parts = new ArrayList<>();
+        for (String g : globs) {
+            StringBuilder re = new StringBuilder();
+            for (char c : g.toCharArray()) {
+                re.append(c == '*' ? ".*" : c == '?' ? "." : Pattern.quote(String.valueOf(c)));
+            }
+            parts.add(re.toString());
+        }
+        return Pattern.compile(String.join("|", parts), Pattern.DOTALL);
+    }
+}

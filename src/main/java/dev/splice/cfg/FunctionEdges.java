@@ -1,0 +1,286 @@
+package dev.splice.cfg;
+
+import dev.splice.cfg.ControlFlowGraph.Block;
+import dev.splice.cfg.ControlFlowGraph.Kind;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A function's control-flow graph as a flow network for edge counters ({@link EdgeCounters}): the
+ * blocks of its {@link ControlFlowGraph} plus one virtual node ({@link #virtualNode()}) that enters
+ * its entry points and that every way out of it enters, so that what enters a node leaves it. Each
+ * edge says where a counter for it would go ({@link Probe}) in Splice's insertion model: a
+ * fragment runs before an instruction; at a block start with branch-target policy ORIGINAL only
+ * fall-through (and a return to the address after a call) runs it, with INSERTED every arrival
+ * does. docs/instrument.md has the proof that each probe counts exactly its edge.
+ *
+ * @param blocks the number of blocks (the virtual node is {@code blocks}; in-nodes of split blocks
+ *     follow it)
+ * @param edges the edges, in a fixed order (block by block, as {@link #of} lists them)
+ * @param calls the call sites, in address order
+ * @param counters the counted edges
+ */
+public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> calls, EdgeCounters counters) {
+    /** What an edge stands for. */
+    public enum EdgeKind {
+        /** Virtual: the function is entered at an entry block (its start, a landing pad). */
+        ENTRY,
+        /**
+         * Every arrival at a block, from the block's in-node to the block: blocks entered from
+         * outside where the entry alone cannot be counted (a landing pad; the function's start when
+         * code in the function branches back to it) get an in-node that all their in-edges enter.
+         */
+        ARRIVAL,
+        /** A conditional branch taken to a block of the function. */
+        TAKEN,
+        /** An unconditional jump to a block of the function. */
+        JUMP,
+        /** Execution runs from a block's last instruction into the next block (also after a call). */
+        FALL_THROUGH,
+        /** A conditional branch whose target is the next block: taken and fall-through together. */
+        TAKEN_OR_FALL_THROUGH,
+        /** An indirect jump, through a table, to a block data refers to (no counter: the tree holds it). */
+        TABLE,
+        /** Virtual: a return, a tail call, an indirect jump out, a conditional tail call taken. */
+        EXIT,
+        /**
+         * Virtual: control leaves the block without reaching its end: a call that does not return
+         * (exit, a throw, longjmp), a trap, or running off the function's end.
+         */
+        LEAVES
+    }
+
+    /** Where a counter for an edge goes. */
+    public enum Probe {
+        /** Before the instruction at the probe offset, branch-target policy INSERTED: each execution counts. */
+        BEFORE,
+        /** Before the conditional branch at the probe offset (policy INSERTED), counting only when it is taken. */
+        BEFORE_IF_TAKEN,
+        /** At the start of the edge's target block with policy ORIGINAL: only fall-through counts. */
+        AT_FALL_THROUGH,
+        /** The edge cannot carry a counter: it stays in the spanning tree. */
+        NONE
+    }
+
+    /**
+     * One edge of the flow network.
+     *
+     * @param from its source block (or the virtual node)
+     * @param to its target block (or the virtual node)
+     * @param kind what it stands for
+     * @param fromOffset the offset of the instruction it leaves from (a branch, a jump, a block's
+     *     last instruction; the exit instruction), -1 for {@link EdgeKind#ENTRY}
+     * @param toOffset the offset it goes to (a block start), -1 into the virtual node
+     * @param probe where its counter goes
+     * @param probeOffset the offset of the instruction the counter's fragment precedes, -1 for none
+     */
+    public record FlowEdge(int from, int to, EdgeKind kind, int fromOffset, int toOffset, Probe probe, int probeOffset) {}
+
+    /**
+     * A call instruction.
+     *
+     * @param block the block holding it
+     * @param offset its offset
+     * @param target the absolute address it calls, or -1 for an indirect call
+     */
+    public record CallSite(int block, int offset, long target) {}
+
+    /**
+     * What the CFG does not say about single instructions, from the ISA's decoder.
+     *
+     * @param kind per byte offset, the kind of the instruction starting there (CALL for calls)
+     * @param target per byte offset, the direct target offset of a CONDITIONAL or JUMP there
+     * @param callTarget per byte offset, the absolute target address of a direct call there, else -1
+     * @param probeAt per byte offset, where a fragment counting the executions of the instruction
+     *     there goes (itself, or the start of the pc-relative pair it ends), -1 where no fragment
+     *     may go
+     * @param insertable per byte offset, whether a fragment may precede the instruction there
+     * @param indirectTargets per byte offset, for an indirect jump that may go through a table, the
+     *     offsets it may go to (labels data refers to), else null
+     * @param mayStop per byte offset, whether the instruction there may not come back although it is
+     *     no call (a system call: exit, exit_group, execve)
+     */
+    public record Instructions(Kind[] kind, int[] target, long[] callTarget, int[] probeAt, boolean[] insertable,
+                               int[][] indirectTargets, boolean[] mayStop) {}
+
+    /** {@return the number of nodes: the blocks, the virtual node, the in-nodes} */
+    public int nodes() {
+        return counters.nodes();
+    }
+
+    /** {@return the virtual node's number: the number of blocks} */
+    public int virtualNode() {
+        return blocks;
+    }
+
+    /**
+     * The flow network of a function, with counters chosen.
+     *
+     * @param cfg the function's CFG (the write-back's view)
+     * @param code its instructions' details
+     * @return the network
+     * @throws EdgeCounters.UncountableCycleException if edges that cannot carry a counter close a cycle
+     */
+    public static FunctionEdges of(ControlFlowGraph cfg, Instructions code) {
+        List<Block> blocks = cfg.blocks();
+        int n = blocks.size();
+        int virtual = n;
+        List<FlowEdge> edges = new ArrayList<>();
+        List<CallSite> calls = new ArrayList<>();
+        boolean[] hasPredecessor = new boolean[n];
+        for (Block b : blocks) {
+            for (int s : b.successors()) {
+                hasPredecessor[s] = true;
+            }
+        }
+        int[] node = new int[n]; // where edges into a block go: the block, or its in-node
+        int nodes = n + 1;
+        for (Block b : blocks) {
+            node[b.index()] = b.index();
+            if (b.entryPoint()) {
+                boolean countable = code.insertable()[b.start()];
+                if (b.index() == 0 && !hasPredecessor[0]) {
+                    edges.add(new FlowEdge(virtual, 0, EdgeKind.ENTRY, -1, 0, countable ? Probe.BEFORE : Probe.NONE,
+                            countable ? 0 : -1));
+                } else {
+                    node[b.index()] = nodes++;
+                    edges.add(new FlowEdge(virtual, node[b.index()], EdgeKind.ENTRY, -1, b.start(), Probe.NONE, -1));
+                    edges.add(new FlowEdge(node[b.index()], b.index(), EdgeKind.ARRIVAL, -1, b.start(),
+                            countable ? Probe.BEFORE : Probe.NONE, countable ? b.start() : -1));
+                }
+            }
+        }
+        for (Block b : blocks) {
+            boolean leaves = false;
+            for (int at : b.instructions()) {
+                if (code.kind()[at] == Kind.CALL) {
+                    calls.add(new CallSite(b.index(), at, code.callTarget()[at]));
+                    leaves = true;
+                }
+                leaves |= code.mayStop()[at];
+            }
+            int last = b.instructions().get(b.instructions().size() - 1);
+            int beforeLast = b.instructions().size() > 1 ? b.instructions().get(b.instructions().size() - 2) : -1;
+            switch (b.kind()) {
+                case CONDITIONAL -> {
+                    int target = blocks.get(cfg.blockIndexAt(code.target()[last])).index();
+                    if (target == b.fallThrough()) {
+                        edges.add(before(b.index(), target, EdgeKind.TAKEN_OR_FALL_THROUGH, last, blocks, code));
+                    } else {
+                        edges.add(ifTaken(b.index(), target, last, blocks, code));
+                        if (b.fallThrough() >= 0) {
+                            edges.add(fallThrough(b, blocks, last, code));
+                        }
+                    }
+                }
+                case JUMP -> {
+                    int jumpTarget = cfg.blockIndexAt(code.target()[last]);
+                    if (beforeLast >= 0 && code.kind()[beforeLast] == Kind.CONDITIONAL) {
+                        int branchTarget = cfg.blockIndexAt(code.target()[beforeLast]);
+                        if (branchTarget == jumpTarget) {
+                            edges.add(before(b.index(), jumpTarget, EdgeKind.JUMP, beforeLast, blocks, code));
+                        } else {
+                            edges.add(ifTaken(b.index(), branchTarget, beforeLast, blocks, code));
+                            edges.add(before(b.index(), jumpTarget, EdgeKind.JUMP, last, blocks, code));
+                        }
+                    } else {
+                        edges.add(before(b.index(), jumpTarget, EdgeKind.JUMP, last, blocks, code));
+                    }
+                }
+                case CONDITIONAL_TAIL_CALL -> {
+                    edges.add(ifTaken(b.index(), virtual, last, blocks, code));
+                    if (b.fallThrough() >= 0) {
+                        edges.add(fallThrough(b, blocks, last, code));
+                    } else {
+                        leaves = true;
+                    }
+                }
+                case EXIT -> {
+                    if (code.indirectTargets()[last] != null) {
+                        java.util.TreeSet<Integer> targets = new java.util.TreeSet<>();
+                        for (int t : code.indirectTargets()[last]) {
+                            targets.add(cfg.blockIndexAt(t));
+                        }
+                        for (int t : targets) {
+                            edges.add(new FlowEdge(b.index(), t, EdgeKind.TABLE, last, blocks.get(t).start(), Probe.NONE, -1));
+                        }
+                    } else {
+                        edges.add(before(b.index(), virtual, EdgeKind.EXIT, last, blocks, code));
+                    }
+                }
+                case PLAIN, CALL -> {
+                    if (b.fallThrough() >= 0) {
+                        edges.add(fallThrough(b, blocks, last, code));
+                    } else {
+                        leaves = true;
+                    }
+                }
+                default -> leaves = true; // TRAP; INDIRECT does not occur in the write-back's view
+            }
+            if (leaves) {
+                edges.add(new FlowEdge(b.index(), virtual, EdgeKind.LEAVES, last, -1, Probe.NONE, -1));
+            }
+        }
+        for (int i = 0; i < edges.size(); i++) {
+            FlowEdge e = edges.get(i);
+            if (e.kind() != EdgeKind.ARRIVAL && e.kind() != EdgeKind.ENTRY && e.to() < n && node[e.to()] != e.to()) {
+                edges.set(i, new FlowEdge(e.from(), node[e.to()], e.kind(), e.fromOffset(), e.toOffset(), e.probe(),
+                        e.probeOffset()));
+            }
+        }
+        edges = withoutPolicyConflicts(edges, blocks);
+        long[] weight = Frequencies.estimate(nodes, edges);
+        List<EdgeCounters.Edge> network = new ArrayList<>(edges.size());
+        for (int i = 0; i < edges.size(); i++) {
+            FlowEdge e = edges.get(i);
+            network.add(new EdgeCounters.Edge(e.from(), e.to(), weight[i], e.probe() != Probe.NONE));
+        }
+        try {
+            return new FunctionEdges(n, List.copyOf(edges), List.copyOf(calls), EdgeCounters.choose(nodes, network));
+        } catch (EdgeCounters.UncountableCycleException e) {
+            FlowEdge x = edges.get(e.edge());
+            throw new EdgeProfileException("the " + x.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+                    + " edge at +0x" + Integer.toHexString(Math.max(x.fromOffset(), x.toOffset()))
+                    + " cannot carry a counter and closes a cycle of edges that cannot either");
+        }
+    }
+
+    private static FlowEdge fallThrough(Block b, List<Block> blocks, int last, Instructions code) {
+        Block next = blocks.get(b.fallThrough());
+        boolean ok = code.insertable()[next.start()];
+        return new FlowEdge(b.index(), next.index(), EdgeKind.FALL_THROUGH, last, next.start(),
+                ok ? Probe.AT_FALL_THROUGH : Probe.NONE, ok ? next.start() : -1);
+    }
+
+    private static FlowEdge before(int from, int to, EdgeKind kind, int at, List<Block> blocks, Instructions code) {
+        int probe = code.probeAt()[at];
+        int toOffset = to < blocks.size() ? blocks.get(to).start() : -1;
+        return new FlowEdge(from, to, kind, at, toOffset, probe >= 0 ? Probe.BEFORE : Probe.NONE, probe);
+    }
+
+    private static FlowEdge ifTaken(int from, int to, int at, List<Block> blocks, Instructions code) {
+        boolean ok = code.insertable()[at];
+        int toOffset = to < blocks.size() ? blocks.get(to).start() : -1;
+        return new FlowEdge(from, to, to < blocks.size() ? EdgeKind.TAKEN : EdgeKind.EXIT, at, toOffset,
+                ok ? Probe.BEFORE_IF_TAKEN : Probe.NONE, ok ? at : -1);
+    }
+
+    /**
+     * One address takes one branch-target policy: a fall-through probe (ORIGINAL) at a block start
+     * that another probe (INSERTED) also precedes, or where a fragment may not go, cannot be.
+     */
+    private static List<FlowEdge> withoutPolicyConflicts(List<FlowEdge> edges, List<Block> blocks) {
+        java.util.Set<Integer> inserted = new java.util.HashSet<>();
+        for (FlowEdge e : edges) {
+            if (e.probe() == Probe.BEFORE || e.probe() == Probe.BEFORE_IF_TAKEN) {
+                inserted.add(e.probeOffset());
+            }
+        }
+        List<FlowEdge> out = new ArrayList<>(edges.size());
+        for (FlowEdge e : edges) {
+            boolean conflict = e.probe() == Probe.AT_FALL_THROUGH && inserted.contains(e.probeOffset());
+            out.add(conflict ? new FlowEdge(e.from(), e.to(), e.kind(), e.fromOffset(), e.toOffset(), Probe.NONE, -1) : e);
+        }
+        return out;
+    }
+}
