@@ -48,6 +48,7 @@ final class Inserter {
         MovedCode moved = Planner.plan(in, insertions, predecoded);
         Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
+        SymbolMover.markOldBodies(elf, moved, editor); // grows .symtab: before the new segment's file offset is chosen
         long base = NewSection.address(editor, moved);
         long end = new Layout(in, moved, fragments).place(base);
         Phases.mark("layout");
