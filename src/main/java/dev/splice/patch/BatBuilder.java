@@ -1,55 +1,43 @@
 package dev.splice.patch;
 
 import dev.splice.bat.BatWriter;
+import dev.splice.cfg.ControlFlowGraph;
+import dev.splice.cfg.LandingPads;
+import dev.splice.cfg.riscv.RiscVCfg;
+import dev.splice.cfg.riscv.RiscVDataReferences;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Function;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
+import java.util.Arrays;
+import java.util.Map;
 
 /**
  * The .note.bolt_bat of a rewritten binary: for each moved function, an entry for every
  * instruction of the new copy, mapping it to the original instruction (inserted instructions map
  * to the instruction they precede; the added jump back after the function maps to its last
  * instruction). BOLT reads every entry without the branch bit as a block start (that is how
- * perf2bolt finds fall-throughs), so only the first entry of each original block goes without
- * it; every other entry carries the bit: it still translates samples exactly but makes no block.
+ * perf2bolt finds fall-throughs), so only the first entry of each of BOLT's blocks of the input
+ * function goes without it; every other entry carries the bit: it still translates samples
+ * exactly but makes no block.
  */
 final class BatBuilder {
+    private final ElfFile input;
     private final MovedCode moved;
+    private final Trampolines trampolines;
 
-    BatBuilder(MovedCode moved) {
+    BatBuilder(ElfFile input, MovedCode moved, Trampolines trampolines) {
+        this.input = input;
         this.moved = moved;
+        this.trampolines = trampolines;
     }
 
     byte[] encode() {
         BatWriter writer = new BatWriter();
-        long[] starts = new long[64];
+        InputBlocks inputBlocks = new InputBlocks(input);
         for (MovedFunction m : moved.functions()) {
             long start = m.function.address();
-            // The input block starts, sorted and unique (offset 0, branch targets inside, the instructions after branches).
-            int n = 0;
-            starts[n++] = 0;
-            for (Item i : m.items) {
-                if (i.kind != Kind.BRANCH && i.kind != Kind.JUMP) {
-                    continue;
-                }
-                if (n + 2 > starts.length) {
-                    starts = java.util.Arrays.copyOf(starts, starts.length * 2);
-                }
-                if (m.contains(i.target)) {
-                    starts[n++] = i.target - start;
-                }
-                long next = i.oldAddress + i.oldSize;
-                if (m.contains(next)) {
-                    starts[n++] = next - start;
-                }
-            }
-            java.util.Arrays.sort(starts, 0, n);
-            int unique = 0;
-            for (int k = 0; k < n; k++) {
-                if (unique == 0 || starts[k] != starts[unique - 1]) {
-                    starts[unique++] = starts[k];
-                }
-            }
-            long[] blocks = java.util.Arrays.copyOf(starts, unique);
+            long[] blocks = inputBlocks.starts(m);
             BatWriter.Function f = writer.function(m.newStart, 0, blocks.length);
             for (int index = 0; index < blocks.length; index++) {
                 f.block(blocks[index], index, 0);
@@ -83,14 +71,85 @@ final class BatBuilder {
                     }
                 }
             }
+            oldEntry(f, m);
         }
         return writer.encodeNote();
     }
 
-    /** Adds entries, keeping the branch bit off only on the first entry of each original block. */
+    /**
+     * The old entry (the trampoline to the copy, under its {@code NAME.splice.org} symbol) as a
+     * cold fragment of the copy whose every entry maps to input offset 0: perf2bolt-22 then takes
+     * a call through the old entry for a call to the function's entry, as it was in the input. A
+     * real cold fragment never maps to offset 0 (BOLT does not split off the entry block), which
+     * is how Splice's translation recognises the trampoline's own jump to the copy and leaves it
+     * out (perf2bolt counts it as a call of the function from its entry).
+     */
+    private void oldEntry(BatWriter.Function f, MovedFunction m) {
+        BatWriter.Fragment old = f.coldFragment(m.function.address());
+        old.entry(0, 0, false);
+        long jump = trampolines.jumpOffset(m);
+        if (jump != 0) {
+            old.entry(jump, 0, true);
+        }
+    }
+
+    /**
+     * The block starts of the input functions as perf2bolt-22 and llvm-bolt-22 form them (calls do
+     * not end blocks; a jump right after a conditional branch joins its block; in a binary with
+     * relocations every code address data refers to is a label): the blocks a profile of the input
+     * is counted in, so a translated profile of the output must use the same ones.
+     */
+    private static final class InputBlocks {
+        private final ElfFile elf;
+        private final Map<Long, long[]> landingPads;
+        private final long[] dataReferences;
+        private final Map<Integer, byte[]> sectionBytes = new java.util.HashMap<>();
+
+        InputBlocks(ElfFile elf) {
+            this.elf = elf;
+            this.landingPads = LandingPads.of(elf);
+            this.dataReferences = RiscVDataReferences.of(elf);
+        }
+
+        /** The offsets of the blocks of {@code m}'s input function, ascending, 0 first. */
+        long[] starts(MovedFunction m) {
+            Function f = m.function;
+            byte[] code = sectionBytes.computeIfAbsent(f.section().index(), i -> elf.contents(f.section()));
+            int base = (int) (f.address() - f.section().address());
+            int size = (int) f.size();
+            int[] pads = offsetsIn(landingPads.getOrDefault(f.address(), new long[0]), f);
+            ControlFlowGraph cfg = RiscVCfg.of(code, base, size, new int[0], pads, offsetsIn(dataReferences, f),
+                    dataReferences.length > 0, false);
+            if (cfg == null) {
+                // perf2bolt builds no CFG (a conditional branch leaves the function): the write-back's view.
+                cfg = RiscVCfg.of(code, base, size, pads);
+            }
+            if (cfg == null) {
+                throw new IllegalStateException("no CFG of moved function " + f.name()); // it was decoded from start to end
+            }
+            return Arrays.stream(cfg.blockStarts()).asLongStream().toArray();
+        }
+
+        /** The offsets in {@code f} of the sorted addresses that lie inside it. */
+        private static int[] offsetsIn(long[] sorted, Function f) {
+            int from = Arrays.binarySearch(sorted, f.address());
+            from = from < 0 ? -from - 1 : from;
+            int to = from;
+            while (to < sorted.length && sorted[to] < f.endAddress()) {
+                to++;
+            }
+            int[] out = new int[to - from];
+            for (int i = from; i < to; i++) {
+                out[i - from] = (int) (sorted[i] - f.address());
+            }
+            return out;
+        }
+    }
+
+    /** Adds entries, keeping the branch bit off only on the first entry of each input block. */
     private record Entries(BatWriter.Function function, long[] blockStarts, boolean[] started) {
         void add(long outputOffset, long inputOffset) {
-            int b = java.util.Arrays.binarySearch(blockStarts, inputOffset);
+            int b = Arrays.binarySearch(blockStarts, inputOffset);
             boolean blockStart = b >= 0 && !started[b];
             if (blockStart) {
                 started[b] = true;

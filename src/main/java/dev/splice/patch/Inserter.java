@@ -63,6 +63,7 @@ final class Inserter {
         MovedCode moved = Planner.plan(in, insertions, slots > 0 ? List.of(ExitHook.insertion(in)) : List.of(), predecoded);
         Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
+        SymbolMover.markOldBodies(elf, moved, editor); // grows .symtab: before a new segment's file offset is chosen
         DataArea data = fragments.symbols().data();
         Layout layout = new Layout(in, moved, fragments, data);
         layout.prepareFragments();
@@ -84,9 +85,9 @@ final class Inserter {
         Phases.mark("encode");
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
         byte[] oldId = elf.buildId().orElse(null);
-        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(moved).encode(),
-                oldId == null ? null : BuildIds.start(oldId, text)));
         Trampolines trampolines = new Trampolines(in, moved);
+        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(elf, moved, trampolines).encode(),
+                oldId == null ? null : BuildIds.start(oldId, text)));
         List<Patch> patches = new ArrayList<>(new ReferenceRetargeter(in, moved, trampolines).run());
         patches.addAll(trampolines.write());
         Phases.mark("retarget references");

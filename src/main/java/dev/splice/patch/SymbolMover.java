@@ -8,7 +8,8 @@ import dev.splice.elf.Symbol;
 /**
  * The addresses that name moved code follow it: the ELF entry point, every function symbol (new
  * start, and new size when it covered the whole function) and every label inside a moved function
- * (the new address of its instruction), their section becoming the new one.
+ * (the new address of its instruction), their section becoming the new one. The old body keeps a
+ * symbol of its own ({@link #markOldBodies}).
  */
 final class SymbolMover {
     private SymbolMover() {}
@@ -18,6 +19,33 @@ final class SymbolMover {
         long entry = elf.header().entry();
         if (moved.find(entry) != null) {
             editor.setEntry(moved.mapBranchTarget(entry));
+        }
+    }
+
+    /** The suffix of the symbol that covers a moved function's old body (its trampoline and the zeroed rest). */
+    static final String OLD_BODY_SUFFIX = ".splice.org";
+
+    /**
+     * Gives the old body of every moved function a sized function symbol, {@code NAME.splice.org}
+     * (with {@code .ADDRESS} appended when a name repeats). Without it BOLT takes the old body for
+     * padding of the function before it, and since the input's relocations still name the old
+     * body, BOLT extends that function over it ("has relocations in padding area"), fails to
+     * disassemble it and perf2bolt-22 / llvm-bolt-22 crash. The symbol is global and hidden (a
+     * local one cannot be appended without renumbering the symbols relocations refer to).
+     */
+    static void markOldBodies(ElfFile elf, MovedCode moved, ElfEditor editor) {
+        Section table = elf.sections().stream().filter(t -> t.type() == Section.SHT_SYMTAB).findFirst().orElse(null);
+        if (table == null) {
+            return;
+        }
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (MovedFunction m : moved.functions()) {
+            String name = m.function.name() + OLD_BODY_SUFFIX;
+            if (!names.add(name)) {
+                name += "." + Long.toHexString(m.function.address());
+            }
+            editor.addSymbol(table.index(), new Symbol(0, name, m.function.address(), m.function.size(), Symbol.STT_FUNC,
+                    Symbol.STB_GLOBAL, Symbol.STV_HIDDEN, m.function.section().index()));
         }
     }
 

@@ -43,6 +43,14 @@ final class Trampolines {
     }
 
     /**
+     * The offset from the old entry of {@code m} of the instruction that jumps to the copy: 0 for
+     * {@code jal x0}, 4 for the {@code jr t1} after the {@code auipc} (what {@link #write} writes).
+     */
+    long jumpOffset(MovedFunction m) {
+        return BranchForm.JAL.reaches(target(m) - m.function.address()) ? 0 : 4;
+    }
+
+    /**
      * Where the old entry of {@code m} jumps: where references to the entry go, unless code before
      * the function may fall through into it; then the fragment runs, as fall-through requires.
      */

@@ -24,6 +24,11 @@ import java.util.TreeSet;
  *       a branch whose source is a return instruction is ignored, as perf2bolt ignores returns.
  *   <li>A fall-through range (F, f, and the trace part of T) becomes the block-to-block edges it
  *       crosses (BOLT's getFallthroughsInTrace), attributed to the parent function.
+ *   <li>A branch from an old entry that a Splice output keeps as a trampoline to the moved copy (a
+ *       cold fragment whose map starts at input offset 0, which no BOLT fragment does: BOLT never
+ *       splits off the entry block) to its parent's entry is left out: the call to the old entry
+ *       already counts as the call to the function, as in the input (perf2bolt-22 writes it as a
+ *       call of the function from its own entry).
  *   <li>A sample (S) counts only in basic-sample mode and is translated with the map of the fragment
  *       it hit (perf2bolt uses the parent's map for cold fragments, which is wrong).
  * </ul>
@@ -38,6 +43,8 @@ final class ProfileTranslator {
     // Per function index: its map (null if the table has none) and the index its profile goes to.
     private final BatMap[] maps;
     private final int[] owner;
+    // Per function: a Splice trampoline (see the class comment), whose jump to its parent's entry is no edge.
+    private final boolean[] trampoline;
     // Aggregates keyed by function indices and input offsets.
     private final RecordTable branches = new RecordTable();
     private final RecordTable entries = new RecordTable();
@@ -92,6 +99,7 @@ final class ProfileTranslator {
         maxSpan = span;
         maps = new BatMap[n];
         owner = new int[n];
+        trampoline = new boolean[n];
         cfgs = new ControlFlowGraph[n];
         cfgDone = new boolean[n];
         for (int i = 0; i < n; i++) {
@@ -103,6 +111,7 @@ final class ProfileTranslator {
                 int p = binary.indexContaining(parent);
                 if (p >= 0) {
                     owner[i] = p;
+                    trampoline[i] = maps[i] != null && maps[i].size() > 0 && maps[i].inputOffset(0) == 0;
                 }
             }
         }
@@ -277,6 +286,9 @@ final class ProfileTranslator {
         }
         int srcOwner = src < 0 ? UNKNOWN : owner[src];
         int dstOwner = dst < 0 ? UNKNOWN : owner[dst];
+        if (src >= 0 && trampoline[src] && dstOwner == srcOwner && toOffset == 0) {
+            return; // a Splice trampoline's jump to the copy of its function
+        }
         if (src >= 0 && dst >= 0 && srcOwner == dstOwner && toOffset != 0) {
             branches.add(key(srcOwner, dstOwner), fromOffset << 32 | toOffset, count, mispreds);
             return;

@@ -14,7 +14,13 @@ import dev.splice.listing.Assembler;
 import dev.splice.profile.Fdata;
 import dev.splice.profile.ProfileTranslation;
 import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -98,6 +104,68 @@ class InsertBatTest {
         StringBuilder onOriginal = new StringBuilder(String.format("B %x %x 999 3%nF %x %x 1000%n", loop[0], loop[1], loop[1], loop[0]));
 
         assertEquals(translate(elf, onOriginal, false).branches(), translate(out, onRewritten, false).branches());
+    }
+
+    /**
+     * The table's blocks of a moved function are llvm-bolt-22's blocks of the input function
+     * ({@code --print-cfg}): calls do not end blocks, a jump right after a conditional branch
+     * joins its block.
+     */
+    @Test
+    void theTablesBlocksAreBoltsBlocksOfTheInput() {
+        Path input = TestPrograms.rv64("loops.relocs");
+        ElfFile elf = ElfFile.read(input);
+        List<String> names = List.of("main", "hot_loop", "classify", "fib");
+        List<Insertion> ins = new ArrayList<>();
+        for (String n : names) {
+            ins.add(new Insertion(elf.function(n).orElseThrow().address(), "nop\n", BranchTarget.INSERTED));
+        }
+        ElfFile out = ElfFile.parse(Inserter.insert(elf, ins), "rewritten");
+        BatTables bat = BatTables.read(out);
+        Map<String, List<Long>> bolt = boltBlockStarts(input, names);
+        for (String n : names) {
+            List<Long> table = new ArrayList<>(bat.blocks(out.function(n).orElseThrow().address()).byOffset().keySet());
+            assertEquals(bolt.get(n), table, n);
+        }
+        assertTrue(bolt.get("main").size() < PatchFixtures.boundaries(elf, elf.function("main").orElseThrow()).size() / 4);
+    }
+
+    /** The input offsets of the basic blocks llvm-bolt-22 prints for each function ({@code --print-cfg}). */
+    private static Map<String, List<Long>> boltBlockStarts(Path binary, List<String> functions) {
+        Path out = binary.getFileSystem().getPath(System.getProperty("java.io.tmpdir"), "splice-bat-cfg-" + ProcessHandle.current().pid());
+        try {
+            Tools.Result r = Tools.run(List.of("llvm-bolt-22", binary.toString(), "-o", out.toString(), "--print-cfg",
+                    "--funcs=" + String.join(",", functions)), null, 300).checked("llvm-bolt-22");
+            Map<String, List<Long>> starts = new HashMap<>();
+            List<Long> current = null;
+            boolean blockHeader = false;
+            for (String line : r.stdout().split("\n")) {
+                Matcher function = Pattern.compile("^Binary Function \"(.*)\" after building cfg").matcher(line);
+                if (function.find()) {
+                    current = starts.computeIfAbsent(function.group(1), k -> new ArrayList<>());
+                    continue;
+                }
+                if (current == null) {
+                    continue;
+                }
+                if (line.matches("^\\.L\\S+ \\(\\d+ instructions.*")) {
+                    blockHeader = true;
+                } else if (blockHeader) {
+                    Matcher instruction = Pattern.compile("^\\s+([0-9a-f]{8}):").matcher(line);
+                    if (instruction.find()) {
+                        current.add(Long.parseLong(instruction.group(1), 16));
+                        blockHeader = false;
+                    }
+                }
+            }
+            return starts;
+        } finally {
+            try {
+                java.nio.file.Files.deleteIfExists(out);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
     }
 
     /** A pre-aggregated profile translated through the public API. */
