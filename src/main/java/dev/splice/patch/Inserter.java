@@ -60,6 +60,7 @@ final class Inserter {
         Trampolines trampolines = new Trampolines(in, moved);
         List<Patch> patches = new ArrayList<>(new ReferenceRetargeter(in, moved, trampolines).run());
         patches.addAll(trampolines.write());
+        patches.addAll(DynamicSection.retarget(elf, moved));
         Phases.mark("retarget references");
         for (Patch p : patches) {
             editor.patch(in.image().fileOffset(p.address()), p.bytes());
@@ -75,6 +76,7 @@ final class Inserter {
         editor.bindSegment(NewSection.spareProgramHeader(editor, in.file()), newSections);
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
+        DynamicSymbols.move(elf, moved, editor, textIndex);
         Phases.mark("eh_frame, symbols");
         editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, side.join().bat());
         Phases.mark("BAT");
