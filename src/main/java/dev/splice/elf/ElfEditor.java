@@ -386,6 +386,12 @@ public final class ElfEditor {
                 end = Math.max(end, s.virtualAddress() + s.memorySize());
             }
         }
+        // Sections added already (a segment bound to them has no placement before layout).
+        for (Entry e : sections) {
+            if (e.header.isAllocated()) {
+                end = Math.max(end, e.header.address() + e.header.size());
+            }
+        }
         long fileEnd = image.length;
         for (Entry e : sections) {
             if (e.contents != null) {
@@ -681,9 +687,13 @@ public final class ElfEditor {
                 long at = out.size();
                 if (s.type() != Section.SHT_NOBITS) {
                     at = alignUp(at, Math.max(1, s.alignment()));
-                    if (s.isAllocated() && s.address() != 0) {
-                        at += Math.floorMod(s.address() - at, PAGE_SIZE);
-                    }
+                }
+                if (s.isAllocated() && s.address() != 0) {
+                    // Also for NOBITS: the segment over it needs p_offset congruent to p_vaddr, inside the file.
+                    at += Math.floorMod(s.address() - at, PAGE_SIZE);
+                    pad(out, at);
+                }
+                if (s.type() != Section.SHT_NOBITS) {
                     pad(out, at);
                     out.write(data, 0, dataLength);
                 }

@@ -22,9 +22,12 @@ final class BulkInserter {
 
     private BulkInserter() {}
 
-    /** {@code explicit} plus {@code fragment} at every entry that can move, with what was inserted and skipped. */
+    /**
+     * {@code explicit} plus {@code fragment} at every entry that can move (and a zeroed data area of
+     * {@code dataSize} bytes when not 0), with what was inserted and skipped.
+     */
     static Rewrite.Result insertAtEntries(ElfFile elf, List<Insertion> explicit, String fragment, String fragmentName,
-                                          BranchTarget policy) {
+                                          BranchTarget policy, long dataSize) {
         Phases.mark("start");
         // The ISA tables and the assembler load on the other core while this one parses the symbols and
         // relocations (cached by elf). Assembling the fragment here only warms the assembler up: the
@@ -63,7 +66,7 @@ final class BulkInserter {
                     if (attempt == 0) {
                         Input.requireInsertable(elf);
                     }
-                    out = Inserter.rewrite(in, all, attempt == 0 ? predecoded : Map.of(),
+                    out = Inserter.rewrite(in, all, dataSize, attempt == 0 ? predecoded : Map.of(),
                             attempt == 0 ? fragments : fragments.copy());
                 }
                 return result(out, entries, skipped);

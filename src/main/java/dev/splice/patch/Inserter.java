@@ -3,6 +3,7 @@ package dev.splice.patch;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
+import dev.splice.elf.Segment;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Map;
  * new copy; every reference known from the relocations that {@code --emit-relocs} kept is
  * retargeted; pc-relative code in the moved functions is re-encoded (with branch relaxation); the
  * symbols, the .eh_frame FDEs (and .eh_frame_hdr) follow; a .note.bolt_bat maps the new code back.
+ * The program header table is rewritten with the new segments (every old entry stays).
  * Whatever Splice cannot prove correct is refused with a {@link PatchException}. See docs/patch.md.
  *
  * <p>This class runs the stages of one rewrite in order, each a class of its own that returns what
@@ -30,24 +32,33 @@ final class Inserter {
 
     /** The binary with the fragments inserted (the input's bytes when there are none). */
     static byte[] insert(ElfFile elf, List<Insertion> insertions) {
+        return insert(elf, insertions, 0);
+    }
+
+    /** The binary with the fragments inserted and a zeroed data area of {@code dataSize} bytes (none when 0). */
+    static byte[] insert(ElfFile elf, List<Insertion> insertions, long dataSize) {
         if (insertions.isEmpty()) {
             return elf.toBytes();
         }
         Input.requireInsertable(elf);
         Input in = Input.read(elf);
-        return rewrite(in, insertions, Map.of(), new FragmentAssembler(in.target(), in.decoder()));
+        return rewrite(in, insertions, dataSize, Map.of(), new FragmentAssembler(in.target(), in.decoder()));
     }
 
     /**
      * One rewrite of an input that {@link Input#requireInsertable} accepted; {@code predecoded}
-     * (bulk mode) holds functions decoded already, {@code fragments} the assembler of the fragments.
+     * (bulk mode) holds functions decoded already, {@code fragments} the assembler of the fragments;
+     * {@code dataSize} bytes of zeroed data area ({@link DataArea}) when not 0.
      */
-    static byte[] rewrite(Input in, List<Insertion> insertions, Map<Long, MovedFunction> predecoded,
+    static byte[] rewrite(Input in, List<Insertion> insertions, long dataSize, Map<Long, MovedFunction> predecoded,
                           FragmentAssembler fragments) {
         ElfFile elf = in.elf();
         MovedCode moved = Planner.plan(in, insertions, predecoded);
         Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
+        if (dataSize > 0) {
+            DataArea.add(editor, dataSize); // first: the code goes above it
+        }
         long base = NewSection.address(editor, moved);
         long end = new Layout(in, moved, fragments).place(base);
         Phases.mark("layout");
@@ -73,7 +84,8 @@ final class Inserter {
         int[] newSections = frames == null ? new int[] {textIndex} : new int[] {textIndex,
                 editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress, 8, 0, 0, 0,
                         frames)};
-        editor.bindSegment(NewSection.spareProgramHeader(editor, in.file()), newSections);
+        // A new program header table (ElfEditor: mapped, found through AT_PHDR) gets the segment; every old entry stays.
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, newSections);
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         DynamicSymbols.move(elf, moved, editor, textIndex);

@@ -20,8 +20,6 @@ public class PatchException extends BadInputException {
         NO_RELOCATIONS,
         /** The input contradicts itself: a relocation names no symbol, an address has no bytes in the file. */
         MALFORMED_INPUT,
-        /** The program header table has no spare entry to become the new code segment. */
-        NO_SPARE_PROGRAM_HEADER,
         /** An insertion address lies in no function. */
         NOT_IN_FUNCTION,
         /** A replaced function's name or address names no function (or is no address). */

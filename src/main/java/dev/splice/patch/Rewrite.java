@@ -31,6 +31,8 @@ public final class Rewrite {
     private final List<Insertion> insertions = new ArrayList<>();
     /** Bulk insertion, when asked for. */
     private EntryFragment atEntries;
+    /** The zeroed data area's size in bytes (0: none). */
+    private long dataSize;
 
     /** The fragment of bulk insertion, its name in messages, and where references to the entries go. */
     private record EntryFragment(String fragment, String name, BranchTarget policy) {}
@@ -97,6 +99,23 @@ public final class Rewrite {
     }
 
     /**
+     * Gives the output a zero-initialised read-write area of {@code bytes} bytes, in a PT_LOAD of its
+     * own, for fragments to keep counters and data in: the NOBITS section {@code .splice.bss}, named
+     * by the global symbol {@code __splice_data}. It comes with insertion (a rewrite that inserts
+     * nothing changes nothing). A second call replaces the first.
+     *
+     * @param bytes the area's size, &gt; 0
+     * @return this rewrite
+     */
+    public Rewrite reserveData(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("a data area of " + bytes + " bytes");
+        }
+        dataSize = bytes;
+        return this;
+    }
+
+    /**
      * The instruction boundaries of {@code function} of the input where an insertion is accepted.
      *
      * @param function a function of the input
@@ -122,9 +141,9 @@ public final class Rewrite {
         ElfFile base = replacements.isEmpty() ? input : ElfFile.parse(replaced, input.name());
         if (atEntries != null) {
             return BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
-                    atEntries.policy());
+                    atEntries.policy(), dataSize);
         }
-        return new Result(Inserter.insert(base, insertions), List.of(), List.of());
+        return new Result(Inserter.insert(base, insertions, dataSize), List.of(), List.of());
     }
 
     /**

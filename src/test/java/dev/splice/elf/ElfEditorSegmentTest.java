@@ -163,6 +163,64 @@ class ElfEditorSegmentTest {
         assertTrue(gnu.stderr().isBlank(), gnu.stderr());
     }
 
+    /**
+     * A dynamically linked RISC-V PIE (ET_DYN, load base 0) with a new R X segment and a zeroed R W
+     * one: the new entry stores to the data area (faults if it is not writable) and jumps to the old
+     * entry; ld.so finds the moved table through PT_PHDR and the program runs as before.
+     */
+    @Test
+    void newCodeAndZeroedDataSegmentsWorkForARiscVPie() throws Exception {
+        Path file = TestPrograms.rv64Pie("loops");
+        ElfFile elf = ElfFile.read(file);
+        assertEquals(ElfHeader.ET_DYN, elf.header().type());
+        ElfEditor editor = elf.edit();
+        long data = editor.addressForNewSegments(0x10000);
+        int bss = editor.addSection(".splice.bss", Section.SHT_NOBITS, Section.SHF_ALLOC | Section.SHF_WRITE, data, 64, 0,
+                0, 0, new byte[4096]);
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_W, bss);
+        long address = editor.addressForNewSegments(0x10000);
+        assertTrue(address >= data + 4096, "new segments stack up");
+        byte[] code = new byte[20];
+        long hi = (data - address + 0x800) >> 12;
+        long lo = data - address - (hi << 12);
+        Le.putU32(code, 0, (int) ((hi & 0xfffff) << 12) | (6 << 7) | 0x17); // auipc t1, hi
+        Le.putU32(code, 4, (int) ((lo & 0xfff) << 20) | (6 << 15) | (6 << 7) | 0x13); // addi t1, t1, lo
+        Le.putU32(code, 8, (6 << 20) | (6 << 15) | (3 << 12) | 0x23); // sd t1, 0(t1)
+        System.arraycopy(jump(address + 12, elf.header().entry()), 0, code, 12, 8);
+        int text = editor.addSection(".splice.text", Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
+                address, 4, 0, 0, 0, code);
+        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, text);
+        editor.setEntry(address);
+        Path out = tmp.resolve("loops.pie.segments");
+        editor.write(out);
+        assertTrue(out.toFile().setExecutable(true));
+
+        ElfFile edited = ElfFile.read(out);
+        assertEquals(elf.segments().size() + 3, edited.segments().size());
+        Section placed = edited.section(".splice.bss").orElseThrow();
+        Segment rw = edited.segments().stream().filter(s -> s.isLoad() && s.virtualAddress() == data).findFirst()
+                .orElseThrow();
+        assertEquals(Segment.PF_R | Segment.PF_W, rw.flags());
+        assertEquals(0, rw.fileSize());
+        assertEquals(4096, rw.memorySize());
+        assertEquals(0, Math.floorMod(rw.virtualAddress() - rw.offset(), ElfEditor.PAGE_SIZE));
+        assertTrue(rw.offset() <= out.toFile().length());
+        assertEquals(placed.offset(), rw.offset());
+        Segment phdr = edited.segments().stream().filter(s -> s.type() == Segment.PT_PHDR).findFirst().orElseThrow();
+        assertEquals(edited.header().phoff(), phdr.offset());
+        assertEquals(edited.header().phoff(), phdr.virtualAddress()); // load base 0
+
+        String sysroot = "/usr/riscv64-linux-gnu";
+        Tools.Result before = Tools.run("qemu-riscv64", "-L", sysroot, file.toString());
+        Tools.Result after = Tools.run("qemu-riscv64", "-L", sysroot, out.toString());
+        assertEquals(before.exitCode(), after.exitCode(), after.stderr());
+        assertEquals(before.stdout(), after.stdout());
+        for (String tool : new String[] {"readelf", Readelf.TOOL}) {
+            Tools.Result r = Tools.run(tool, "-lW", out.toString()).checked(tool + " -lW");
+            assertTrue(r.stderr().isBlank(), r.stderr());
+        }
+    }
+
     @Test
     void aSegmentBelowTheLoadBaseIsRefused() {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("loops"));
