@@ -94,6 +94,28 @@ class DynamicInsertTest {
         sameRun(main, patchedMain, TestPrograms.rv64SharedDir(), dir);
     }
 
+    /**
+     * Long fragments at every instruction: the FDEs outgrow their places and continue in
+     * .splice.eh_frame; the dynamic unwinder finds them through .eh_frame_hdr's table (PT_GNU_EH_FRAME),
+     * in a PIE and in a shared library whose exceptions the executable catches.
+     */
+    @Test
+    void grownFdesAreFoundThroughTheEhFrameHeader() throws Exception {
+        String longFragment = NOP.repeat(100);
+        Path exceptions = TestPrograms.rv64Pie("exceptions");
+        Path pie = insert(exceptions, "grown", WITH_LSDA, true, longFragment, BranchTarget.INSERTED);
+        runsAsBefore(exceptions, pie, null);
+        EhFrames.assertGrew(exceptions, pie, tmp, WITH_LSDA);
+        Path lib = TestPrograms.rv64Shared("libsplice_cxx.so");
+        Path dir = Files.createDirectories(tmp.resolve("grown"));
+        Path patched = dir.resolve("libsplice_cxx.so");
+        Files.write(patched, insertAt(lib, CXXLIB, true, longFragment, BranchTarget.INSERTED));
+        assertToolsAgree(lib, patched);
+        EhFrames.assertGrew(lib, patched, dir, CXXLIB);
+        Path main = TestPrograms.rv64Shared("cxxlib_main");
+        sameRun(main, main, TestPrograms.rv64SharedDir(), dir);
+    }
+
     @Test
     void bulkInsertionIntoEveryDynamicBinary() throws Exception {
         for (Path in : List.of(TestPrograms.rv64Pie("loops"), TestPrograms.rv64Pie("exceptions"), TestPrograms.rv64Dyn("loops"),
