@@ -116,6 +116,36 @@ class DynamicInsertTest {
         sameRun(main, main, TestPrograms.rv64SharedDir(), dir);
     }
 
+    /**
+     * Equal-length replacement in a shared library, then insertion into the replaced function: the
+     * executable behaves as with the library compiled from the source changed the same way (case 0
+     * of lib_classify returns 12 instead of 11).
+     */
+    @Test
+    void replacementInASharedLibraryMatchesTheChangedSource() throws Exception {
+        Path lib = TestPrograms.rv64Shared("libsplice_c.so");
+        ElfFile elf = ElfFile.read(lib);
+        Function classify = elf.function("lib_classify").orElseThrow();
+        String listing = ReplaceTest.listing(elf, classify);
+        String changed = listing.replaceFirst("c\\.li a0, 11\\b", "c.li a0, 12");
+        assertNotEquals(listing, changed);
+        Path source = TestPrograms.root().resolve("tests/programs/shared");
+        Path rebuilt = Files.createDirectories(tmp.resolve("rebuilt"));
+        Files.copy(source.resolve("clib.h"), rebuilt.resolve("clib.h"));
+        Files.writeString(rebuilt.resolve("clib.c"), Files.readString(source.resolve("clib.c"))
+                .replace("case 0: return 11;", "case 0: return 12;"));
+        Tools.run(Tools.require("riscv64-linux-gnu-gcc"), "-O2", "-g0", "-fPIC", "-shared", "-Wl,--emit-relocs", "-o",
+                rebuilt.resolve("libsplice_c.so").toString(), rebuilt.resolve("clib.c").toString()).checked("gcc");
+        Path dir = Files.createDirectories(tmp.resolve("replaced"));
+        Path patched = dir.resolve("libsplice_c.so");
+        Rewrite.open(lib).replace(new Replacement("lib_classify", changed, "lib_classify.s"))
+                .insert(new Insertion(classify.address(), PROBE, BranchTarget.INSERTED)).run().writeTo(patched);
+        assertToolsAgree(lib, patched);
+        Path main = TestPrograms.rv64Shared("clib_main");
+        Tools.Result run = sameRun(main, main, rebuilt, dir, "700");
+        assertNotEquals(qemu(main, TestPrograms.rv64SharedDir(), "700").stdout(), run.stdout());
+    }
+
     @Test
     void bulkInsertionIntoEveryDynamicBinary() throws Exception {
         for (Path in : List.of(TestPrograms.rv64Pie("loops"), TestPrograms.rv64Pie("exceptions"), TestPrograms.rv64Dyn("loops"),
