@@ -146,6 +146,60 @@ class DynamicInsertTest {
         assertNotEquals(qemu(main, TestPrograms.rv64SharedDir(), "700").stdout(), run.stdout());
     }
 
+    /**
+     * The BAT of a PIE and of a shared library output: a sample on every instruction of the moved
+     * functions (found in the copy by skipping the probes' bytes) translates to the same profile as
+     * the samples on the input's instructions; a probe's samples count for the instruction after it.
+     */
+    @Test
+    void samplesOnDynamicOutputsTranslateBackThroughTheBat() {
+        // Functions without calls out of the moved code: a call to a PLT stub grows to auipc + jalr, which
+        // this instruction-by-instruction walk of the copy does not follow.
+        checkBat(TestPrograms.rv64Pie("loops"), List.of("hot_loop", "classify", "fib"));
+        checkBat(TestPrograms.rv64Shared("libsplice_c.so"), List.of("lib_checksum", "lib_classify", "lib_operation"));
+    }
+
+    private static void checkBat(Path in, List<String> functions) {
+        ElfFile elf = ElfFile.read(in);
+        ElfFile out = ElfFile.parse(insertAt(in, functions, false, PROBE, BranchTarget.INSERTED), "rewritten");
+        byte[] probe = dev.splice.listing.Assembler.assemble(PROBE, "probe").bytes();
+        int probeLength = (int) PROBE.lines().count();
+        StringBuilder onOutput = new StringBuilder();
+        StringBuilder onInput = new StringBuilder();
+        for (String name : functions) {
+            List<Long> original = PatchFixtures.boundaries(elf, elf.function(name).orElseThrow());
+            Function after = out.function(name).orElseThrow();
+            List<Long> copy = PatchFixtures.boundaries(out, after);
+            byte[] code = out.contents(after.section());
+            int k = 0;
+            for (int c = 0; c < copy.size() && k < original.size(); c++) {
+                int at = (int) (copy.get(c) - after.section().address());
+                long weight = 1 + k;
+                if (at + probe.length <= code.length && java.util.Arrays.equals(java.util.Arrays.copyOfRange(code, at, at + probe.length), probe)) {
+                    for (int j = 0; j < probeLength; j++) {
+                        onOutput.append(String.format("S %x %d%n", copy.get(c + j), 1000 + weight));
+                    }
+                    onInput.append(String.format("S %x %d%n", original.get(k), probeLength * (1000 + weight)));
+                    c += probeLength - 1;
+                    continue;
+                }
+                onOutput.append(String.format("S %x %d%n", copy.get(c), weight));
+                onInput.append(String.format("S %x %d%n", original.get(k), weight));
+                k++;
+            }
+            assertEquals(original.size(), k, name + ": every instruction found in the copy");
+        }
+        var expected = translate(elf, onInput).samples();
+        assertTrue(expected.size() > 50, in + ": " + expected.size() + " samples");
+        assertEquals(expected, translate(out, onOutput).samples(), in.toString());
+    }
+
+    private static dev.splice.profile.Fdata translate(ElfFile binary, CharSequence profile) {
+        return dev.splice.profile.ProfileTranslation.translate(binary, new java.io.StringReader(profile.toString()),
+                dev.splice.profile.ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                new dev.splice.profile.ProfileTranslation.Options(true, false, null, null)).fdata();
+    }
+
     @Test
     void bulkInsertionIntoEveryDynamicBinary() throws Exception {
         for (Path in : List.of(TestPrograms.rv64Pie("loops"), TestPrograms.rv64Pie("exceptions"), TestPrograms.rv64Dyn("loops"),
