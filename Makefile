@@ -36,7 +36,14 @@ X86_PROGRAMS := $(foreach n,$(basename $(notdir $(X86_SRC))),$(PROG_DIR)/x86_64/
 X86_STATIC := $(PROG_DIR)/x86_64-static/exceptions
 # Position-independent, dynamically linked builds (gcc's default) with --emit-relocs: PLT layouts.
 X86_PIE := $(PROG_DIR)/x86_64-pie/loops
-RV_PIE := $(PROG_DIR)/rv64-pie/loops
+RV_PIE := $(PROG_DIR)/rv64-pie/loops $(PROG_DIR)/rv64-pie/exceptions
+# Dynamically linked but not position-independent (ET_EXEC with PT_INTERP), with --emit-relocs.
+RV_DYN := $(PROG_DIR)/rv64-dyn/loops $(PROG_DIR)/rv64-dyn/exceptions
+# Shared libraries (tests/programs/shared/) and the PIE executables that load them (run with
+# LD_LIBRARY_PATH=build/programs/rv64-shared), all with --emit-relocs.
+RV_SHARED_DIR := $(PROG_DIR)/rv64-shared
+RV_SHARED := $(RV_SHARED_DIR)/libsplice_c.so $(RV_SHARED_DIR)/libsplice_cxx.so $(RV_SHARED_DIR)/clib_main \
+	$(RV_SHARED_DIR)/cxxlib_main
 
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
@@ -77,7 +84,7 @@ $(JAR): $(SOURCES)
 		-XX:SharedArchiveFile=$(CURDIR)/target/splice.jsa -cp $(CURDIR)/$(JAR); } > build/cds.log 2>&1 \
 		|| rm -f target/splice.jsa
 
-programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE)
+programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_DYN) $(RV_SHARED)
 
 $(PROG_DIR)/rv64/%: tests/programs/%.c
 	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -o $@ $<
@@ -105,6 +112,20 @@ $(PROG_DIR)/x86_64/%.relocs: tests/programs/x86_64/%.S
 	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/rv64-pie/%: tests/programs/%.c
 	@mkdir -p $(@D); $(RV_CC) -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64-pie/%: tests/programs/%.cpp
+	@mkdir -p $(@D); $(RV_CXX) -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64-dyn/%: tests/programs/%.c
+	@mkdir -p $(@D); $(RV_CC) -O2 -g0 -fno-pie -no-pie -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64-dyn/%: tests/programs/%.cpp
+	@mkdir -p $(@D); $(RV_CXX) -O2 -g0 -fno-pie -no-pie -Wl,--emit-relocs -o $@ $<
+$(RV_SHARED_DIR)/libsplice_c.so: tests/programs/shared/clib.c tests/programs/shared/clib.h
+	@mkdir -p $(@D); $(RV_CC) -O2 -g0 -fPIC -shared -Wl,--emit-relocs -o $@ $<
+$(RV_SHARED_DIR)/libsplice_cxx.so: tests/programs/shared/cxxlib.cpp tests/programs/shared/cxxlib.h
+	@mkdir -p $(@D); $(RV_CXX) -O2 -g0 -fPIC -shared -Wl,--emit-relocs -o $@ $<
+$(RV_SHARED_DIR)/clib_main: tests/programs/shared/clib_main.c $(RV_SHARED_DIR)/libsplice_c.so
+	@mkdir -p $(@D); $(RV_CC) -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $< -L$(@D) -lsplice_c
+$(RV_SHARED_DIR)/cxxlib_main: tests/programs/shared/cxxlib_main.cpp $(RV_SHARED_DIR)/libsplice_cxx.so
+	@mkdir -p $(@D); $(RV_CXX) -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $< -L$(@D) -lsplice_cxx
 $(PROG_DIR)/x86_64-pie/%: tests/programs/%.c
 	@mkdir -p $(@D); gcc -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64-static/%: tests/programs/%.cpp

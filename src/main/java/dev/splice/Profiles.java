@@ -10,6 +10,7 @@ import dev.splice.profile.TraceRecords;
 import dev.splice.profile.TranslatedProfile;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
+import dev.splice.weigh.Sysroot;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -114,7 +115,7 @@ public final class Profiles {
     public static ProfileRecorder.Result record(Path binary, List<String> args, QemuRunner.Streams streams, Path output,
                                                 ProfileRecorder.Format format, Path inputBinary) {
         QemuRunner.Recorded<TraceRecords> run = new QemuRunner(QemuPlugin.locate()).runRecording(binary, args,
-                TraceRecords.MODE, Optional.empty(), streams, TraceRecords::read);
+                TraceRecords.MODE, Optional.empty(), streams, Sysroot.choose(Optional.empty()), TraceRecords::read);
         return ProfileRecorder.write(binary, run.exitCode(), run.records(), output, format, inputBinary);
     }
 

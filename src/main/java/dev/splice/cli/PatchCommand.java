@@ -39,7 +39,8 @@ import picocli.CommandLine.Parameters;
         name = "patch",
         mixinStandardHelpOptions = true,
         description = {
-            "Writes a copy of a static RISC-V64 executable with functions replaced by listings of equal length "
+            "Writes a copy of a RISC-V64 executable (static, PIE or dynamically linked) or shared library with "
+                    + "functions replaced by listings of equal length "
                     + "and/or fragments inserted before chosen instructions. Replacements come first, insertions use "
                     + "the input's addresses. Insertion needs a binary linked with -Wl,--emit-relocs; what Splice "
                     + "cannot prove correct is refused with the reason (exit status 2)."

@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
+import dev.splice.weigh.Sysroot;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,6 +24,9 @@ import picocli.CommandLine.Spec;
         description = {
             "Runs a RISC-V64 Linux executable under qemu-riscv64 (user mode). Standard input, output and error "
                     + "are the program's; the exit status is the program's (128 + N if it died of signal N).",
+            "A dynamically linked program (one with PT_INTERP) runs with the sysroot's loader and libraries "
+                    + "(--sysroot); shared libraries of its own are found through LD_LIBRARY_PATH as usual "
+                    + "(QEMU passes the environment on).",
             "Everything after BINARY is passed to the program, options included."
         })
 public final class RunCommand implements Callable<Integer> {
@@ -35,6 +40,12 @@ public final class RunCommand implements Callable<Integer> {
                     + "({\"binary\", \"exit_code\", \"instructions\"}; instructions is null and \"signal\" "
                     + "is set when the program died of a signal).")
     boolean json;
+
+    @Option(names = "--sysroot", paramLabel = "DIR",
+            description = "Where QEMU finds the dynamic loader and shared libraries of a dynamically linked program "
+                    + "(qemu-riscv64 -L DIR). Default: $" + Sysroot.ENV + ", else QEMU_LD_PREFIX (left to QEMU), else "
+                    + Sysroot.DEFAULT + "; static programs need none.")
+    Path sysroot;
 
     @Parameters(index = "0", paramLabel = "BINARY", description = "The RISC-V64 executable.")
     Path binary;
@@ -58,10 +69,11 @@ public final class RunCommand implements Callable<Integer> {
         }
         QemuRunner.requireExecutable(binary);
         QemuRunner.Streams streams = QemuRunner.Streams.inherited();
+        Sysroot root = Sysroot.choose(Optional.ofNullable(sysroot));
         if (!count) {
-            return QemuRunner.runPlain(binary, args, streams);
+            return QemuRunner.runPlain(binary, args, streams, root);
         }
-        QemuRunner.CountedRun run = new QemuRunner(QemuPlugin.locate()).count(binary, args, streams);
+        QemuRunner.CountedRun run = new QemuRunner(QemuPlugin.locate()).count(binary, args, streams, root);
         PrintWriter err = commandSpec.commandLine().getErr();
         int signal = run.signal();
         if (json) {

@@ -11,6 +11,7 @@ import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_LO12_S;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_HI20;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_BRANCH;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_JUMP;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_LUI;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLS_GD_HI20;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLS_GOT_HI20;
 
@@ -137,9 +138,11 @@ final class FunctionDecoder {
             for (; k < relocations.size() && relocations.offset(k) == item.oldAddress; k++) {
                 Reloc r = relocations.get(k);
                 int type = r.type();
-                if ((type == R_RISCV_HI20 || type == R_RISCV_LO12_I || type == R_RISCV_LO12_S) && moved.find(r.value()) != null) {
-                    throw refuse(item, r, Reason.UNSUPPORTED_RELOCATION,
-                            "takes the absolute address of moved code (lui-based); not handled");
+                if ((type == R_RISCV_HI20 || type == R_RISCV_RVC_LUI || type == R_RISCV_LO12_I || type == R_RISCV_LO12_S)
+                        && moved.find(r.value()) != null) {
+                    // Blames this function: left in place, its lui is retargeted (AbsoluteAddressReference).
+                    throw new PatchException(Reason.UNSUPPORTED_RELOCATION, refuse(item, r, Reason.UNSUPPORTED_RELOCATION,
+                            "takes the absolute address of moved code (lui-based); not handled").getMessage(), f.address());
                 }
             }
         }
@@ -250,7 +253,7 @@ final class FunctionDecoder {
                         }
                         hi = true;
                     }
-                    case R_RISCV_HI20, R_RISCV_LO12_I, R_RISCV_LO12_S -> {
+                    case R_RISCV_HI20, R_RISCV_RVC_LUI, R_RISCV_LO12_I, R_RISCV_LO12_S -> {
                         if (moved.find(r.value()) != null) {
                             throw refuse(item, r, Reason.UNSUPPORTED_RELOCATION,
                                     "takes the absolute address of moved code (lui-based); not handled");

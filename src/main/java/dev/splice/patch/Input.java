@@ -3,7 +3,6 @@ package dev.splice.patch;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.ElfHeader;
 import dev.splice.elf.Function;
-import dev.splice.elf.Section;
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Extension;
 import dev.splice.patch.PatchException.Reason;
@@ -14,13 +13,13 @@ import java.util.function.Supplier;
 
 /**
  * What insertion needs from the input binary that does not depend on the insertions: its target,
- * a decoder for it, its loaded image, its relocations and its function starts. Made once and only
+ * a decoder for it, its loaded image, its relocations (static and dynamic) and its function starts. Made once and only
  * read afterwards: the attempts of a bulk rewrite and its decoding threads share it.
  *
  * @param file the input's name, for messages
  */
 record Input(ElfFile elf, String file, BinaryTarget target, Decoder decoder, InputImage image,
-             RelocationIndex relocations, Set<Long> functionStarts) {
+             RelocationIndex relocations, DynamicRelocations dynamicRelocations, Set<Long> functionStarts) {
 
     /**
      * Reads what insertion needs from {@code elf}; refuses a binary without relocations for its
@@ -45,9 +44,13 @@ record Input(ElfFile elf, String file, BinaryTarget target, Decoder decoder, Inp
         for (Function f : elf.functions()) {
             starts.add(f.address());
         }
+        // A PLT stub is a function entry for the calls and tail calls that reach it.
+        PltStubs plt = PltStubs.read(elf);
+        starts.addAll(plt.addresses());
         InputImage image = new InputImage(elf);
-        RelocationIndex relocations = RelocationIndex.read(elf, elf.name());
-        return new Input(elf, elf.name(), target, decoder.get(), image, relocations, starts);
+        RelocationIndex relocations = RelocationIndex.read(elf, elf.name(), plt);
+        DynamicRelocations dynamic = DynamicRelocations.read(elf);
+        return new Input(elf, elf.name(), target, decoder.get(), image, relocations, dynamic, starts);
     }
 
     /** The extensions to decode a binary's code with: everything, except C when the binary does not enable it. */
@@ -55,7 +58,10 @@ record Input(ElfFile elf, String file, BinaryTarget target, Decoder decoder, Inp
         return target.extensions().contains(Extension.C) ? Extension.all() : EnumSet.complementOf(EnumSet.of(Extension.C));
     }
 
-    /** Refuses a binary that insertion does not handle: not RISC-V64, rewritten already, not a static ET_EXEC. */
+    /**
+     * Refuses a binary that insertion does not handle: not RISC-V64, rewritten already, neither an
+     * executable (static or dynamically linked, ET_EXEC or PIE) nor a shared library (ET_DYN).
+     */
     static void requireInsertable(ElfFile elf) {
         String file = elf.name();
         if (!elf.isRiscV() || elf.header().elfClass() != ElfHeader.ELFCLASS64) {
@@ -65,15 +71,10 @@ record Input(ElfFile elf, String file, BinaryTarget target, Decoder decoder, Inp
             throw new PatchException(Reason.ALREADY_REWRITTEN, file + ": already rewritten by Splice (has "
                     + NewSection.NAME + "); its relocations describe the input, so insert into the original binary in one run");
         }
-        if (elf.header().type() != ElfHeader.ET_EXEC) {
-            throw new PatchException(Reason.UNSUPPORTED_BINARY, file
-                    + ": insertion supports static executables (ET_EXEC) only, this is e_type " + elf.header().type());
-        }
-        for (Section s : elf.sections()) {
-            if (s.type() == Section.SHT_DYNAMIC) {
-                throw new PatchException(Reason.UNSUPPORTED_BINARY, file + ": dynamically linked executables are not "
-                        + "handled (section " + s.name() + "); link with -static");
-            }
+        int type = elf.header().type();
+        if (type != ElfHeader.ET_EXEC && type != ElfHeader.ET_DYN) {
+            throw new PatchException(Reason.UNSUPPORTED_BINARY, file + ": insertion needs an executable or a shared library "
+                    + "(ET_EXEC or ET_DYN), this is e_type " + type + " (" + elf.header().typeName() + ")");
         }
     }
 }

@@ -90,6 +90,7 @@ final class Inserter {
                 oldId == null ? null : BuildIds.start(oldId, text)));
         List<Patch> patches = new ArrayList<>(new ReferenceRetargeter(in, moved, trampolines).run());
         patches.addAll(trampolines.write());
+        patches.addAll(DynamicSection.retarget(elf, moved));
         Phases.mark("retarget references");
         for (Patch p : patches) {
             editor.patch(in.image().fileOffset(p.address()), p.bytes());
@@ -114,6 +115,7 @@ final class Inserter {
         editor.addLoadSegment(Segment.PF_R | Segment.PF_X, newSections.build().toArray());
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
+        DynamicSymbols.move(elf, moved, editor, textIndex);
         Phases.mark("eh_frame, symbols");
         editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, side.join().bat());
         Phases.mark("BAT");

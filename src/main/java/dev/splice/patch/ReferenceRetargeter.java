@@ -14,7 +14,8 @@ import java.util.Map;
  * The retarget stage of insertion: every reference to moved code from the code and data that
  * stay, found through its relocation, goes to its {@link ReferenceHandler}. Relocations inside the
  * moved code (re-encoded with it) and in .eh_frame ({@link EhFrameRewriter}) are left to others; a
- * reference of a type without a handler is refused.
+ * reference of a type without a handler is refused. The dynamic loader's relocations follow, with
+ * their own handlers ({@link ReferenceHandler#ofDynamic}).
  */
 final class ReferenceRetargeter {
     private final Input in;
@@ -61,10 +62,39 @@ final class ReferenceRetargeter {
             long to = m.contains(r.value()) ? moved.mapBranchTarget(r.value()) : r.value();
             ReferenceHandler handler = ReferenceHandler.of(type);
             if (handler == null) {
-                throw refs.refuse(r, Reason.UNSUPPORTED_RELOCATION, "refers to moved code; this relocation type is not handled");
+                // Blames the moved function: bulk mode leaves it in place and retries.
+                throw new PatchException(Reason.UNSUPPORTED_RELOCATION,
+                        refs.describe(r, "refers to moved code; this relocation type is not handled"), m.function.address());
             }
             handler.retarget(r, m, to, refs);
         }
+        retargetDynamic(refs);
         return refs.patches();
+    }
+
+    /** The dynamic relocations (the loader's) whose value is moved code; one in moved code is refused. */
+    private void retargetDynamic(References refs) {
+        for (Reloc r : in.dynamicRelocations().all()) {
+            int type = r.type();
+            if (ReferenceHandler.namesNoCode(type)) {
+                continue;
+            }
+            if (moved.find(r.offset()) != null) {
+                throw refs.refuse(r, Reason.UNSUPPORTED_RELOCATION, "is a dynamic relocation of moved code (a text relocation)");
+            }
+            if (r.relocation().symbolIndex() != 0 && r.symbolValue() == 0) {
+                continue; // an undefined symbol: another object's code
+            }
+            MovedFunction m = moved.find(r.value());
+            if (m == null) {
+                continue;
+            }
+            ReferenceHandler handler = ReferenceHandler.ofDynamic(type);
+            if (handler == null) {
+                throw new PatchException(Reason.UNSUPPORTED_RELOCATION,
+                        refs.describe(r, "refers to moved code; this dynamic relocation type is not handled"), m.function.address());
+            }
+            handler.retarget(r, m, moved.mapBranchTarget(r.value()), refs);
+        }
     }
 }

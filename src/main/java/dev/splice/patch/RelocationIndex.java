@@ -1,12 +1,18 @@
 package dev.splice.patch;
 
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ALIGN;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL_PLT;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_JAL;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GPREL_I;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GPREL_S;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_NONE;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_I;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_S;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RELAX;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_JUMP;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_ADD;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_HI20;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_I;
@@ -72,19 +78,25 @@ final class RelocationIndex {
         }
     }
 
-    /** Reads the relocations of {@code elf} (named {@code file} in messages). */
-    static RelocationIndex read(ElfFile elf, String file) {
+    /**
+     * Reads the relocations of {@code elf} (named {@code file} in messages); references to
+     * functions with a stub in {@code plt} resolve to it as the linker resolved them.
+     */
+    static RelocationIndex read(ElfFile elf, String file, PltStubs plt) {
         List<Reloc> all = new ArrayList<>();
         Map<Long, List<Reloc>> lowParts = new HashMap<>();
         List<Section> relocated = new ArrayList<>();
         boolean any = false;
         for (RelocationSection rs : elf.relocations()) {
             Section on = rs.target();
+            if (rs.section().isAllocated()) {
+                continue; // dynamic relocations (.rela.dyn, .rela.plt): DynamicRelocations
+            }
             if (on.index() != 0) {
                 relocated.add(on);
             }
             if (on.index() == 0 || !on.isAllocated()) {
-                continue; // .rela.dyn (none in static executables we accept), debug sections
+                continue; // debug sections
             }
             if (on.isExecutable()) {
                 any = true;
@@ -100,7 +112,7 @@ final class RelocationIndex {
                                 + Long.toHexString(r.offset()) + " names symbol " + r.symbolIndex() + " of " + symbols.size());
                     }
                     Symbol s = symbols.get(r.symbolIndex());
-                    value = s.value();
+                    value = resolve(s, r.type(), plt);
                     name = s.name();
                 }
                 if (isPositionIndependent(r.type())) {
@@ -114,10 +126,32 @@ final class RelocationIndex {
             }
         }
         if (!any) {
-            throw new PatchException(Reason.NO_RELOCATIONS, file + ": has no relocations for its code; insertion moves code and must know every "
-                    + "reference to it: link with -Wl,--emit-relocs");
+            boolean dynamic = elf.relocations().stream().anyMatch(rs -> rs.section().isAllocated());
+            throw new PatchException(Reason.NO_RELOCATIONS, file + ": has no relocations for its code (no relocation section "
+                    + "applies to an executable section" + (dynamic ? "; .rela.dyn and .rela.plt are the dynamic loader's, "
+                    + "which name only the words it fills" : "") + "); insertion moves code and must know every reference "
+                    + "to it: relink with -Wl,--emit-relocs added to the same link options");
         }
         return new RelocationIndex(all, lowParts, relocated);
+    }
+
+    /**
+     * The address the linker resolved a relocation of {@code type} against {@code s} to: the PLT
+     * stub for an imported function, and for calls and jumps to a function that has one (an
+     * exported function of a shared library); else the symbol's value.
+     */
+    private static long resolve(Symbol s, int type, PltStubs plt) {
+        boolean branch = switch (type) {
+            case R_RISCV_CALL, R_RISCV_CALL_PLT, R_RISCV_JAL, R_RISCV_RVC_JUMP, R_RISCV_BRANCH, R_RISCV_RVC_BRANCH -> true;
+            default -> false;
+        };
+        if (branch || s.sectionIndex() == Section.SHN_UNDEF) {
+            long stub = plt.stubOf(s);
+            if (stub >= 0) {
+                return stub;
+            }
+        }
+        return s.value();
     }
 
     /** True if a relocation section applies to the section holding {@code address}. */

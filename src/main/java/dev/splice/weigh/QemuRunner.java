@@ -102,7 +102,20 @@ public final class QemuRunner {
      * @return the guest's exit status (128 + N when signal N killed it)
      */
     public static int runPlain(Path binary, List<String> args, Streams streams) {
-        return run(command(binary, args, List.of()), streams);
+        return runPlain(binary, args, streams, Sysroot.choose(Optional.empty()));
+    }
+
+    /**
+     * Runs the guest without a plugin, dynamically linked ones with their libraries from {@code sysroot}.
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param streams its standard streams
+     * @param sysroot where QEMU finds the dynamic loader and libraries
+     * @return the guest's exit status (128 + N when signal N killed it)
+     */
+    public static int runPlain(Path binary, List<String> args, Streams streams, Sysroot sysroot) {
+        return run(command(binary, args, sysroot.qemuOptions(binary)), streams);
     }
 
     /**
@@ -139,7 +152,26 @@ public final class QemuRunner {
      */
     public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
             Streams streams, Optional<Path> keep) {
-        Recorded<PluginRecords> run = runRecording(binary, args, mode.argument(), range, streams, records -> {
+        return run(binary, args, mode, range, streams, keep, Sysroot.choose(Optional.empty()));
+    }
+
+    /**
+     * As {@link #run(Path, List, PluginRecords.Mode, Optional, Streams, Optional)}, dynamically
+     * linked guests with their libraries from {@code sysroot}.
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param mode the plugin's mode
+     * @param range the guest code range the plugin watches (default: the executable's code)
+     * @param streams the guest's standard streams
+     * @param keep where to copy the record file, if anywhere
+     * @param sysroot where QEMU finds the dynamic loader and libraries
+     * @return the exit status and the records
+     * @throws BadInputException as the other {@code run}
+     */
+    public Result run(Path binary, List<String> args, PluginRecords.Mode mode, Optional<QemuPlugin.CodeRange> range,
+            Streams streams, Optional<Path> keep, Sysroot sysroot) {
+        Recorded<PluginRecords> run = runRecording(binary, args, mode.argument(), range, streams, sysroot, records -> {
             try {
                 PluginRecords parsed = PluginRecords.read(records);
                 if (keep.isPresent()) {
@@ -173,17 +205,19 @@ public final class QemuRunner {
      * @param mode the plugin's mode name
      * @param range the guest code range the plugin watches (default: the executable's code)
      * @param streams the guest's standard streams
+     * @param sysroot where QEMU finds the dynamic loader and libraries of a dynamically linked guest
      * @param reader reads the record file
      * @param <T> what the reader returns
      * @return the exit status and what the reader returned
      * @throws BadInputException when QEMU ends without records for another reason than a signal
      */
     public <T> Recorded<T> runRecording(Path binary, List<String> args, String mode, Optional<QemuPlugin.CodeRange> range,
-            Streams streams, java.util.function.Function<Path, T> reader) {
+            Streams streams, Sysroot sysroot, java.util.function.Function<Path, T> reader) {
         Path dir = createTempDirectory();
         try {
             Path records = dir.resolve(mode + ".records");
-            List<String> qemuOptions = List.of("-plugin", plugin.argument(mode, records, range));
+            List<String> qemuOptions = new ArrayList<>(sysroot.qemuOptions(binary));
+            qemuOptions.addAll(List.of("-plugin", plugin.argument(mode, records, range)));
             int exit = run(command(binary, args, qemuOptions), streams);
             if (!Files.exists(records)) {
                 if (exit > 128 && exit < 128 + 65) {
@@ -210,7 +244,21 @@ public final class QemuRunner {
      * @throws BadInputException when the guest runs more than one thread
      */
     public CountedRun count(Path binary, List<String> args, Streams streams) {
-        Result result = run(binary, args, PluginRecords.Mode.COUNT, Optional.empty(), streams);
+        return count(binary, args, streams, Sysroot.choose(Optional.empty()));
+    }
+
+    /**
+     * As {@link #count(Path, List, Streams)}, dynamically linked guests with their libraries from {@code sysroot}.
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param streams its standard streams
+     * @param sysroot where QEMU finds the dynamic loader and libraries
+     * @return the exit status and the count
+     * @throws BadInputException when the guest runs more than one thread
+     */
+    public CountedRun count(Path binary, List<String> args, Streams streams, Sysroot sysroot) {
+        Result result = run(binary, args, PluginRecords.Mode.COUNT, Optional.empty(), streams, Optional.empty(), sysroot);
         if (result.records().isEmpty()) {
             return new CountedRun(result.exitCode(), OptionalLong.empty());
         }

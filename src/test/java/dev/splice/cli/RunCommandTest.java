@@ -36,6 +36,42 @@ class RunCommandTest {
         assertEquals(direct.exitCode(), r.exitCode());
     }
 
+    /** A dynamically linked program runs with the default sysroot; --sysroot and SPLICE_SYSROOT override it. */
+    @Test
+    void dynamicallyLinkedProgramsFindTheirSysroot() {
+        String pie = TestPrograms.rv64Pie("loops").toString();
+        Tools.Result direct = Tools.run(List.of(qemu(), "-L", "/usr/riscv64-linux-gnu", pie, "50"), "", 60);
+        assertTrue(direct.stdout().startsWith("hot_loop="), direct.stderr());
+        Tools.Result r = splice("", pie, "50");
+        assertEquals(direct.stdout(), r.stdout());
+        assertEquals(direct.exitCode(), r.exitCode());
+        Tools.Result option = splice("", "--sysroot", "/usr/riscv64-linux-gnu", pie, "50");
+        assertEquals(direct.stdout(), option.stdout());
+        Tools.Result missing = splice("", "--sysroot", "/nonexistent", pie, "50");
+        assertEquals(2, missing.exitCode());
+        assertTrue(missing.stderr().contains("sysroot /nonexistent") && missing.stderr().contains("no directory"), missing.stderr());
+        List<String> env = new ArrayList<>(List.of("env", "SPLICE_SYSROOT=/nonexistent"));
+        Tools.Result fromEnv = Tools.run(withPrefix(env, pie, "50"), "", 120);
+        assertEquals(2, fromEnv.exitCode(), fromEnv.stderr());
+        assertTrue(fromEnv.stderr().contains("check --sysroot or SPLICE_SYSROOT"), fromEnv.stderr());
+        // a program that loads a shared library of its own: LD_LIBRARY_PATH passes through QEMU
+        String main = TestPrograms.rv64Shared("clib_main").toString();
+        Tools.Result lib = Tools.run(withPrefix(new ArrayList<>(List.of("env", "LD_LIBRARY_PATH=" + TestPrograms.rv64SharedDir())),
+                main, "50"), "", 120);
+        assertTrue(lib.stdout().startsWith("checksum="), lib.stderr());
+        // QEMU_LD_PREFIX set: Splice leaves the prefix to QEMU, and a static program runs whatever it names
+        Tools.Result stat = Tools.run(withPrefix(new ArrayList<>(List.of("env", "QEMU_LD_PREFIX=/nonexistent")),
+                TestPrograms.rv64("loops").toString(), "50"), "", 120);
+        assertEquals(direct.stdout(), stat.stdout(), stat.stderr());
+    }
+
+    /** The `splice run` command line after {@code prefix} (an {@code env} call). */
+    private static List<String> withPrefix(List<String> prefix, String... args) {
+        prefix.addAll(List.of("java", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run"));
+        prefix.addAll(List.of(args));
+        return prefix;
+    }
+
     private static String qemu() {
         return QemuRunner.QEMU;
     }

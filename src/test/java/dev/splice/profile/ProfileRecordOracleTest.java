@@ -51,7 +51,7 @@ class ProfileRecordOracleTest {
         QemuRunner.Streams streams = new QemuRunner.Streams(Redirect.from(new File("/dev/null")), Redirect.to(out.toFile()),
                 Redirect.INHERIT);
         QemuRunner.Recorded<TraceRecords> run = PluginFixtures.runner().runRecording(binary, List.of(), TraceRecords.MODE,
-                Optional.empty(), streams, TraceRecords::read);
+                Optional.empty(), streams, dev.splice.weigh.Sysroot.choose(Optional.empty()), TraceRecords::read);
         TraceRecords trace = run.records().orElseThrow();
         assertTrue(trace.exact(), "the plugin lost something: " + trace);
 

@@ -50,6 +50,24 @@ public final class TestPrograms {
         return existing(dir().resolve("rv64-pie").resolve(name));
     }
 
+    /** The dynamically linked, position-dependent RISC-V64 build (ET_EXEC with PT_INTERP, --emit-relocs): {@code rv64Dyn("loops")}. */
+    public static Path rv64Dyn(String name) {
+        return existing(dir().resolve("rv64-dyn").resolve(name));
+    }
+
+    /**
+     * A RISC-V64 shared library of tests/programs/shared/ or a PIE that loads one (all with
+     * --emit-relocs), in {@link #rv64SharedDir()}: {@code rv64Shared("libsplice_c.so")}, {@code rv64Shared("clib_main")}.
+     */
+    public static Path rv64Shared(String name) {
+        return existing(rv64SharedDir().resolve(name));
+    }
+
+    /** The directory of the shared libraries (for LD_LIBRARY_PATH). */
+    public static Path rv64SharedDir() {
+        return dir().resolve("rv64-shared");
+    }
+
     /** Every RISC-V64 test program, all variants. */
     public static List<Path> allRv64() {
         try (Stream<Path> files = Files.list(existing(dir().resolve("rv64")))) {
