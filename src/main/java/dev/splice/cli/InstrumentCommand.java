@@ -35,7 +35,7 @@ public final class InstrumentCommand implements Callable<Integer> {
     List<String> functions = new ArrayList<>();
 
     @Option(names = "--profile-file", paramLabel = "PATH",
-            description = "Where a run writes its raw counters (%p: the process id; the environment variable "
+            description = "Where a run writes its raw counters (%%p: the process id; the environment variable "
                     + "SPLICE_COUNTER_FILE overrides it at run time). Default: " + Instrumentation.DEFAULT_COUNTER_FILE + ".")
     String profileFile;
 

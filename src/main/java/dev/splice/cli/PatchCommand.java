@@ -103,7 +103,7 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
     int counters;
 
     @Option(names = "--counter-file", paramLabel = "PATH",
-            description = "The file the counters are written to at exit (default splice-counters.%p; %p is the "
+            description = "The file the counters are written to at exit (default splice-counters.%%p; %%p is the "
                     + "process id). The environment variable SPLICE_COUNTER_FILE overrides it at run time.")
     String counterFile;
 

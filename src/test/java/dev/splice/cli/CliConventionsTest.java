@@ -74,8 +74,17 @@ class CliConventionsTest {
     }
 
     @Test
-    void everyHelpEndsWithTheExitStatuses() {
-        check(Main.forArguments("--help"));
+    void everyHelpEndsWithTheExitStatusesAndRendersCleanly() {
+        java.io.PrintStream old = System.err;
+        java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(warnings, true));
+        try {
+            check(Main.forArguments("--help"));
+        } finally {
+            System.setErr(old);
+        }
+        // picocli warns on stderr when a description is no valid format string (an unescaped %).
+        assertEquals("", warnings.toString());
     }
 
     private static void check(CommandLine cli) {
