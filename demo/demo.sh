@@ -41,16 +41,19 @@ dd if="$work/text.bin" of="$work/hot_loop.expected" bs=1 skip=$((0x$address - 0x
 cmp "$work/hot_loop.bin" "$work/hot_loop.expected"
 echo "hot_loop: $(stat -c %s "$work/hot_loop.bin") bytes, identical"
 
-step "3. Cycle probes around the loop: begin at the loop head, end at the loop exit"
-# From the JSON listing: the loop's back edge is the branch whose target lies before it. The begin
-# probe goes at its target with --insert-branch-target original (falling in runs the probe, the
-# back edge skips it); the end probe goes at the instruction after the back edge.
+step "3. Cycle probes around the loop: begin at the loop head (chosen by pattern), end at the loop exit"
+# `loop:hot_loop` selects every loop head of hot_loop (targets of back edges in its CFG); the begin
+# probe goes there with --insert-branch-target original (falling in runs the probe, the back edge
+# skips it). The end probe goes at the instruction after the back edge, read from the JSON listing.
+show $splice points "$program" loop:hot_loop
+begin=$($splice points "$program" loop:hot_loop --json | sed -n 's/.*"address" : "\(0x[0-9a-f]*\)".*/\1/p')
 read -r branch branch_size head < <($splice disasm "$program" --function hot_loop --format jsonl \
     | fields | awk '$3 >= 0 && $3 < $1 { print; exit }')
 [ -n "${head:-}" ] || fail "no loop found in hot_loop"
-begin=$(hex "$head"); end=$(hex $((branch + branch_size)))
-echo "back edge $(hex "$branch") -> $begin: loop head $begin, loop exit $end"
-show $splice patch "$program" --insert "$begin" examples/cycle-probe-begin.s \
+[ "$(hex "$head")" = "$begin" ] || fail "loop:hot_loop selected $begin, the back edge goes to $(hex "$head")"
+end=$(hex $((branch + branch_size)))
+echo "back edge $(hex "$branch") -> $begin: loop head $begin (as loop:hot_loop says), loop exit $end"
+show $splice patch "$program" --at loop:hot_loop examples/cycle-probe-begin.s \
     --insert "$end" examples/cycle-probe-end-write.s --insert-branch-target original \
     -o "$work/loops.probed"
 show $splice disasm "$work/loops.probed" --function hot_loop -o "$work/hot_loop.probed.s"
@@ -115,3 +118,41 @@ sed 's/^/    /' "$work/original.fdata"
 grep -v '^boltedcollection$' "$work/profile.fdata" | cmp -s - "$work/original.fdata" \
     || fail "the translated profile differs from perf2bolt's on the original"
 echo "identical: the profile of the rewritten binary lands on the original's hot_loop offsets"
+
+step "7. A counter at every basic block of hot_loop, read back after the run"
+# examples/block-counter.s adds 1 to its own 8-byte slot ({counter}); the counters live in a new
+# read-write segment and the runtime writes them to the counter file when the program exits.
+show $splice patch "$program" --at block:hot_loop examples/block-counter.s \
+    --counter-file "$work/blocks.counters" -o "$work/loops.blocks"
+status=0; $splice run "$work/loops.blocks" 1000 > "$work/blocks.out" || status=$?
+cmp -s "$work/blocks.out" <($splice run "$program" 1000 || true) || fail "the counted program printed something else"
+mapfile -t counts < <(od -An -t d8 -v "$work/blocks.counters" | tr -s ' ' '\n' | grep -v '^$')
+mapfile -t blocks < <($splice points "$program" block:hot_loop | awk '{ print $1, $2 }')
+[ "${#counts[@]}" = "${#blocks[@]}" ] || fail "${#counts[@]} counters for ${#blocks[@]} blocks"
+echo "n=1000 (exit status $status, output as the original's); counter file: ${#counts[@]} counters"
+for i in "${!blocks[@]}"; do printf '    %-24s %8s\n' "${blocks[$i]}" "${counts[$i]}"; done
+for i in "${!blocks[@]}"; do
+    [ "${blocks[$i]%% *}" = "$begin" ] && { [ "${counts[$i]}" = 1000 ] || fail "loop head counted ${counts[$i]}, not 1000"; }
+done
+echo "the loop head ran 1000 times, the entry once"
+
+step "8. splice instrument -> run -> fdata -> llvm-bolt-22: a BOLT profile for RISC-V without LBR"
+# Edge counters on the complement of a spanning tree of every function's CFG; the run writes raw
+# counters; 'profile convert' recovers every edge count and writes fdata in the input's addresses.
+show $splice instrument "$program" -o "$work/loops.inst" --profile-file "$work/prof.counters"
+$splice run "$work/loops.inst" 100000 > "$work/inst.out" || true
+$splice run "$program" 100000 > "$work/orig.out" || true
+cmp -s "$work/inst.out" "$work/orig.out" || fail "the instrumented program printed something else"
+show $splice profile convert "$work/loops.inst" "$work/prof.counters" -o "$work/prof.fdata"
+echo "\$work/prof.fdata: $(wc -l < "$work/prof.fdata") lines, e.g.:"
+grep ' hot_loop ' "$work/prof.fdata" | head -3 | sed 's/^/    /'
+echo "$ llvm-bolt-22 $program --data \$work/prof.fdata --reorder-blocks=ext-tsp --reorder-functions=cdsort --dyno-stats --enable-bat -o \$work/loops.bolt"
+llvm-bolt-22 "$program" --data "$work/prof.fdata" --reorder-blocks=ext-tsp --reorder-functions=cdsort \
+    --dyno-stats --enable-bat -o "$work/loops.bolt" > "$work/bolt.log" 2>&1 || { cat "$work/bolt.log"; fail "llvm-bolt-22 failed"; }
+grep -E 'have (invalid|non-empty)|taken branches' "$work/bolt.log" | sed 's/^/    /'
+if grep -q 'invalid (possibly stale) profile' "$work/bolt.log"; then fail "llvm-bolt-22 found stale profiles"; fi
+read -r before after < <(awk '/: taken branches/ { v[n++] = $1 } END { print v[0], v[1] }' "$work/bolt.log")
+[ "$after" -lt "$before" ] || fail "BOLT's layout did not reduce taken branches ($before -> $after)"
+$splice run "$work/loops.bolt" 100000 > "$work/bolt.out" || true
+cmp -s "$work/bolt.out" "$work/orig.out" || fail "the BOLTed program printed something else"
+echo "taken branches $before -> $after; the BOLTed program prints what the original prints"

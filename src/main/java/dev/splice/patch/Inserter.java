@@ -63,7 +63,6 @@ final class Inserter {
         MovedCode moved = Planner.plan(in, insertions, slots > 0 ? List.of(ExitHook.insertion(in)) : List.of(), predecoded);
         Phases.mark("decode moved functions");
         ElfEditor editor = elf.edit();
-        SymbolMover.markOldBodies(elf, moved, editor); // grows .symtab: before a new segment's file offset is chosen
         DataArea data = fragments.symbols().data();
         Layout layout = new Layout(in, moved, fragments, data);
         layout.prepareFragments();
@@ -72,6 +71,9 @@ final class Inserter {
         if (dataSize > 0 && DataArea.add(editor, dataSize).address() != data.address()) { // first: the code goes above it
             throw new IllegalStateException("the data area moved from 0x" + Long.toHexString(data.address()));
         }
+        // Grows .symtab: after the data area (whose address the fragments were assembled with, and
+        // whose reserve covers the growth), before the code's address and file offset are chosen.
+        SymbolMover.markOldBodies(elf, moved, editor);
         long environ = fragments.symbols().environ();
         int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
         long base = NewSection.address(editor, moved, runtimeSize);
