@@ -277,9 +277,10 @@ public final class Assembler {
             return false;
         }
         try {
-            return evaluate(s, s.operands.get(s.operands.size() - 1)).origin() == Expression.Origin.EXTERNAL;
+            Expression.Value v = s.valueOrNull(s.operands.get(s.operands.size() - 1));
+            return v != null && v.origin() == Expression.Origin.EXTERNAL; // null: a label defined later
         } catch (ListingException e) {
-            return false; // a label defined later, or a bad operand that pass 2 reports
+            return false; // a bad operand, which pass 2 reports
         }
     }
 
