@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
                     + "and for each point Splice would refuse, the reason. Nothing is written.",
             "",
             "SPEC: ADDR (0x hex or decimal), SYMBOL+OFFSET, entry:GLOB, exit:GLOB, block:GLOB, call:GLOB, loop:GLOB, "
-                    + "insn:GLOB:REGEX (GLOB: a shell glob over function names; REGEX: the whole mnemonic, e.g. 'c?\\.?sd')."
+                    + "insn:GLOB:REGEX (GLOB: a shell glob over function names; REGEX: the whole mnemonic, e.g. 'c\\.sd|sd')."
         })
 final class PointsCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "IN", description = "The executable.")

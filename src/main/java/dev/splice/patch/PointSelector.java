@@ -28,7 +28,8 @@ import java.util.Objects;
  * with the refusal an insertion there would meet (docs/patch.md, "Choosing points"). Blocks, loop
  * heads and exits are the write-back's CFG ({@link RiscVCfg#of(ElfFile, Function)}); refusals are
  * the insertion rules (the binary's, the function's decoding, pc-relative pairs, lr/sc sequences).
- * Functions are decoded on first use and kept, so one selector answers many specs cheaply.
+ * Functions are decoded on first use and kept, so one selector answers many specs cheaply; its
+ * methods may be called from several threads (one at a time).
  *
  * <pre>{@code
  * PointSelector selector = PointSelector.of(ElfFile.read(Path.of("prog")));
@@ -86,7 +87,7 @@ public final class PointSelector {
      * @return the points
      * @throws BadInputException as {@link #select(PointSpec)}
      */
-    public List<Point> select(List<PointSpec> specs) {
+    public synchronized List<Point> select(List<PointSpec> specs) {
         List<Point> out = new ArrayList<>();
         for (PointSpec spec : specs) {
             out.addAll(select(spec));
@@ -104,7 +105,7 @@ public final class PointSelector {
      * @throws BadInputException when a symbol is unknown or ambiguous, an offset lies past its
      *     function, or a glob matches no function
      */
-    public List<Point> select(PointSpec spec) {
+    public synchronized List<Point> select(PointSpec spec) {
         if (spec instanceof PointSpec.Address a) {
             return List.of(at(PointKind.ADDRESS, a.address(), spec.text()));
         }
@@ -125,7 +126,7 @@ public final class PointSelector {
      * far copy, or falling through at its end into code the jump back cannot reach without a free
      * register. Null when it is worth trying, or the point has no function.
      */
-    Refusal unlikelyToMove(Point p) {
+    synchronized Refusal unlikelyToMove(Point p) {
         Code c = p.function() == null ? null : decoded.get(key(p.address() - p.offset(), functionSize(p)));
         if (c == null || c.moved == null) {
             return null;

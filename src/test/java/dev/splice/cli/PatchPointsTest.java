@@ -131,6 +131,22 @@ class PatchPointsTest {
     }
 
     @Test
+    void anAddressOrSymbolSpecMakesWhatInsertMakes() throws Exception {
+        Path in = TestPrograms.rv64("loops.relocs");
+        long head = ElfFile.read(in).function("hot_loop").orElseThrow().address() + 0xa;
+        Path insert = tmp.resolve("insert");
+        Path at = tmp.resolve("at");
+        Path symbol = tmp.resolve("symbol");
+        Path fragment = mark('L');
+        assertEquals(0, patch(in.toString(), "--insert", "0x" + Long.toHexString(head), fragment.toString(), "-o", insert.toString())
+                .status());
+        assertEquals(0, patch(in.toString(), "--at", Long.toString(head), fragment.toString(), "-o", at.toString()).status());
+        assertEquals(0, patch(in.toString(), "--at", "hot_loop+0xa", fragment.toString(), "-o", symbol.toString()).status());
+        assertArrayEquals(Files.readAllBytes(insert), Files.readAllBytes(at));
+        assertArrayEquals(Files.readAllBytes(insert), Files.readAllBytes(symbol));
+    }
+
+    @Test
     void badSpecsAreNamedWithTheirPosition() throws Exception {
         Path in = TestPrograms.rv64("loops.relocs");
         Path nop = tmp.resolve("nop.s");
