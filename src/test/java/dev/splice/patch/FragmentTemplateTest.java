@@ -41,9 +41,12 @@ class FragmentTemplateTest {
         return out;
     }
 
-    /** The address of counter slot 0 in an output: its .splice.bss section's start plus the runtime's scratch. */
+    /** The address of counter slot 0 in an output: its .splice.bss section's start plus the runtime's scratch (and its symbol). */
     static long counters(Path output) {
-        return ElfFile.read(output).section(DataArea.NAME).orElseThrow().address() + DataArea.SCRATCH;
+        ElfFile out = ElfFile.read(output);
+        long slot0 = out.section(DataArea.NAME).orElseThrow().address() + DataArea.SCRATCH;
+        assertEquals(slot0, out.symbol("__splice_counters").orElseThrow().value());
+        return slot0;
     }
 
     @Test
