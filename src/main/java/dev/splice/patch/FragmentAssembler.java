@@ -14,7 +14,6 @@ import dev.splice.patch.FragmentTemplate.Field;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.PatchException.Reason;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,19 +23,16 @@ import java.util.Map;
  * fit the binary's target and leave themselves only to call a known function (of the binary or
  * of the runtime) and come back.
  *
- * <p>A template's fields become symbols and it is assembled a few times: at a reference placement,
- * and with each variable it may depend on (its own address, the runtime's address, each numeric
- * field) moved by one page. The words that change are the auipc pairs and {@code jal} calls whose
- * targets follow those variables ({@link FragmentCode}); per point they are re-encoded, without
- * assembling again. A template whose fields change other bits (a field inside {@code li}, or
- * {@code {func}}) is assembled per distinct substituted text instead, cached by that text; both
- * ways give the same bytes. Comments are text too: a fragment that differs from another only in
- * comments is assembled once more, to the same bytes.
+ * <p>A template's fields become symbols and it is assembled once, at a reference placement; the
+ * assembler's fixups ({@link Assembly#fixups()}: auipc pairs, calls and jumps to names outside the
+ * text) say which words follow the fragment's address, the runtime's address or a field
+ * ({@link FragmentCode}); per point they are re-encoded, without assembling again. A template
+ * whose fields are used otherwise (inside {@code li}, or in {@code %hi}) is assembled per distinct
+ * substituted text instead, cached by that text; one with {@code {func}} once per function.
+ * Comments are text too: a fragment that differs from another only in comments is assembled once
+ * more, to the same bytes.
  */
 final class FragmentAssembler {
-    /** How far a variable moves in the variants: one page keeps alignments and instruction sizes. */
-    private static final long STEP = 4096;
-
     private final BinaryTarget target;
     private final Decoder decoder;
     private final FragmentSymbols symbols;
@@ -124,9 +120,9 @@ final class FragmentAssembler {
             FragmentTemplate parsed = FragmentTemplate.parse(insertion.fragment(), insertion.fragmentName());
             FragmentCode once = null;
             if (parsed.fields().isEmpty()) {
-                once = assembleChecked(insertion, parsed.text(), List.of(), true);
+                once = assembleChecked(insertion, parsed.text(), true);
             } else if (!parsed.fields().contains(Field.FUNC)) {
-                once = assembleChecked(insertion, parsed.symbolic(null), variables(parsed), false);
+                once = assembleChecked(insertion, parsed.symbolic(null), false);
             }
             t = new Template(parsed, once);
             templates.put(insertion.fragment(), t);
@@ -140,7 +136,7 @@ final class FragmentAssembler {
             String text = template.symbolic(point);
             FragmentCode code = perFunction.get(text);
             if (code == null && !perFunction.containsKey(text)) {
-                code = assembleChecked(insertion, text, variables(template), false);
+                code = assembleChecked(insertion, text, false);
                 perFunction.put(text, code); // null too: this text needs substitution per point
             }
             if (code != null) {
@@ -150,87 +146,57 @@ final class FragmentAssembler {
         return substituted(insertion, template.substitute(point));
     }
 
-    /** The variables for the numeric fields of {@code template}. */
-    private static List<Variable> variables(FragmentTemplate template) {
-        List<Variable> out = new ArrayList<>();
-        for (Field f : template.fields()) {
-            if (f != Field.FUNC) {
-                out.add(Variable.valueOf(f.name()));
-            }
-        }
-        return out;
-    }
-
     private FragmentCode substituted(Insertion insertion, String text) {
         FragmentCode code = substituted.get(text);
         if (code == null) {
-            code = assembleChecked(insertion, text, List.of(), true);
+            code = assembleChecked(insertion, text, true);
             substituted.put(text, code);
         }
         return code;
     }
 
     /**
-     * Assembles {@code text} at the reference placement and with each variable moved, finds the
-     * words that follow the variables and checks the code; returns null when {@code text} (with
-     * fields as symbols) cannot be relocated that way and {@code required} is false.
+     * Assembles {@code text} at the reference placement, turns the assembler's fixups into the
+     * words {@link FragmentCode} re-encodes per point, and checks the code; returns null when
+     * {@code text} (with fields as symbols) cannot be relocated that way and {@code required} is false.
      */
-    private FragmentCode assembleChecked(Insertion insertion, String text, List<Variable> fields, boolean required) {
+    private FragmentCode assembleChecked(Insertion insertion, String text, boolean required) {
         if (text.contains("align")) {
             throw new PatchException(Reason.BAD_LISTING, insertion.fragmentName() + ": a fragment may not align "
                     + "(.align, .p2align, .balign): its bytes would depend on where it lands");
         }
-        Map<Variable, Long> values = new HashMap<>();
-        byte[] ref = run(insertion, text, values, required);
-        if (ref == null) {
+        Assembly a = run(insertion, text, required);
+        if (a == null) {
             return null;
         }
+        byte[] ref = a.bytes();
         Opcode[] ops = decode(insertion, ref);
-        List<Variable> moved = new ArrayList<>();
-        if (hasPcSites(ops, ref)) {
-            moved.add(Variable.ADDRESS);
-            if (text.contains("__splice_")) { // names the runtime, or fields (symbols too)
-                moved.add(Variable.RUNTIME);
-            }
-        }
-        moved.addAll(fields);
-        byte[][] variants = new byte[moved.size()][];
-        for (int v = 0; v < variants.length; v++) {
-            values.clear();
-            values.put(moved.get(v), STEP);
-            variants[v] = run(insertion, text, values, required);
-            if (variants[v] == null || variants[v].length != ref.length) {
-                if (required) {
-                    throw new PatchException(Reason.BAD_LISTING, insertion.fragmentName()
-                            + ": the fragment's size depends on where it lands");
-                }
-                return null;
-            }
-        }
         List<Fixup> fixups = new ArrayList<>();
-        boolean[] site = new boolean[ref.length];
-        for (int p = 0; p < ref.length; p += size(ops[p])) {
-            Opcode op = ops[p];
-            boolean pair = op == Rv.AUIPC && isLowPart(ops, ref, p);
-            if (op != Rv.AUIPC && op != Rv.JAL) {
-                continue;
-            }
-            int depends = 0;
-            long t = target(ops, ref, p, pair, symbols.reference());
-            for (int v = 0; v < variants.length; v++) {
-                long base = symbols.reference() + (moved.get(v) == Variable.ADDRESS ? STEP : 0);
-                long d = target(ops, variants[v], p, pair, base) - t;
-                if (d == STEP) {
-                    depends |= moved.get(v).bit;
-                } else if (d != 0) {
-                    return unrelocatable(insertion, required, p);
+        List<dev.splice.listing.Fixup> placed = a.fixups();
+        for (int k = 0; k < placed.size(); k++) {
+            dev.splice.listing.Fixup f = placed.get(k);
+            int depends = symbols.depends(f.symbol());
+            long target = symbols.referenceValue(f.symbol()) + f.addend();
+            int p = f.offset();
+            switch (f.kind()) {
+                case CALL -> fixups.add(new Fixup(p, ops[p + 4], target, depends));
+                case PCREL_HI20 -> {
+                    dev.splice.listing.Fixup low = k + 1 < placed.size() ? placed.get(k + 1) : null;
+                    if (low == null || low.anchor() != p || low.offset() != p + 4 || !isLowPart(ops, ref, p)) {
+                        return unrelocatable(insertion, required, p); // a %pcrel_lo apart from its auipc
+                    }
+                    fixups.add(new Fixup(p, ops[p + 4], target, depends));
+                    k++;
+                }
+                case JAL, BRANCH, RVC_BRANCH, RVC_JUMP -> fixups.add(new Fixup(p, null, target, depends)); // checked below
+                default -> {
+                    if (depends != 0) { // an absolute use (%hi, %lo, a data word) of something that moves
+                        return unrelocatable(insertion, required, p);
+                    }
                 }
             }
-            Arrays.fill(site, p, p + (pair ? 8 : 4), true);
-            if (depends != Variable.ADDRESS.bit) { // a target that moves with the fragment keeps its words
-                fixups.add(new Fixup(p, pair ? ops[p + 4] : null, t, depends));
-            }
         }
+        fixups.removeIf(f -> f.depends() == Variable.ADDRESS.bit); // a target that moves with the fragment keeps its words
         try {
             FragmentChecks.check(insertion, ops, ref, fixups, symbols);
         } catch (PatchException e) {
@@ -238,13 +204,6 @@ final class FragmentAssembler {
                 throw e;
             }
             return null; // the substituted text will say it, with the fragment's own text
-        }
-        for (byte[] variant : variants) {
-            for (int p = 0; p < ref.length; p++) {
-                if (variant[p] != ref[p] && !site[p]) {
-                    return unrelocatable(insertion, required, p & ~1);
-                }
-            }
         }
         return new FragmentCode(ref, fixups.toArray(new Fixup[0]));
     }
@@ -257,13 +216,12 @@ final class FragmentAssembler {
         return null;
     }
 
-    /** The assembled bytes with the reference values moved by {@code moved}; null when it does not assemble and is not required. */
-    private byte[] run(Insertion insertion, String text, Map<Variable, Long> moved, boolean required) {
+    /** The assembly at the reference values; null when it does not assemble and is not required. */
+    private Assembly run(Insertion insertion, String text, boolean required) {
         assemblerRuns++;
-        long address = symbols.reference() + moved.getOrDefault(Variable.ADDRESS, 0L);
         Assembly a;
         try {
-            a = Assembler.assemble(text, insertion.fragmentName(), address, symbols.externals(moved));
+            a = Assembler.assemble(text, insertion.fragmentName(), symbols.reference(), symbols.externals(Map.of()));
         } catch (ListingException e) {
             if (!required) {
                 return null;
@@ -275,7 +233,7 @@ final class FragmentAssembler {
                     + a.regions().size());
         }
         target.require(a.target(), insertion.fragmentName());
-        return a.bytes();
+        return a;
     }
 
     /** The instructions by byte offset (null between them); refuses bytes that are no instruction. */
@@ -296,23 +254,6 @@ final class FragmentAssembler {
         return ops;
     }
 
-    /** Whether anything in the code may depend on its address: an auipc, or a jump or branch out of it. */
-    private static boolean hasPcSites(Opcode[] ops, byte[] bytes) {
-        for (int p = 0; p < bytes.length; p += size(ops[p])) {
-            Opcode op = ops[p];
-            if (op == Rv.AUIPC) {
-                return true;
-            }
-            if (op.hasBranchTarget()) {
-                long t = p + op.branchOffset(bits(op, bytes, p));
-                if (t < 0 || t > bytes.length) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
     /** Whether the word after the auipc at {@code p} completes it: its rs1 is the auipc's rd and it has a 12-bit immediate. */
     static boolean isLowPart(Opcode[] ops, byte[] bytes, int p) {
         int q = p + 4;
@@ -322,17 +263,6 @@ final class FragmentAssembler {
         }
         long rd = Rv.AUIPC.operand(u32(bytes, p), Operand.RD);
         return rd != 0 && ops[q].operand(u32(bytes, q), Operand.RS1) == rd;
-    }
-
-    /** The absolute target of the auipc pair or jal at {@code p} of code assembled at {@code base}. */
-    private static long target(Opcode[] ops, byte[] bytes, int p, boolean pair, long base) {
-        long pc = base + p;
-        if (pair) {
-            int lo = u32(bytes, p + 4);
-            return pc + Rv.upper(Rv.AUIPC, u32(bytes, p)) + ops[p + 4].operand(lo, Operand.IMM);
-        }
-        Opcode op = ops[p];
-        return op == Rv.JAL ? pc + op.branchOffset(u32(bytes, p)) : pc;
     }
 
     static int size(Opcode op) {

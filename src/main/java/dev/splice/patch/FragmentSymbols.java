@@ -78,6 +78,40 @@ final class FragmentSymbols {
         return depends == Variable.RUNTIME.bit && SpliceRuntime.functions().containsValue(target - runtimeReference());
     }
 
+    /**
+     * The {@link Variable#bit}s a value named {@code symbol} (as an assembler fixup names it: null for
+     * an absolute address, {@code "."} for the fragment itself) follows.
+     */
+    int depends(String symbol) {
+        if (symbol == null) {
+            return 0;
+        }
+        if (symbol.equals(dev.splice.listing.Fixup.REGION)) {
+            return Variable.ADDRESS.bit;
+        }
+        for (Field f : Field.values()) {
+            if (f != Field.FUNC && symbol.equals(f.symbol())) {
+                return Variable.valueOf(f.name()).bit;
+            }
+        }
+        return SpliceRuntime.functions().containsKey(symbol) ? Variable.RUNTIME.bit : 0;
+    }
+
+    /** The value {@code symbol} had when fragments were assembled (see {@link #depends}). */
+    long referenceValue(String symbol) {
+        if (symbol == null) {
+            return 0;
+        }
+        if (symbol.equals(dev.splice.listing.Fixup.REGION)) {
+            return reference();
+        }
+        Long v = externals(Map.of()).get(symbol);
+        if (v == null) {
+            throw new IllegalStateException("the assembler used '" + symbol + "', which has no value");
+        }
+        return v;
+    }
+
     /** The names for the assembler, with the variables in {@code moved} moved by their value. */
     Map<String, Long> externals(Map<Variable, Long> moved) {
         return new AbstractMap<>() {

@@ -118,6 +118,9 @@ final class Inserter {
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         DynamicSymbols.move(elf, moved, editor, textIndex);
+        if (withRuntime) {
+            SpliceRuntime.addSymbols(editor, base, textIndex, data, slots);
+        }
         Phases.mark("eh_frame, symbols");
         editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, side.join().bat());
         Phases.mark("BAT");

@@ -1,5 +1,7 @@
 package dev.splice.patch;
 
+import dev.splice.elf.ElfEditor;
+import dev.splice.elf.Symbol;
 import dev.splice.listing.Assembler;
 import dev.splice.listing.Assembly;
 import java.io.IOException;
@@ -75,6 +77,22 @@ final class SpliceRuntime {
         Map<String, Long> externals = new HashMap<>(data.symbols());
         externals.put("__splice_environ", environ);
         return Assembler.assemble(text.toString(), RESOURCE, address, externals);
+    }
+
+    /**
+     * Names the runtime's functions (at {@code address}, in section {@code textIndex}) and the
+     * counters ({@code __splice_counters}, {@code slots} of them) in the output's {@code .symtab},
+     * for objdump, debuggers and tools that read the counters.
+     */
+    static void addSymbols(ElfEditor editor, long address, int textIndex, DataArea data, int slots) {
+        editor.section(".symtab").ifPresent(symtab -> {
+            for (String f : FUNCTIONS) {
+                editor.addSymbol(symtab.index(), new Symbol(0, f, address + OFFSETS.get(f), 0, Symbol.STT_FUNC, Symbol.STB_GLOBAL,
+                        Symbol.STV_DEFAULT, textIndex));
+            }
+            editor.section(DataArea.NAME).ifPresent(bss -> editor.addSymbol(symtab.index(), new Symbol(0, "__splice_counters",
+                    data.counters(), 8L * slots, Symbol.STT_OBJECT, Symbol.STB_GLOBAL, Symbol.STV_DEFAULT, bss.index())));
+        });
     }
 
     private static void bytes(StringBuilder text, String s) {

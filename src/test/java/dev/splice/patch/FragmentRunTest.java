@@ -134,7 +134,9 @@ class FragmentRunTest {
         Path out = PatchFixtures.write(tmp, "calls", Rewrite.of(elf).counterFile(file.toString())
                 .insert(new Insertion(entry, callRecord, BranchTarget.INSERTED))
                 .insert(new Insertion(entry, FragmentExamples.read("function-entry-counter.s"), BranchTarget.INSERTED))
-                .insert(new Insertion(entry, readTable, BranchTarget.INSERTED)).run().bytes());
+                .insert(new Insertion(entry, readTable, BranchTarget.INSERTED))
+                .insert(new Insertion(entry, FragmentTemplateTest.store("here: auipc t1, %pcrel_hi(table + 16)\n"
+                        + "ld t1, %pcrel_lo(here)(t1)"), BranchTarget.INSERTED)).run().bytes());
         Tools.Result r = PatchFixtures.qemu(out, "return", "4");
         assertEquals(0, r.exitCode(), r.stderr());
         assertTrue(r.stdout().contains("recorded=107 "), r.stdout());
@@ -142,6 +144,7 @@ class FragmentRunTest {
         assertEquals(0, c[0], "the calling fragment uses no counter");
         assertEquals(1, c[1], "function-entry-counter.s through __splice_count");
         assertEquals(20, c[2], "table[1], read by name");
+        assertEquals(30, c[3], "table[2], through %pcrel_hi/%pcrel_lo");
     }
 
     @Test
