@@ -7,9 +7,11 @@ import dev.splice.elf.Symbol;
 
 /**
  * The zero-initialised read-write area an output can get (for counters and fragment data): the
- * NOBITS section {@value #NAME} in a PT_LOAD of its own (R W, {@code p_filesz} 0), above everything
- * the input loads and below {@code .splice.text}, named by the global symbol {@value #SYMBOL}. Its
- * address is fixed before layout, so fragments can refer to it.
+ * NOBITS section {@value #NAME}, above everything the input loads and below {@code .splice.text},
+ * named by the global symbol {@value #SYMBOL}. When the highest PT_LOAD is the program's R W one,
+ * that segment's {@code p_memsz} grows over the area (like a longer {@code .bss}: no new program
+ * header, so the table can still grow in place); otherwise it gets a PT_LOAD of its own (R W,
+ * {@code p_filesz} 0). Its address is fixed before layout, so fragments can refer to it.
  *
  * @param address the area's first byte
  * @param size its length in bytes
@@ -34,16 +36,36 @@ record DataArea(long address, long size) {
         if (size <= 0 || size > 1L << 40) {
             throw new IllegalArgumentException("data area of " + size + " bytes");
         }
-        // Room for the whole file to double before the area: its p_vaddr - p_offset stays above the load base.
-        long reserve = 0;
-        for (Section s : editor.sections()) {
-            reserve += s.fileSize();
+        Segment last = null;
+        for (Segment g : editor.segments()) {
+            if (g.isLoad() && (last == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
+                    last.virtualAddress() + last.memorySize()) > 0)) {
+                last = g;
+            }
         }
-        long address = editor.addressForNewSegments(reserve);
+        boolean grow = last != null && (last.flags() & (Segment.PF_W | Segment.PF_X)) == Segment.PF_W
+                && editor.addressForNewSegments(0) >= last.virtualAddress() + last.memorySize();
+        long address;
+        if (grow) {
+            // The program's own R W segment, the highest one, grows over the area: no new program header.
+            address = (last.virtualAddress() + last.memorySize() + ALIGNMENT - 1) & -ALIGNMENT;
+        } else {
+            // Room for the whole file to double before the area: its p_vaddr - p_offset stays above the load base.
+            long reserve = 0;
+            for (Section s : editor.sections()) {
+                reserve += s.fileSize();
+            }
+            address = editor.addressForNewSegments(reserve);
+        }
         int index = editor.addSection(NAME, Section.SHT_NOBITS, Section.SHF_ALLOC | Section.SHF_WRITE, address, ALIGNMENT,
                 0, 0, 0, new byte[0]);
         editor.setSection(withSize(editor.section(index), size));
-        editor.addLoadSegment(Segment.PF_R | Segment.PF_W, index);
+        if (grow) {
+            editor.setSegment(new Segment(last.index(), last.type(), last.flags(), last.offset(), last.virtualAddress(),
+                    last.physicalAddress(), last.fileSize(), address + size - last.virtualAddress(), last.alignment()));
+        } else {
+            editor.addLoadSegment(Segment.PF_R | Segment.PF_W, index);
+        }
         editor.section(".symtab").ifPresent(symtab -> editor.addSymbol(symtab.index(), new Symbol(0, SYMBOL, address, size,
                 Symbol.STT_OBJECT, Symbol.STB_GLOBAL, Symbol.STV_DEFAULT, index)));
         return new DataArea(address, size);
