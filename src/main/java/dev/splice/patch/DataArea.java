@@ -8,13 +8,16 @@ import java.util.Map;
 
 /**
  * The zero-initialised read-write area an output can get (for counters and fragment data): the
- * NOBITS section {@value #NAME} in a PT_LOAD of its own (R W, {@code p_filesz} 0), above everything
- * the input loads and below {@code .splice.text}, named by the global symbol {@value #SYMBOL}. Its
- * address depends on the input only ({@link #addressFor}), so fragments can refer to it before
- * layout. It starts with the bytes {@link Rewrite#reserveData} asked for; with the runtime
- * ({@link SpliceRuntime}) the runtime's scratch follows at {@code __splice_runtime_data} (64-byte
- * aligned, {@value #SCRATCH} bytes: its once-only exit flag, the file name it builds), then the
- * counters at {@code __splice_counters} (slot k at {@code __splice_counters + 8k}).
+ * NOBITS section {@value #NAME}, above everything the input loads and below {@code .splice.text},
+ * named by the global symbol {@value #SYMBOL}. When the highest PT_LOAD is the program's R W one,
+ * that segment's {@code p_memsz} grows over the area (like a longer {@code .bss}: no new program
+ * header, so the table can still grow in place); otherwise it gets a PT_LOAD of its own (R W,
+ * {@code p_filesz} 0). Its address depends on the input only ({@link #addressFor}), so fragments
+ * can refer to it before layout. It starts with the bytes {@link Rewrite#reserveData} asked for;
+ * with the runtime ({@link SpliceRuntime}) the runtime's scratch follows at
+ * {@code __splice_runtime_data} (64-byte aligned, {@value #SCRATCH} bytes: its once-only exit flag,
+ * the file name it builds), then the counters at {@code __splice_counters} (slot k at
+ * {@code __splice_counters + 8k}).
  *
  * @param address the area's first byte
  * @param size its length in bytes
@@ -32,19 +35,43 @@ record DataArea(long address, long size, long reserved) {
 
     /**
      * Where {@link #add} puts the area in an output edited from {@code editor}, before anything is
-     * added to it: room for the whole file to double below it, so that its p_vaddr - p_offset stays
-     * above the load base.
+     * added to it: right after the program's R W segment when that is the highest, else with room
+     * for the whole file to double below it, so that its p_vaddr - p_offset stays above the load base.
      *
      * @param editor a fresh editor of the input
      * @return the area's address
      */
     static long addressFor(ElfEditor editor) {
+        Segment last = highestLoad(editor);
+        if (grows(editor, last)) {
+            return (last.virtualAddress() + last.memorySize() + ALIGNMENT - 1) & -ALIGNMENT;
+        }
+        // Room for the whole file to double before the area: its p_vaddr - p_offset stays above the load base.
         long reserve = 0;
         for (Section s : editor.sections()) {
             reserve += s.fileSize();
         }
         return editor.addressForNewSegments(reserve);
     }
+
+    /** The PT_LOAD that ends highest, or null. */
+    private static Segment highestLoad(ElfEditor editor) {
+        Segment last = null;
+        for (Segment g : editor.segments()) {
+            if (g.isLoad() && (last == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
+                    last.virtualAddress() + last.memorySize()) > 0)) {
+                last = g;
+            }
+        }
+        return last;
+    }
+
+    /** Whether {@code last} is the program's own R W segment, the highest, which can grow over the area. */
+    private static boolean grows(ElfEditor editor, Segment last) {
+        return last != null && (last.flags() & (Segment.PF_W | Segment.PF_X)) == Segment.PF_W
+                && editor.addressForNewSegments(0) >= last.virtualAddress() + last.memorySize();
+    }
+
 
     /**
      * Adds the area (section, segment, symbol) to the output being edited; call it before the code's
@@ -58,11 +85,18 @@ record DataArea(long address, long size, long reserved) {
         if (size <= 0 || size > 1L << 40) {
             throw new IllegalArgumentException("data area of " + size + " bytes");
         }
+        Segment last = highestLoad(editor);
+        boolean grow = grows(editor, last);
         long address = addressFor(editor);
         int index = editor.addSection(NAME, Section.SHT_NOBITS, Section.SHF_ALLOC | Section.SHF_WRITE, address, ALIGNMENT,
                 0, 0, 0, new byte[0]);
         editor.setSection(withSize(editor.section(index), size));
-        editor.addLoadSegment(Segment.PF_R | Segment.PF_W, index);
+        if (grow) {
+            editor.setSegment(new Segment(last.index(), last.type(), last.flags(), last.offset(), last.virtualAddress(),
+                    last.physicalAddress(), last.fileSize(), address + size - last.virtualAddress(), last.alignment()));
+        } else {
+            editor.addLoadSegment(Segment.PF_R | Segment.PF_W, index);
+        }
         editor.section(".symtab").ifPresent(symtab -> editor.addSymbol(symtab.index(), new Symbol(0, SYMBOL, address, size,
                 Symbol.STT_OBJECT, Symbol.STB_GLOBAL, Symbol.STV_DEFAULT, index)));
         return new DataArea(address, size, 0);
