@@ -92,8 +92,32 @@ public record EdgeTruth(ElfFile elf, long function, ExecTrace trace) {
         return op == null ? ControlFlow.NONE : op.controlFlow(bits);
     }
 
+    /**
+     * A return that returns to its caller: not the unwinder's landing in a handler, which GCC's
+     * {@code __builtin_eh_return} compiles to {@code add sp, sp, rX; ret} (the handler's stack
+     * adjustment in a register; no normal epilogue adds a register to sp).
+     */
     private boolean isReturnAt(long address) {
         Section s = elf.sectionContaining(address).orElse(null);
-        return s != null && s.isExecutable() && RiscVCfg.isReturn(elf.contents(s), (int) (address - s.address()));
+        if (s == null || !s.isExecutable() || !RiscVCfg.isReturn(elf.contents(s), (int) (address - s.address()))) {
+            return false;
+        }
+        return !addsRegisterToSp(address - 2, 2) && !addsRegisterToSp(address - 4, 4);
+    }
+
+    private boolean addsRegisterToSp(long address, int size) {
+        Section s = elf.sectionContaining(address).orElse(null);
+        if (s == null) {
+            return false;
+        }
+        byte[] b = elf.contents(s);
+        int at = (int) (address - s.address());
+        int bits = 0;
+        for (int i = 0; i < size; i++) {
+            bits |= (b[at + i] & 0xff) << (8 * i);
+        }
+        Opcode op = DECODER.decode(bits, size);
+        return op != null && (op.mnemonic().equals("c.add") || op.mnemonic().equals("add"))
+                && op.operand(bits, dev.splice.isa.Operand.RD) == 2 && op.operand(bits, dev.splice.isa.Operand.RS1) == 2;
     }
 }
