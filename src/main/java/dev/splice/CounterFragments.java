@@ -10,10 +10,11 @@ import java.util.Map;
 
 /**
  * The fragments of {@code splice instrument}'s counters (docs/instrument.md): add 1 to the
- * insertion's own slot ({@code {counter}}) with t0 and t1 saved below a lowered sp; before a
- * conditional branch, the branch's inverse first, over the increment, so that only a taken branch
- * counts. The condition is tested before anything is changed, so a branch on sp, t0 or t1 tests
- * the program's values.
+ * insertion's own slot ({@code {counter}}), in two registers the function never names when it has
+ * two such caller-saved ones (dead everywhere in it), else in t0 and t1 saved below a lowered sp;
+ * before a conditional branch, the branch's inverse first, over the increment, so that only a taken
+ * branch counts. The condition is tested before anything is changed, so a branch on sp, t0 or t1
+ * tests the program's values.
  */
 final class CounterFragments {
     private static final Isa ISA = Isa.rv64();
@@ -24,11 +25,19 @@ final class CounterFragments {
     private final String increment;
 
     /**
+     * The fragments for one function.
+     *
      * @param atomic amoadd.d (right with several threads) or a plain load, add and store
+     * @param unused caller-saved registers the function never names, in order of preference
      */
-    CounterFragments(boolean atomic) {
-        String add = atomic ? "li t1, 1\namoadd.d zero, t1, (t0)\n" : "ld t1, 0(t0)\naddi t1, t1, 1\nsd t1, 0(t0)\n";
-        increment = "addi sp, sp, -16\nsd t0, 0(sp)\nsd t1, 8(sp)\nla t0, {counter}\n" + add
+    CounterFragments(boolean atomic, int[] unused) {
+        boolean free = unused.length >= 2;
+        String a = free ? "x" + unused[0] : "t0";
+        String b = free ? "x" + unused[1] : "t1";
+        String add = atomic ? "li " + b + ", 1\namoadd.d zero, " + b + ", (" + a + ")\n"
+                : "ld " + b + ", 0(" + a + ")\naddi " + b + ", " + b + ", 1\nsd " + b + ", 0(" + a + ")\n";
+        String body = "la " + a + ", {counter}\n" + add;
+        increment = free ? body : "addi sp, sp, -16\nsd t0, 0(sp)\nsd t1, 8(sp)\n" + body
                 + "ld t1, 8(sp)\nld t0, 0(sp)\naddi sp, sp, 16\n";
     }
 

@@ -89,7 +89,6 @@ public final class Instrumentation {
             throw new BadInputException(input + ": the binary may create threads but its Tag_RISCV_arch has no A "
                     + "extension: plain counter increments would lose counts, amoadd.d is not available");
         }
-        CounterFragments fragments = new CounterFragments(atomic);
         Pattern selected = globs(globs);
         RiscVEdges.Binary binary = RiscVEdges.Binary.of(elf);
         dev.splice.patch.Rewrite probe = dev.splice.patch.Rewrite.of(elf);
@@ -119,6 +118,10 @@ public final class Instrumentation {
             List<EdgeMap.FunctionMap> maps = new ArrayList<>();
             Map<FlowEdge, Integer> order = new java.util.IdentityHashMap<>();
             for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
+                Function f = n.getKey();
+                byte[] code = elf.contents(f.section());
+                CounterFragments fragments = new CounterFragments(atomic, dev.splice.cfg.riscv.RiscVRegisters.unusedCallerSaved(
+                        code, (int) (f.address() - f.section().address()), (int) f.size()));
                 for (int c : n.getValue().counters().counted()) {
                     FlowEdge e = n.getValue().edges().get(c);
                     order.put(e, insertions.size());

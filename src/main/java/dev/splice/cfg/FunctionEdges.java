@@ -228,21 +228,28 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
                         e.probeOffset()));
             }
         }
-        edges = withoutPolicyConflicts(edges, blocks);
-        long[] weight = Frequencies.estimate(nodes, edges);
-        List<EdgeCounters.Edge> network = new ArrayList<>(edges.size());
-        for (int i = 0; i < edges.size(); i++) {
-            FlowEdge e = edges.get(i);
-            network.add(new EdgeCounters.Edge(e.from(), e.to(), weight[i], e.probe() != Probe.NONE));
+        List<Integer> conflicts = conflicts(edges);
+        EdgeCounters.UncountableCycleException failure = null;
+        for (java.util.Set<Integer> originalWins : choices(conflicts)) {
+            List<FlowEdge> resolved = resolve(edges, originalWins);
+            long[] weight = Frequencies.estimate(nodes, resolved);
+            List<EdgeCounters.Edge> network = new ArrayList<>(resolved.size());
+            for (int i = 0; i < resolved.size(); i++) {
+                FlowEdge e = resolved.get(i);
+                network.add(new EdgeCounters.Edge(e.from(), e.to(), weight[i], e.probe() != Probe.NONE));
+            }
+            try {
+                return new FunctionEdges(n, List.copyOf(resolved), List.copyOf(calls), EdgeCounters.choose(nodes, network));
+            } catch (EdgeCounters.UncountableCycleException e) {
+                if (failure == null) {
+                    failure = e;
+                }
+            }
         }
-        try {
-            return new FunctionEdges(n, List.copyOf(edges), List.copyOf(calls), EdgeCounters.choose(nodes, network));
-        } catch (EdgeCounters.UncountableCycleException e) {
-            FlowEdge x = edges.get(e.edge());
-            throw new EdgeProfileException("the " + x.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
-                    + " edge at +0x" + Integer.toHexString(Math.max(x.fromOffset(), x.toOffset()))
-                    + " cannot carry a counter and closes a cycle of edges that cannot either");
-        }
+        FlowEdge x = edges.get(failure.edge());
+        throw new EdgeProfileException("the " + x.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+                + " edge at +0x" + Integer.toHexString(Math.max(x.fromOffset(), x.toOffset()))
+                + " cannot carry a counter and closes a cycle of edges that cannot either");
     }
 
     private static FlowEdge fallThrough(Block b, List<Block> blocks, int last, Instructions code) {
@@ -266,20 +273,53 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
     }
 
     /**
-     * One address takes one branch-target policy: a fall-through probe (ORIGINAL) at a block start
-     * that another probe (INSERTED) also precedes, or where a fragment may not go, cannot be.
+     * The block starts where a fall-through probe (policy ORIGINAL) and another probe (policy
+     * INSERTED) would both go: one address takes one policy, so only one kind can be counted there.
      */
-    private static List<FlowEdge> withoutPolicyConflicts(List<FlowEdge> edges, List<Block> blocks) {
+    private static List<Integer> conflicts(List<FlowEdge> edges) {
         java.util.Set<Integer> inserted = new java.util.HashSet<>();
+        java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
         for (FlowEdge e : edges) {
             if (e.probe() == Probe.BEFORE || e.probe() == Probe.BEFORE_IF_TAKEN) {
                 inserted.add(e.probeOffset());
             }
         }
+        for (FlowEdge e : edges) {
+            if (e.probe() == Probe.AT_FALL_THROUGH && inserted.contains(e.probeOffset())) {
+                out.add(e.probeOffset());
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * The ways to settle the conflicts tried, in order (each the set of addresses where the
+     * fall-through probe wins): INSERTED everywhere, ORIGINAL everywhere, then each address
+     * flipped alone from either.
+     */
+    private static List<java.util.Set<Integer>> choices(List<Integer> conflicts) {
+        List<java.util.Set<Integer>> out = new ArrayList<>();
+        out.add(java.util.Set.of());
+        if (!conflicts.isEmpty()) {
+            out.add(java.util.Set.copyOf(conflicts));
+            for (int c : conflicts) {
+                out.add(java.util.Set.of(c));
+                java.util.Set<Integer> allBut = new java.util.HashSet<>(conflicts);
+                allBut.remove(c);
+                out.add(allBut);
+            }
+        }
+        return out;
+    }
+
+    /** The edges with the losing probe at each conflicting address made uncountable. */
+    private static List<FlowEdge> resolve(List<FlowEdge> edges, java.util.Set<Integer> originalWins) {
+        List<Integer> conflicts = conflicts(edges);
         List<FlowEdge> out = new ArrayList<>(edges.size());
         for (FlowEdge e : edges) {
-            boolean conflict = e.probe() == Probe.AT_FALL_THROUGH && inserted.contains(e.probeOffset());
-            out.add(conflict ? new FlowEdge(e.from(), e.to(), e.kind(), e.fromOffset(), e.toOffset(), Probe.NONE, -1) : e);
+            boolean at = e.probe() != Probe.NONE && conflicts.contains(e.probeOffset());
+            boolean loses = at && (e.probe() == Probe.AT_FALL_THROUGH) != originalWins.contains(e.probeOffset());
+            out.add(loses ? new FlowEdge(e.from(), e.to(), e.kind(), e.fromOffset(), e.toOffset(), Probe.NONE, -1) : e);
         }
         return out;
     }

@@ -4,21 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.splice.cfg.FunctionEdges.EdgeKind;
 import dev.splice.cfg.FunctionEdges.FlowEdge;
-import dev.splice.cfg.riscv.RiscVCfg;
 import dev.splice.cfg.riscv.RiscVEdges;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
-import dev.splice.elf.Section;
-import dev.splice.isa.ControlFlow;
-import dev.splice.isa.Decoder;
-import dev.splice.isa.Isa;
-import dev.splice.isa.Opcode;
+import dev.splice.testing.EdgeTruth;
 import dev.splice.testing.ExecTrace;
 import dev.splice.testing.TestPrograms;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,9 +24,6 @@ import org.junit.jupiter.api.Test;
  * exit, jump tables, recursion and calls that do not return included.
  */
 class EdgeCountersQemuTest {
-    private static final Isa ISA = Isa.rv64();
-    private static final Decoder DECODER = ISA.decoder(ISA.extensions());
-
     @Test
     void loopsRecoversEveryEdgeOfARealRun() {
         check("loops.relocs", "60");
@@ -61,12 +51,12 @@ class EdgeCountersQemuTest {
             } catch (EdgeProfileException refused) {
                 continue;
             }
-            Code code = new Code(elf, f);
+            EdgeTruth truth = new EdgeTruth(elf, f.address(), trace);
             List<FlowEdge> edges = net.edges();
             int[] countedEdges = net.counters().counted();
             long[] counters = new long[countedEdges.length];
             for (int k = 0; k < counters.length; k++) {
-                counters[k] = probe(code, trace, net, edges.get(countedEdges[k]));
+                counters[k] = probe(truth, net, edges.get(countedEdges[k]));
                 counted += counters[k];
             }
             long[] counts;
@@ -77,9 +67,10 @@ class EdgeCountersQemuTest {
                 return;
             }
             for (int i = 0; i < edges.size(); i++) {
-                Long truth = truth(code, trace, net, edges.get(i));
-                if (truth != null) {
-                    assertEquals(truth.longValue(), counts[i], program + " " + f.name() + " " + edges.get(i));
+                FlowEdge e = edges.get(i);
+                Long expected = truth.count(e.kind(), e.fromOffset(), e.toOffset(), e.to() < net.blocks(), fromCall(net, e));
+                if (expected != null) {
+                    assertEquals(expected.longValue(), counts[i], program + " " + f.name() + " " + e);
                     edgesChecked++;
                 }
             }
@@ -100,74 +91,17 @@ class EdgeCountersQemuTest {
     }
 
     /** What the counter fragment of an edge counts in this run. */
-    private static long probe(Code code, ExecTrace trace, FunctionEdges net, FlowEdge e) {
-        long at = code.f.address() + e.probeOffset();
+    private static long probe(EdgeTruth truth, FunctionEdges net, FlowEdge e) {
+        long at = truth.function() + e.probeOffset();
         return switch (e.probe()) {
-            case BEFORE -> trace.ran(at);
-            case BEFORE_IF_TAKEN -> trace.ran(at) - trace.followed(at, at + code.length(e.probeOffset()));
-            case AT_FALL_THROUGH -> fallThroughs(code, trace, net, e);
+            case BEFORE -> truth.trace().ran(at);
+            case BEFORE_IF_TAKEN -> truth.trace().ran(at) - truth.trace().followed(at, at + truth.length(at));
+            case AT_FALL_THROUGH -> truth.fallThroughs(truth.function() + e.fromOffset(), at, fromCall(net, e));
             case NONE -> throw new AssertionError("a counter on " + e);
         };
     }
 
-    /** Arrivals at the edge's target by running on from the instruction before it, or by a return to it. */
-    private static long fallThroughs(Code code, ExecTrace trace, FunctionEdges net, FlowEdge e) {
-        long to = code.f.address() + e.toOffset();
-        long from = code.f.address() + e.fromOffset();
-        boolean afterCall = net.calls().stream().anyMatch(c -> c.offset() == e.fromOffset());
-        if (!afterCall) {
-            return trace.followed(from, to);
-        }
-        long n = 0;
-        for (Map.Entry<Long, Long> arrival : trace.arrivals(to).entrySet()) {
-            if (code.isReturnAt(arrival.getKey())) {
-                n += arrival.getValue();
-            }
-        }
-        return n;
-    }
-
-    /** The true count of an edge in this run, or null for a virtual edge the log does not show. */
-    private static Long truth(Code code, ExecTrace trace, FunctionEdges net, FlowEdge e) {
-        long base = code.f.address();
-        long from = base + e.fromOffset();
-        long to = base + e.toOffset();
-        return switch (e.kind()) {
-            case TAKEN, TABLE -> trace.followed(from, to);
-            case JUMP -> code.flow(e.fromOffset()) == ControlFlow.JUMP ? trace.followed(from, to) : trace.ran(from);
-            case FALL_THROUGH -> fallThroughs(code, trace, net, e);
-            case TAKEN_OR_FALL_THROUGH -> trace.ran(from);
-            case EXIT -> code.flow(e.fromOffset()) == ControlFlow.BRANCH
-                    ? trace.ran(from) - trace.followed(from, from + code.length(e.fromOffset())) : trace.ran(from);
-            case ARRIVAL -> trace.ran(to);
-            case ENTRY -> e.to() < net.blocks() ? trace.ran(to) : null;
-            case LEAVES -> null;
-        };
-    }
-
-    /** The function's bytes, decoded on demand, and the binary's for return instructions elsewhere. */
-    private record Code(ElfFile elf, Function f) {
-        int length(int offset) {
-            byte[] b = elf.contents(f.section());
-            int at = (int) (f.address() - f.section().address()) + offset;
-            return (b[at] & 3) == 3 ? 4 : 2;
-        }
-
-        ControlFlow flow(int offset) {
-            byte[] b = elf.contents(f.section());
-            int at = (int) (f.address() - f.section().address()) + offset;
-            int packed = DECODER.decodeAt(b, at, b.length);
-            Opcode op = DECODER.opcode(packed);
-            int bits = 0;
-            for (int i = 0; i < Decoder.size(packed); i++) {
-                bits |= (b[at + i] & 0xff) << (8 * i);
-            }
-            return op == null ? ControlFlow.NONE : op.controlFlow(bits);
-        }
-
-        boolean isReturnAt(long address) {
-            Section s = elf.sectionContaining(address).orElse(null);
-            return s != null && s.isExecutable() && RiscVCfg.isReturn(elf.contents(s), (int) (address - s.address()));
-        }
+    private static boolean fromCall(FunctionEdges net, FlowEdge e) {
+        return net.calls().stream().anyMatch(c -> c.offset() == e.fromOffset());
     }
 }

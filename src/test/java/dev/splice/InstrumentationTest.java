@@ -1,0 +1,118 @@
+package dev.splice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.elf.ElfFile;
+import dev.splice.profile.EdgeMap;
+import dev.splice.profile.EdgeProfile;
+import dev.splice.testing.EdgeTruth;
+import dev.splice.testing.ExecTrace;
+import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code splice instrument} end to end: the instrumented program runs as the original does (same
+ * output, same exit status) under qemu-riscv64 and writes its counters at exit; the counter map
+ * and the counters give, for every instrumented function, every edge count that QEMU's exec log
+ * of the original shows, exactly; the fdata has one line per edge that ran.
+ */
+class InstrumentationTest {
+    /** Functions of the test programs' own sources, which do not depend on the layout. */
+    private static final java.util.Map<String, List<String>> OWN = java.util.Map.of(
+            "loops.relocs", List.of("main", "hot_loop", "classify", "fib", "apply_all"),
+            "exceptions.relocs", List.of("main", "_Z8validatei", "_Z7processRKSt6vectorIiSaIiEE"));
+
+    @TempDir Path dir;
+
+    @Test
+    void loopsGivesTheTrueEdgeCounts() throws Exception {
+        check("loops.relocs", "60");
+    }
+
+    @Test
+    void exceptionsGivesTheTrueEdgeCounts() throws Exception {
+        check("exceptions.relocs");
+    }
+
+    private void check(String program, String... args) throws Exception {
+        Path in = TestPrograms.rv64(program);
+        Path out = dir.resolve(program + ".inst");
+        Path counters = dir.resolve(program + ".counters");
+        Instrumentation.Summary s = Instrumentation.instrument(in, out, List.of(), counters.toString());
+        assertTrue(s.functions() > 500 && s.skipped().size() * 5 < s.functions(), s.functions() + " instrumented, "
+                + s.skipped().size() + " left alone");
+        Tools.Result original = run(in, args);
+        Tools.Result instrumented = run(out, args);
+        assertEquals(original.stdout(), instrumented.stdout());
+        assertEquals(original.exitCode(), instrumented.exitCode());
+
+        ElfFile outElf = ElfFile.read(out);
+        EdgeMap map = EdgeMap.parse(new String(outElf.contents(outElf.section(EdgeMap.SECTION).orElseThrow()),
+                StandardCharsets.UTF_8), program);
+        long[] raw = EdgeProfile.counters(Files.readAllBytes(counters), map, counters.toString());
+        ElfFile inElf = ElfFile.read(in);
+        // The original runs from a path as long as the output's: the path is on the stack (AT_EXECFN),
+        // and where the stack starts decides the alignment memcpy and its kind see.
+        Path sameLength = Files.copy(in, dir.resolve(program + ".orig"));
+        ExecTrace trace = ExecTrace.of(sameLength, args);
+        int checked = 0;
+        int ran = 0;
+        List<String> differ = new ArrayList<>();
+        for (EdgeMap.FunctionMap f : map.functions()) {
+            long[] counts = EdgeProfile.edgeCounts(f, raw);
+            EdgeTruth truth = new EdgeTruth(inElf, f.address(), trace);
+            boolean same = true;
+            List<String> mismatches = new ArrayList<>();
+            for (int i = 0; i < counts.length; i++) {
+                EdgeMap.Edge e = f.edges().get(i);
+                boolean fromCall = f.calls().stream().anyMatch(c -> c.offset() == e.fromOffset());
+                Long expected = truth.count(e.kind(), e.fromOffset(), e.toOffset(), e.to() < e.from(), fromCall);
+                if (e.slot() >= 0) {
+                    same &= expected != null && expected == raw[e.slot()];
+                }
+                if (expected != null && expected != counts[i]) {
+                    mismatches.add(e + ": " + expected + " in the log, " + counts[i] + " from the counters");
+                }
+                if (expected != null) {
+                    checked++;
+                    ran += expected > 0 ? 1 : 0;
+                }
+            }
+            if (same) {
+                assertEquals(List.of(), mismatches, program + " " + f.name());
+            } else {
+                differ.add(f.name());
+            }
+        }
+        // A few C-library functions behave differently in the output, whose layout differs: they read
+        // the program headers (_dl_non_dynamic_init), sort .eh_frame's FDEs (frame_downheap and its
+        // callers), or see other addresses. Their counters differ from the original's log; the program's
+        // own functions must not be among them.
+        System.out.printf("%s: counters differ from the original's log in %s%n", program, differ);
+        for (String own : OWN.get(program)) {
+            assertTrue(map.functions().stream().anyMatch(f -> f.name().equals(own)), own + " is instrumented");
+            assertTrue(!differ.contains(own), own + " counts as the original runs");
+        }
+        assertTrue(differ.size() * 50 <= map.functions().size(), "few functions differ: " + differ);
+        Path fdata = dir.resolve(program + ".fdata");
+        Instrumentation.Converted c = Instrumentation.convert(out, counters, fdata);
+        assertEquals(c.branchLines(), Files.readAllLines(fdata).size());
+        System.out.printf("%s: %d functions, %d counters, %d edge counts checked (%d ran), %d fdata lines%n", program,
+                s.functions(), s.counters(), checked, ran, c.branchLines());
+        assertTrue(ran > 500, "many edges ran");
+    }
+
+    private static Tools.Result run(Path binary, String... args) {
+        List<String> command = new ArrayList<>(List.of("qemu-riscv64", binary.toString()));
+        command.addAll(List.of(args));
+        return Tools.run(command, null, 600);
+    }
+}
