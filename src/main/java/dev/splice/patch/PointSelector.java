@@ -27,7 +27,9 @@ import java.util.Objects;
  * Turns {@link PointSpec}s into the instruction boundaries they select in one input binary, each
  * with the refusal an insertion there would meet (docs/patch.md, "Choosing points"). Blocks, loop
  * heads and exits are the write-back's CFG ({@link RiscVCfg#of(ElfFile, Function)}); refusals are
- * the insertion rules (the binary's, the function's decoding, pc-relative pairs, lr/sc sequences).
+ * the insertion rules (the binary's, the function's decoding, pc-relative pairs, lr/sc sequences)
+ * and, for a pattern's points, the functions bulk insertion skips up front (under 8 bytes, falling
+ * through at the end).
  * Functions are decoded on first use and kept, so one selector answers many specs cheaply; its
  * methods may be called from several threads (one at a time).
  *
@@ -120,37 +122,6 @@ public final class PointSelector {
         return input;
     }
 
-    /**
-     * Why the function of an accepted point is not worth trying to move with optional points (as
-     * bulk insertion skips such functions up front): under 8 bytes, too few for the long jump to a
-     * far copy, or falling through at its end into code the jump back cannot reach without a free
-     * register. Null when it is worth trying, or the point has no function.
-     */
-    synchronized Refusal unlikelyToMove(Point p) {
-        Code c = p.function() == null ? null : decoded.get(key(p.address() - p.offset(), functionSize(p)));
-        if (c == null || c.moved == null) {
-            return null;
-        }
-        if (c.f.size() < 8) {
-            return new Refusal(Reason.TOO_SMALL, "function '" + c.f.name() + "' has " + c.f.size()
-                    + " bytes, which may be too few for the jump to a far copy");
-        }
-        MovedFunction.Item end = c.moved.items.get(c.moved.items.size() - 1);
-        if (end.kind == MovedFunction.Kind.FALLTHROUGH && !end.afterCall) {
-            return new Refusal(Reason.FALLS_THROUGH, "function '" + c.f.name()
-                    + "' falls through into the code after it, and the jump back may not reach");
-        }
-        return null;
-    }
-
-    private long functionSize(Point p) {
-        return elf.functionContaining(p.address()).map(Function::size).orElse(0L);
-    }
-
-    private static long key(long address, long size) {
-        return address ^ (size << 48);
-    }
-
     private Point at(PointKind kind, long address, String spec) {
         Function f = elf.functionContaining(address).orElse(null);
         if (f == null) {
@@ -198,7 +169,10 @@ public final class PointSelector {
             matched = true;
             Code c = code(e.getKey());
             for (long offset : offsets(p, c)) {
-                out.add(point(p.kind(), c, c.f.address() + offset, p.text()));
+                Point point = point(p.kind(), c, c.f.address() + offset, p.text());
+                Refusal unlikely = point.accepted() ? c.unlikelyToMove() : null;
+                out.add(unlikely == null ? point : new Point(point.kind(), point.address(), point.function(), point.offset(),
+                        point.spec(), unlikely));
             }
         }
         if (!matched) {
@@ -287,7 +261,7 @@ public final class PointSelector {
     }
 
     private Code code(Function f) {
-        return decoded.computeIfAbsent(key(f.address(), f.size()), k -> new Code(f));
+        return decoded.computeIfAbsent(f.address() ^ (f.size() << 48), k -> new Code(f));
     }
 
     private byte[] contents(Section s) {
@@ -378,6 +352,27 @@ public final class PointSelector {
                 }
             }
             return out;
+        }
+
+        /**
+         * Why a pattern does not try this function (as bulk insertion skips it up front): under 8
+         * bytes, too few for the long jump to a far copy, or falling through at its end into code
+         * the jump back cannot reach without a free register. Null when it is worth trying.
+         */
+        Refusal unlikelyToMove() {
+            if (moved == null) {
+                return null;
+            }
+            if (f.size() < 8) {
+                return new Refusal(Reason.TOO_SMALL, "function '" + f.name() + "' has " + f.size()
+                        + " bytes, which may be too few for the jump to a far copy");
+            }
+            MovedFunction.Item end = moved.items.get(moved.items.size() - 1);
+            if (end.kind == MovedFunction.Kind.FALLTHROUGH && !end.afterCall) {
+                return new Refusal(Reason.FALLS_THROUGH, "function '" + f.name()
+                        + "' falls through into the code after it, and the jump back may not reach");
+            }
+            return null;
         }
 
         ControlFlowGraph cfg() {

@@ -218,10 +218,6 @@ public final class Rewrite {
         List<Point> refused = new ArrayList<>();
         for (PointInsertion at : atPoints) {
             for (Point p : selector.select(at.spec())) {
-                Point.Refusal unlikely = p.accepted() && !p.kind().isExplicit() && !strict ? selector.unlikelyToMove(p) : null;
-                if (unlikely != null) {
-                    p = new Point(p.kind(), p.address(), p.function(), p.offset(), p.spec(), unlikely);
-                }
                 if (!p.accepted() && !p.kind().isExplicit()) {
                     if (strict) {
                         throw new PatchException(p.refusal().reason(), at.fragmentName() + " at " + p.location()
