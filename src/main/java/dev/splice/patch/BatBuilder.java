@@ -117,8 +117,9 @@ final class BatBuilder {
             byte[] code = sectionBytes.computeIfAbsent(f.section().index(), i -> elf.contents(f.section()));
             int base = (int) (f.address() - f.section().address());
             int size = (int) f.size();
-            int[] pads = offsetsIn(landingPads.getOrDefault(f.address(), new long[0]), f);
-            ControlFlowGraph cfg = RiscVCfg.of(code, base, size, new int[0], pads, offsetsIn(dataReferences, f),
+            int[] pads = RiscVDataReferences.within(landingPads.getOrDefault(f.address(), new long[0]), f.address(), size);
+            ControlFlowGraph cfg = RiscVCfg.of(code, base, size, new int[0], pads,
+                    RiscVDataReferences.within(dataReferences, f.address(), size),
                     dataReferences.length > 0, false);
             if (cfg == null) {
                 // perf2bolt builds no CFG (a conditional branch leaves the function): the write-back's view.
@@ -128,21 +129,6 @@ final class BatBuilder {
                 throw new IllegalStateException("no CFG of moved function " + f.name()); // it was decoded from start to end
             }
             return Arrays.stream(cfg.blockStarts()).asLongStream().toArray();
-        }
-
-        /** The offsets in {@code f} of the sorted addresses that lie inside it. */
-        private static int[] offsetsIn(long[] sorted, Function f) {
-            int from = Arrays.binarySearch(sorted, f.address());
-            from = from < 0 ? -from - 1 : from;
-            int to = from;
-            while (to < sorted.length && sorted[to] < f.endAddress()) {
-                to++;
-            }
-            int[] out = new int[to - from];
-            for (int i = from; i < to; i++) {
-                out[i - from] = (int) (sorted[i] - f.address());
-            }
-            return out;
         }
     }
 

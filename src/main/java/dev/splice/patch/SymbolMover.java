@@ -23,7 +23,7 @@ final class SymbolMover {
     }
 
     /** The suffix of the symbol that covers a moved function's old body (its trampoline and the zeroed rest). */
-    static final String OLD_BODY_SUFFIX = ".splice.org";
+    private static final String OLD_BODY_SUFFIX = ".splice.org";
 
     /**
      * Gives the old body of every moved function a sized function symbol, {@code NAME.splice.org}

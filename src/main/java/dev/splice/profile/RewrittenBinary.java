@@ -441,24 +441,9 @@ final class RewrittenBinary {
         boolean pastEndIsNop = Arrays.binarySearch(facts.padded(), f.address()) >= 0;
         long[] references = facts.riscVDataReferences();
         // A RISC-V binary with data references has relocations: perf2bolt reads it in strict mode.
-        return riscv ? RiscVCfg.of(s.bytes(), base, size, entries, padOffsets, within(references, f.address(), size),
-                        references.length > 0, pastEndIsNop)
+        return riscv ? RiscVCfg.of(s.bytes(), base, size, entries, padOffsets,
+                        RiscVDataReferences.within(references, f.address(), size), references.length > 0, pastEndIsNop)
                 : X86Cfg.of(s.bytes(), base, size, f.address(), facts.memory(), entries, padOffsets, pastEndIsNop);
-    }
-
-    /** The offsets from {@code start} of the sorted addresses in [start, start + size). */
-    private static int[] within(long[] sorted, long start, int size) {
-        int from = Arrays.binarySearch(sorted, start);
-        from = from < 0 ? -from - 1 : from;
-        int to = from;
-        while (to < sorted.length && sorted[to] < start + size) {
-            to++;
-        }
-        int[] out = new int[to - from];
-        for (int i = from; i < to; i++) {
-            out[i - from] = (int) (sorted[i] - start);
-        }
-        return out;
     }
 
     /**

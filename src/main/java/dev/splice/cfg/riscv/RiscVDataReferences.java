@@ -63,4 +63,27 @@ public final class RiscVDataReferences {
         Arrays.sort(out);
         return out;
     }
+
+    /**
+     * The offsets from {@code start} of the sorted addresses in [start, start + size): the
+     * references (or landing pads) of one function, for {@link RiscVCfg#of(byte[], int, int, int[], int[], int[], boolean, boolean)}.
+     *
+     * @param sorted addresses, ascending
+     * @param start the function's address
+     * @param size its size in bytes
+     * @return the offsets, ascending
+     */
+    public static int[] within(long[] sorted, long start, int size) {
+        int from = Arrays.binarySearch(sorted, start);
+        from = from < 0 ? -from - 1 : from;
+        int to = from;
+        while (to < sorted.length && sorted[to] < start + size) {
+            to++;
+        }
+        int[] out = new int[to - from];
+        for (int i = from; i < to; i++) {
+            out[i - from] = (int) (sorted[i] - start);
+        }
+        return out;
+    }
 }
