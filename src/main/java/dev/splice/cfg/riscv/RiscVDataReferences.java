@@ -19,6 +19,11 @@ import java.util.List;
  * BOLT, in relocation mode, makes each one a label of the function it falls in. Relocations in
  * .eh_frame and .gcc_except_table are not among them: with them, call-site starts became block
  * starts where perf2bolt-22 has none (5 of 10,531 lines on the static C++ test program differed).
+ * Nor are words the dynamic loader relocates (a dynamic relocation at the same place: code pointers
+ * and computed-goto label tables of a PIE or shared library, R_RISCV_RELATIVE): perf2bolt-22 does not
+ * make their targets labels, so in strict mode an indirect jump of a function referred to only
+ * through them has no successors, and a trace across it gives no fall-throughs (it counts as
+ * mismatching); in static and position-dependent builds the same table makes them labels.
  */
 public final class RiscVDataReferences {
     private RiscVDataReferences() {}
@@ -37,17 +42,27 @@ public final class RiscVDataReferences {
             return new long[0];
         }
         List<Symbol> symbols = elf.symbols();
+        java.util.Set<Long> loaderRelocated = new java.util.HashSet<>();
+        boolean dynamic = elf.sections().stream().anyMatch(s -> s.type() == Section.SHT_DYNAMIC);
+        for (RelocationSection rs : elf.relocations()) {
+            if (dynamic && rs.section().isAllocated()) {
+                for (Relocation r : rs.relocations()) {
+                    loaderRelocated.add(r.offset());
+                }
+            }
+        }
         long[] refs = new long[16];
         int n = 0;
         for (RelocationSection rs : elf.relocations()) {
             Section target = rs.target();
-            if (!target.isAllocated() || target.isExecutable() || SKIPPED.contains(target.name())) {
+            if (rs.section().isAllocated() || !target.isAllocated() || target.isExecutable() || SKIPPED.contains(target.name())) {
                 continue;
             }
             for (Relocation r : rs.relocations()) {
                 int type = r.type();
                 if ((type != R_RISCV_32 && type != R_RISCV_64 && type != R_RISCV_ADD32 && type != R_RISCV_ADD64)
-                        || r.symbolIndex() <= 0 || r.symbolIndex() >= symbols.size()) {
+                        || r.symbolIndex() <= 0 || r.symbolIndex() >= symbols.size()
+                        || !loaderRelocated.isEmpty() && loaderRelocated.contains(r.offset())) {
                     continue;
                 }
                 long value = symbols.get(r.symbolIndex()).value() + r.addend();
