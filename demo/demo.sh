@@ -11,7 +11,9 @@ program=build/programs/rv64/loops.relocs   # tests/programs/loops.c, static -O2,
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold step titles on a terminal only: a log of `make demo` holds no terminal codes.
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 show() { local line="$*"; printf '$ %s\n' "${line//$work/\$work}"; "$@"; }   # $work: the temporary directory
 fail() { echo "demo: $*" >&2; exit 1; }
 [ -f "$program" ] || make -s programs
