@@ -46,7 +46,7 @@ class SpliceOutputProfileTest {
      * CFA programs. Their lines are compared on neither side.
      */
     private static final java.util.Set<String> LAYOUT_DEPENDENT = java.util.Set.of("_dlfo_process_initial",
-            "_dl_find_object_from_map/1", "_dl_non_dynamic_init",
+            "_dl_find_object_from_map", "_dl_non_dynamic_init",
             "_dlfo_sort_mappings.part.0", "fde_single_encoding_compare", "frame_downheap", "frame_heapsort",
             "read_encoded_value_with_base", "search_object", "add_fdes", "classify_object_over_fdes",
             "execute_cfa_program", "get_cie_encoding");
