@@ -42,6 +42,80 @@ class InstrumentationTest {
         check("exceptions.relocs");
     }
 
+    /**
+     * The two ways to a BOLT profile check each other (issue 16 §5): for the programs' own
+     * functions, {@code splice instrument} and {@code splice profile record} give the same branch
+     * and fall-through lines with the same counts, and the same direct calls by call site (the
+     * callee's name may be another alias of its address). Only calls instrumentation does not count
+     * (indirect ones, and a call after another in its block) are in the recorded profile alone.
+     */
+    @Test
+    void instrumentationAndRecordingGiveTheSameEdges() throws Exception {
+        for (String program : List.of("loops.relocs", "exceptions.relocs")) {
+            Path in = TestPrograms.rv64(program);
+            Path out = dir.resolve(program + ".inst");
+            Path counters = dir.resolve(program + ".counters");
+            Instrumentation.instrument(in, out, List.of(), counters.toString());
+            int status = run(out).exitCode();
+            Path instrumented = dir.resolve(program + ".inst.fdata");
+            Instrumentation.convert(out, counters, instrumented);
+            Path recorded = dir.resolve(program + ".rec.fdata");
+            Path sameLength = Files.copy(in, dir.resolve(program + ".orig")); // argv[0] as long as the output's
+            assertEquals(status, dev.splice.cli.Main.execute("profile", "record", "-q", "-o", recorded.toString(), "--",
+                    sameLength.toString()), "profile record ends with the program's status");
+            Binary binary = Binary.open(in);
+            for (String own : OWN.get(program)) {
+                Function f = binary.function(own).orElseThrow();
+                java.util.Set<String> a = lines(instrumented, own);
+                // Instrumentation also writes the fall-through from a call site to the instruction after
+                // it (the return's edge); a branch trace has the return there, so no such line.
+                a.removeIf(line -> afterCall(f, line));
+                java.util.Set<String> b = lines(recorded, own);
+                java.util.Set<String> onlyRecorded = new java.util.TreeSet<>(b);
+                onlyRecorded.removeAll(a);
+                java.util.Set<String> onlyInstrumented = new java.util.TreeSet<>(a);
+                onlyInstrumented.removeAll(b);
+                assertEquals(java.util.Set.of(), onlyInstrumented, program + " " + own + ": lines only instrumentation has");
+                // Recorded alone: calls instrumentation does not count (indirect ones; a call after another
+                // call in its block, which runs only if that one returned): at sites where it wrote no call.
+                java.util.Set<String> instrumentedSites = new java.util.HashSet<>();
+                a.stream().filter(l -> l.endsWith(" call")).forEach(l -> instrumentedSites.add(l.split(" ")[2]));
+                for (String line : onlyRecorded) {
+                    assertTrue(line.endsWith(" call") && !instrumentedSites.contains(line.split(" ")[2]), program + " "
+                            + own + ": only recorded: " + line);
+                }
+                assertTrue(a.size() >= 3, program + " " + own + ": " + a);
+            }
+        }
+    }
+
+    /** Whether an fdata line of {@code f} goes from a call instruction to the instruction after it. */
+    private static boolean afterCall(Function f, String line) {
+        String[] p = line.split(" ");
+        if (p.length != 8 || !p[4].equals(f.name())) {
+            return false;
+        }
+        long from = f.address() + Long.parseLong(p[2], 16);
+        long to = f.address() + Long.parseLong(p[5], 16);
+        return f.instructions().stream().anyMatch(i -> i.address() == from && i.address() + i.size() == to
+                && (i.mnemonic().equals("jal") || i.mnemonic().endsWith("jalr")) && !i.text().startsWith("jal zero")
+                && !i.text().startsWith("jalr zero"));
+    }
+
+    /** The fdata lines from {@code function}, a call written as its site and count only (plus "call"). */
+    private static java.util.Set<String> lines(Path fdata, String function) throws java.io.IOException {
+        java.util.Set<String> lines = new java.util.TreeSet<>();
+        for (String line : Files.readAllLines(fdata)) {
+            String[] f = line.split(" ");
+            if (f.length != 8 || !f[1].equals(function)) {
+                continue;
+            }
+            boolean call = !f[4].equals(function) && f[5].equals("0");
+            lines.add(call ? "1 " + f[1] + " " + f[2] + " " + f[7] + " call" : line);
+        }
+        return lines;
+    }
+
     private void check(String program, String... args) throws Exception {
         Path in = TestPrograms.rv64(program);
         Path out = dir.resolve(program + ".inst");

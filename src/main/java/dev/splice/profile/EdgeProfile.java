@@ -16,7 +16,9 @@ import java.util.List;
  * flow conservation ({@link EdgeCounters}), written as BOLT's fdata in the input's coordinates:
  * one branch line per taken branch, jump, jump-table edge and fall-through that ran (a
  * fall-through from the block's last instruction to the next block's start, as perf2bolt writes
- * them), and one per direct call site that ran, to offset 0 of the callee, with its block's count.
+ * them), and one per direct call site that ran and is the first call of its block, to offset 0 of the
+ * callee, with its block's count (a later call of the block runs only when the earlier ones return,
+ * which no counter says).
  */
 public final class EdgeProfile {
     private EdgeProfile() {}
@@ -96,7 +98,15 @@ public final class EdgeProfile {
                             new Fdata.Location(f.name(), e.toOffset()), 0, count[i]));
                 }
             }
-            for (EdgeMap.Call c : f.calls()) {
+            // The first call of a block runs as often as the block is entered; a later one only when the
+            // calls before it returned, which no counter says: it gets no line (exact or nothing).
+            java.util.Set<Integer> blocksWithACall = new java.util.HashSet<>();
+            List<EdgeMap.Call> calls = new ArrayList<>(f.calls());
+            calls.sort(java.util.Comparator.comparingInt(EdgeMap.Call::offset));
+            for (EdgeMap.Call c : calls) {
+                if (!blocksWithACall.add(c.block())) {
+                    continue;
+                }
                 if (c.callee() != null && inflow[c.block()] > 0) {
                     branches.add(new Fdata.Branch(new Fdata.Location(f.name(), c.offset()), new Fdata.Location(c.callee(), 0),
                             0, inflow[c.block()]));
