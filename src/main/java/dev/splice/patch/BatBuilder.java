@@ -22,22 +22,35 @@ import java.util.Map;
  * exactly but makes no block.
  */
 final class BatBuilder {
-    private final ElfFile input;
     private final MovedCode moved;
     private final Trampolines trampolines;
+    private final Map<MovedFunction, long[]> inputBlocks;
 
-    BatBuilder(ElfFile input, MovedCode moved, Trampolines trampolines) {
-        this.input = input;
+    /**
+     * @param inputBlocks {@link #inputBlocks}: they depend only on the input and on which functions
+     *     move, so the other core makes them while this one lays out the code
+     */
+    BatBuilder(MovedCode moved, Trampolines trampolines, Map<MovedFunction, long[]> inputBlocks) {
         this.moved = moved;
         this.trampolines = trampolines;
+        this.inputBlocks = inputBlocks;
+    }
+
+    /** The block starts of every moved function's input function (see {@link InputBlocks}). */
+    static Map<MovedFunction, long[]> inputBlocks(ElfFile input, MovedCode moved) {
+        InputBlocks blocks = new InputBlocks(input);
+        Map<MovedFunction, long[]> starts = new java.util.IdentityHashMap<>();
+        for (MovedFunction m : moved.functions()) {
+            starts.put(m, blocks.starts(m));
+        }
+        return starts;
     }
 
     byte[] encode() {
         BatWriter writer = new BatWriter();
-        InputBlocks inputBlocks = new InputBlocks(input);
         for (MovedFunction m : moved.functions()) {
             long start = m.function.address();
-            long[] blocks = inputBlocks.starts(m);
+            long[] blocks = inputBlocks.get(m);
             BatWriter.Function f = writer.function(m.newStart, 0, blocks.length);
             for (int index = 0; index < blocks.length; index++) {
                 f.block(blocks[index], index, 0);

@@ -62,6 +62,10 @@ final class Inserter {
         int slots = counters.slots(insertions, fragments);
         MovedCode moved = Planner.plan(in, insertions, slots > 0 ? List.of(ExitHook.insertion(in)) : List.of(), predecoded);
         Phases.mark("decode moved functions");
+        // The BAT's blocks (BOLT's CFG of each moved input function) need only the plan: the other core
+        // makes them during layout and encoding.
+        Background<Map<MovedFunction, long[]>> inputBlocks = Background.start("bat blocks",
+                () -> BatBuilder.inputBlocks(elf, moved));
         ElfEditor editor = elf.edit();
         DataArea data = fragments.symbols().data();
         Layout layout = new Layout(in, moved, fragments, data);
@@ -88,7 +92,8 @@ final class Inserter {
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
         byte[] oldId = elf.buildId().orElse(null);
         Trampolines trampolines = new Trampolines(in, moved);
-        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(elf, moved, trampolines).encode(),
+        Map<MovedFunction, long[]> blocks = inputBlocks.join();
+        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(moved, trampolines, blocks).encode(),
                 oldId == null ? null : BuildIds.start(oldId, text)));
         List<Patch> patches = new ArrayList<>(new ReferenceRetargeter(in, moved, trampolines).run());
         patches.addAll(trampolines.write());
