@@ -1,8 +1,11 @@
 package dev.splice.cli;
 
 import dev.splice.Binary;
+import dev.splice.base.AddressText;
 import dev.splice.base.AtomicFiles;
 import dev.splice.base.OutputPaths;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.SymbolAddress;
 import dev.splice.listing.JsonlWriter;
 import dev.splice.listing.ListingWriter;
 import dev.splice.listing.Region;
@@ -42,12 +45,13 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
     boolean executableSections;
 
     @Option(names = "--start-address", paramLabel = "ADDR", converter = AddressConverter.class,
-            description = "List only what lies at or after ADDR (0x hex or decimal), as objdump's option.")
-    Long start;
+            description = "List only what lies at or after ADDR (0x hex, decimal, bare hex as objdump prints it, "
+                    + "or SYMBOL+OFFSET), as objdump's option.")
+    AddressText.Parsed start;
 
     @Option(names = "--stop-address", paramLabel = "ADDR", converter = AddressConverter.class,
             description = "List only what lies before ADDR, as objdump's option.")
-    Long stop;
+    AddressText.Parsed stop;
 
     @Option(names = "--aliases", description = "Readable aliases (li, mv, ret, j, ...); not guaranteed to reassemble.")
     boolean aliases;
@@ -67,7 +71,7 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
 
     @Option(names = "--base", paramLabel = "ADDR", description = "With --raw: address of the first byte (default 0).",
             converter = AddressConverter.class)
-    Long base;
+    AddressText.Parsed base;
 
     /** The decoder tables take as long to build as picocli takes to start: overlap them. */
     @Override
@@ -90,22 +94,25 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
         }
         List<Region> regions;
         SymbolMap symbols = SymbolMap.EMPTY;
+        ElfFile elf = null;
         if (raw) {
             if (!sections.isEmpty() || !functions.isEmpty()) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                         "--section and --function need an ELF file, not --raw");
             }
-            regions = List.of(Region.raw(base == null ? 0 : base, Files.readAllBytes(file)));
+            regions = List.of(Region.raw(base == null ? 0 : number(base, "--base"), Files.readAllBytes(file)));
         } else {
             if (base != null) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--base needs --raw");
             }
             Binary binary = Binary.open(file);
+            elf = binary.elf();
             regions = binary.regions(sections, functions);
             symbols = binary.symbolMap();
         }
         if (start != null || stop != null) {
-            regions = Region.clip(regions, start == null ? 0 : start, stop == null ? -1 : stop);
+            regions = Region.clip(regions, start == null ? 0 : address(start, elf, "--start-address"),
+                    stop == null ? -1 : address(stop, elf, "--stop-address"));
             if (regions.isEmpty()) {
                 throw new dev.splice.base.BadInputException(file + ": nothing to list between --start-address and --stop-address");
             }
@@ -122,18 +129,33 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
         return Main.OK;
     }
 
-    /** Addresses as 0x hex or decimal, unsigned 64-bit. */
-    static final class AddressConverter implements picocli.CommandLine.ITypeConverter<Long> {
+    /** A number, or with an ELF input a symbol's address plus the offset. */
+    private long address(AddressText.Parsed a, ElfFile elf, String option) {
+        if (a.isNumber()) {
+            return a.offset();
+        }
+        if (elf == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), option + " " + a.symbol()
+                    + ": a symbol needs an ELF file, not --raw");
+        }
+        return SymbolAddress.resolve(elf, a.symbol(), a.offset(), option + " " + a.symbol() + "+0x" + Long.toHexString(a.offset()));
+    }
+
+    private long number(AddressText.Parsed a, String option) {
+        if (!a.isNumber()) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), option + " needs a number, not a symbol");
+        }
+        return a.offset();
+    }
+
+    /** Addresses as {@link AddressText} reads them. */
+    static final class AddressConverter implements picocli.CommandLine.ITypeConverter<AddressText.Parsed> {
         @Override
-        public Long convert(String value) {
+        public AddressText.Parsed convert(String value) {
             try {
-                String v = value.trim();
-                if (v.startsWith("0x") || v.startsWith("0X")) {
-                    return Long.parseUnsignedLong(v.substring(2), 16);
-                }
-                return Long.parseUnsignedLong(v);
-            } catch (NumberFormatException e) {
-                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not an address (0x... or decimal)");
+                return AddressText.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
             }
         }
     }

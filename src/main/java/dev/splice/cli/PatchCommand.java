@@ -1,5 +1,6 @@
 package dev.splice.cli;
 
+import dev.splice.base.AddressText;
 import dev.splice.base.BadInputException;
 import dev.splice.base.OutputPaths;
 import dev.splice.isa.Extension;
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.elf.ElfFile;
+import dev.splice.elf.SymbolAddress;
 import dev.splice.patch.BranchTarget;
 import dev.splice.patch.Insertion;
 import dev.splice.patch.Point;
@@ -51,14 +53,17 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
     @Parameters(index = "0", paramLabel = "IN", description = "The input executable (never modified).")
     Path input;
 
+    /** The input, read only when an address names a symbol. */
+    private ElfFile inputElf;
+
     @Option(names = "--replace", arity = "2", paramLabel = "FUNCTION LISTING",
             description = "Replace FUNCTION (a name or 0xADDRESS) by the assembled LISTING, which must have the "
                     + "function's length. Repeatable.")
     List<String> replace = new ArrayList<>();
 
     @Option(names = "--insert", arity = "2", paramLabel = "ADDR FRAGMENT",
-            description = "Insert the assembled FRAGMENT before the instruction at ADDR (decimal or 0x hex, input "
-                    + "coordinates). Repeatable; several at one address form one fragment, in order.")
+            description = "Insert the assembled FRAGMENT before the instruction at ADDR (0x hex, decimal, bare hex "
+                    + "as objdump prints it, or SYMBOL+OFFSET; input coordinates). Repeatable; several at one address form one fragment, in order.")
     List<String> insert = new ArrayList<>();
 
     @Option(names = "--at", arity = "2", paramLabel = "SPEC FRAGMENT",
@@ -265,14 +270,20 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
         }
     }
 
-    static long address(String text) {
+    /** An address as {@link AddressText} reads it; a symbol is looked up in the input. */
+    private long address(String text) {
+        AddressText.Parsed a;
         try {
-            if (text.startsWith("0x") || text.startsWith("0X")) {
-                return Long.parseUnsignedLong(text.substring(2), 16);
-            }
-            return Long.parseUnsignedLong(text);
-        } catch (NumberFormatException e) {
-            throw new BadInputException("bad address '" + text + "': decimal or 0x hex expected");
+            a = AddressText.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("bad address: " + e.getMessage());
         }
+        if (a.isNumber()) {
+            return a.offset();
+        }
+        if (inputElf == null) {
+            inputElf = ElfFile.read(input);
+        }
+        return SymbolAddress.resolve(inputElf, a.symbol(), a.offset(), "--insert " + text);
     }
 }

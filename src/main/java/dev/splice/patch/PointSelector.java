@@ -10,6 +10,7 @@ import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.elf.SymbolAddress;
 import dev.splice.isa.ControlFlow;
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Opcode;
@@ -133,30 +134,11 @@ public final class PointSelector {
     }
 
     private long resolve(PointSpec.SymbolOffset s) {
-        List<Symbol> functions = new ArrayList<>();
-        List<Symbol> others = new ArrayList<>();
-        for (Symbol sym : elf.symbols()) {
-            if (sym.name().equals(s.symbol()) && sym.isDefinedInSection()) {
-                (sym.isFunction() ? functions : others).add(sym);
-            }
+        try {
+            return SymbolAddress.resolve(elf, s.symbol(), s.offset(), "point spec '" + s.text() + "'");
+        } catch (SymbolAddress.AmbiguousSymbolException e) {
+            throw new PatchException(Reason.AMBIGUOUS_FUNCTION, e.getMessage());
         }
-        List<Symbol> named = functions.isEmpty() ? others : functions;
-        if (named.isEmpty()) {
-            throw new BadInputException("point spec '" + s.text() + "': " + elf.name() + " has no symbol named '"
-                    + s.symbol() + "'");
-        }
-        long[] values = named.stream().mapToLong(Symbol::value).distinct().toArray();
-        if (values.length > 1) {
-            throw new PatchException(Reason.AMBIGUOUS_FUNCTION, "point spec '" + s.text() + "': '" + s.symbol()
-                    + "' names " + values.length + " symbols (at " + Arrays.stream(values).mapToObj(v -> "0x"
-                    + Long.toHexString(v)).toList() + "); give the address instead");
-        }
-        Symbol sym = named.get(0);
-        if (sym.isFunction() && sym.size() > 0 && Long.compareUnsigned(s.offset(), sym.size()) >= 0) {
-            throw new BadInputException("point spec '" + s.text() + "': offset 0x" + Long.toHexString(s.offset())
-                    + " lies past the end of function '" + s.symbol() + "' (" + sym.size() + " bytes)");
-        }
-        return sym.value() + s.offset();
     }
 
     private List<Point> patterned(PointSpec.Patterned p) {

@@ -1,5 +1,6 @@
 package dev.splice.patch;
 
+import dev.splice.base.AddressText;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -9,7 +10,7 @@ import java.util.regex.PatternSyntaxException;
  * {@code splice points} take (docs/patch.md, "Choosing points"):
  *
  * <ul>
- *   <li>{@code ADDR}: an address, {@code 0x} hex or decimal ({@link Address});
+ *   <li>{@code ADDR}: an address, {@code 0x} hex, decimal or bare hex ({@link AddressText#number}; {@link Address});
  *   <li>{@code SYMBOL+OFFSET} or {@code SYMBOL}: an offset from a symbol, as listings print it
  *       ({@link SymbolOffset});
  *   <li>{@code entry:GLOB}, {@code exit:GLOB}, {@code block:GLOB}, {@code call:GLOB},
@@ -133,15 +134,12 @@ public sealed interface PointSpec {
         return new Patterned(text, kind, Glob.compile(glob, text, colon + 2), mnemonics);
     }
 
-    /** A number, 0x hex or decimal, at {@code column} of {@code spec}. */
+    /** A number ({@link AddressText#number}) at {@code column} of {@code spec}. */
     private static long number(String spec, String digits, int column) {
         try {
-            if (digits.startsWith("0x") || digits.startsWith("0X")) {
-                return Long.parseUnsignedLong(digits.substring(2), 16);
-            }
-            return Long.parseUnsignedLong(digits);
-        } catch (NumberFormatException e) {
-            throw new PointSpecException(spec, column, "'" + digits + "' is no number: decimal or 0x hex expected");
+            return AddressText.number(digits);
+        } catch (IllegalArgumentException e) {
+            throw new PointSpecException(spec, column, e.getMessage());
         }
     }
 }

@@ -240,6 +240,49 @@ class CliConventionsTest {
     }
 
     @Test
+    void addressesAreReadInEveryFormAndMeanTheSameBytes() throws IOException {
+        Path loops = TestPrograms.rv64("loops.relocs");
+        String nm = Tools.run("riscv64-linux-gnu-nm", loops.toString()).checked("nm").stdout();
+        Matcher m = Pattern.compile("(?m)^([0-9a-f]+) T main$").matcher(nm);
+        assertTrue(m.find(), nm);
+        long main = Long.parseLong(m.group(1), 16);
+        // The same range written as 0x hex, decimal, SYMBOL+OFFSET and (where nm printed a hex letter) bare hex.
+        List<String[]> forms = new java.util.ArrayList<>(List.of(
+                new String[] {"0x" + Long.toHexString(main + 4), "0x" + Long.toHexString(main + 30)},
+                new String[] {Long.toString(main + 4), Long.toString(main + 30)},
+                new String[] {"main+4", "main+0x1e"}));
+        String bareFrom = Long.toHexString(main + 4);
+        String bareTo = Long.toHexString(main + 30);
+        if (bareFrom.matches("[0-9].*[a-f].*") && bareTo.matches("[0-9].*[a-f].*")) {
+            forms.add(new String[] {bareFrom, bareTo});
+        }
+        String first = null;
+        for (String[] f : forms) {
+            Path out = dir.resolve("range-" + forms.indexOf(f) + ".s");
+            assertEquals(Main.OK, Main.execute("disasm", loops.toString(), "--start-address", f[0], "--stop-address", f[1],
+                    "-o", out.toString()), String.join(" ", f));
+            String listing = Files.readString(out);
+            assertTrue(listing.contains("# " + Long.toHexString(main + 4) + ":"), listing);
+            if (first == null) {
+                first = listing;
+            }
+            assertEquals(first, listing, String.join(" ", f));
+        }
+        // patch --insert at main+0 is the same rewrite as at main's address.
+        Path nop = dir.resolve("nop.s");
+        Files.writeString(nop, "nop\n");
+        Path bySymbol = dir.resolve("by-symbol");
+        Path byNumber = dir.resolve("by-number");
+        assertEquals(Main.OK, Main.execute("patch", loops.toString(), "--insert", "main", nop.toString(), "-o", bySymbol.toString()));
+        assertEquals(Main.OK, Main.execute("patch", loops.toString(), "--insert", "0x" + Long.toHexString(main), nop.toString(),
+                "-o", byNumber.toString()));
+        assertArrayEquals(Files.readAllBytes(byNumber), Files.readAllBytes(bySymbol));
+        assertEquals(Main.BAD_INPUT, Main.execute("patch", loops.toString(), "--insert", "no_such_symbol+4", nop.toString(),
+                "-o", dir.resolve("never").toString()));
+        assertEquals(Main.USAGE, Main.execute("disasm", loops.toString(), "--start-address", "12zz", "-o", dir.resolve("x").toString()));
+    }
+
+    @Test
     void infoListsTheFunctionsNmNames() throws IOException {
         Path loops = TestPrograms.rv64("loops");
         Tools.Result r = shell("SPLICE info --functions --json " + loops).checked("info --functions");

@@ -14,6 +14,7 @@ class PointSpecTest {
     void parsesEveryKind() {
         assertEquals(new PointSpec.Address("0x10702", 0x10702), PointSpec.parse("0x10702"));
         assertEquals(new PointSpec.Address("67330", 67330), PointSpec.parse("67330"));
+        assertEquals(new PointSpec.Address("1a702", 0x1a702), PointSpec.parse("1a702"), "bare hex as objdump prints it");
         assertEquals(new PointSpec.SymbolOffset("main+0x1a", "main", 0x1a), PointSpec.parse("main+0x1a"));
         assertEquals(new PointSpec.SymbolOffset("main+26", "main", 26), PointSpec.parse("main+26"));
         assertEquals(new PointSpec.SymbolOffset("hot_loop", "hot_loop", 0), PointSpec.parse("hot_loop"));
@@ -62,7 +63,7 @@ class PointSpecTest {
     void badSpecsNameTheSpecAndTheColumn() {
         bad("", 1, "empty");
         bad("0x1g", 1, "'0x1g' is no number");
-        bad("12abc", 1, "is no number");
+        bad("12xyz", 1, "is no number");
         bad("main+0xzz", 6, "'0xzz' is no number");
         bad("+4", 1, "no symbol before '+'");
         bad("blocks:main", 1, "unknown point kind 'blocks'");
