@@ -8,7 +8,7 @@ SHELL := /bin/bash
 
 DEB_PACKAGES := openjdk-17-jdk-headless maven make gcc \
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu binutils-riscv64-linux-gnu \
-	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time
+	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time asciidoctor man-db
 MVN := mvn -B -q -Dstyle.color=never
 VERSION := $(shell sed -n 's|^  <version>\(.*\)</version>$$|\1|p' pom.xml)
 # The command line's self-contained jar (Maven's artifact splice-VERSION-cli.jar, under a name that
@@ -48,12 +48,13 @@ RV_SHARED := $(RV_SHARED_DIR)/libsplice_c.so $(RV_SHARED_DIR)/libsplice_cxx.so $
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
 
-.PHONY: help deps jar programs plugin test demo bench clean
+.PHONY: help deps jar programs plugin test demo bench clean man completion install
 
 help:
 	@echo "make demo   - build everything and run the tour on a bundled example"
 	@echo "make test   - build everything and run the whole test suite"
 	@echo "make bench  - run the benchmarks under bench/"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=] - install splice, its man pages and bash completion"
 
 # Installs only the Debian packages that are missing; runs apt-get update once, only if needed.
 deps:
@@ -143,6 +144,34 @@ $(PLUGIN): $(PLUGIN_SRC)
 test: deps programs plugin
 	mvn -B -Dstyle.color=never install
 	bash examples/api/check.sh target/splice-$(VERSION)-cli.jar $(PROG_DIR)/rv64/loops.relocs hot_loop
+	bash tests/install-check.sh
+
+# Man pages and the bash completion script, generated from the command model (splice docs) so they
+# cannot drift from --help; asciidoctor turns picocli's AsciiDoc pages into troff.
+MAN_DIR := build/man
+COMPLETION := build/completion/splice
+man: $(MAN_DIR)/man1/splice.1
+$(MAN_DIR)/man1/splice.1: $(JAR)
+	@rm -rf $(MAN_DIR); java -jar $(JAR) docs --man $(MAN_DIR)/adoc
+	@asciidoctor -b manpage -D $(MAN_DIR)/man1 $(MAN_DIR)/adoc/*.adoc
+completion: $(COMPLETION)
+$(COMPLETION): $(JAR)
+	@mkdir -p $(@D); java -jar $(JAR) docs --completion $@
+
+# Installs the launcher with the layout it expects beside it (target/ for the jar and its class-data
+# archive, build/qemu-plugin/ for the plugin), so ./splice and the plugin lookup work unchanged.
+PREFIX ?= /usr/local
+LIBDIR := $(DESTDIR)$(PREFIX)/lib/splice
+install: jar plugin man completion
+	install -d $(LIBDIR)/target $(LIBDIR)/build/qemu-plugin $(DESTDIR)$(PREFIX)/bin \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0755 splice $(LIBDIR)/splice
+	install -m 0644 $(JAR) $(LIBDIR)/target/splice-cli.jar
+	if [ target/splice.jsa -nt $(JAR) ]; then install -m 0644 target/splice.jsa $(LIBDIR)/target/splice.jsa; fi
+	install -m 0755 $(PLUGIN) $(LIBDIR)/build/qemu-plugin/
+	ln -sf ../lib/splice/splice $(DESTDIR)$(PREFIX)/bin/splice
+	install -m 0644 $(MAN_DIR)/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/splice
 
 demo: jar programs plugin
 	@bash demo/demo.sh

@@ -30,6 +30,7 @@ import picocli.CommandLine;
             ProfileCommand.class,
             WeighCommand.class,
             HelpCommand.class,
+            DocsCommand.class,
         })
 public final class Main implements Runnable {
     static final String DESCRIPTION = "Machine-code toolkit for performance work on RISC-V64.";
@@ -45,10 +46,22 @@ public final class Main implements Runnable {
     /** Exit status when standard output was closed early (as a shell reports a peer killed by SIGPIPE). */
     public static final int CLOSED_OUTPUT = 141;
 
-    /** The footer of every command's help. */
-    static final String EXIT_STATUS = "%nExit status: 0 success; 1 usage error; 2 bad input or a refused rewrite; "
-            + "3 internal error; 141 standard output closed early (as after SIGPIPE)."
-            + " 'splice run' and 'splice weigh catalog' end with the program's own status.%n";
+    /**
+     * The exit statuses every command's help (and man page) lists; 'splice run' and 'splice weigh
+     * catalog' end with the program's own status instead.
+     */
+    static final java.util.Map<String, String> EXIT_STATUS = exitStatuses();
+
+    private static java.util.Map<String, String> exitStatuses() {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("0", "success");
+        m.put("1", "usage error (unknown option, bad option value)");
+        m.put("2", "bad input or a refused rewrite");
+        m.put("3", "internal error");
+        m.put("141", "standard output closed early (as after SIGPIPE)");
+        m.put("other", "'splice run' and 'splice weigh catalog': the program's own status");
+        return java.util.Collections.unmodifiableMap(m);
+    }
 
     @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
     boolean debug;
@@ -119,7 +132,7 @@ public final class Main implements Runnable {
         if (spec.mixinStandardHelpOptions()) {
             spec.versionProvider(new Version());
         }
-        spec.usageMessage().footer(EXIT_STATUS);
+        spec.usageMessage().exitCodeListHeading("%nExit status:%n").exitCodeList(EXIT_STATUS);
         for (CommandLine sub : cli.getSubcommands().values()) {
             conventions(sub);
         }
@@ -139,13 +152,14 @@ public final class Main implements Runnable {
      * The command line for {@code args}. When the first argument names a subcommand, only that one
      * is built, under {@link Lean}: picocli reflects over every option of every subcommand it is
      * given, which cost a short command like {@code splice patch} about 0.2 s of CPU at start-up.
-     * Anything else (no argument, an option, {@code help}, an unknown name) gets the whole tree.
+     * Anything else (no argument, an option, {@code help} and {@code docs}, which describe the whole
+     * tree, an unknown name) gets the whole tree.
      */
     static CommandLine forArguments(String... args) {
         if (args.length > 0 && !args[0].startsWith("-")) {
             for (Class<?> c : Main.class.getAnnotation(Command.class).subcommands()) {
                 Command command = c.getAnnotation(Command.class);
-                if (c != HelpCommand.class && command != null && command.name().equals(args[0])) {
+                if (c != HelpCommand.class && c != DocsCommand.class && command != null && command.name().equals(args[0])) {
                     try {
                         Object sub = c.getDeclaredConstructor().newInstance();
                         if (sub instanceof WarmsUp w) {
