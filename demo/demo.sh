@@ -158,3 +158,24 @@ read -r before after < <(awk '/: taken branches/ { v[n++] = $1 } END { print v[0
 $splice run "$work/loops.bolt" 100000 > "$work/bolt.out" || true
 cmp -s "$work/bolt.out" "$work/orig.out" || fail "the BOLTed program printed something else"
 echo "taken branches $before -> $after; the BOLTed program prints what the original prints"
+
+step "9. Instruction weights: a quick campaign of hot_loop's instructions, the model, the map onto a run"
+# Each context runs a probe kernel against a same-shape baseline under qemu-riscv64 (6 runs x 4
+# rounds here; the formal profile runs every context 12 x 10); the model publishes the marginal cost
+# per instruction with a simultaneous 95% band and quality gates; the map prices a program's catalog.
+contexts='c.lw.hot-load,andi.dependency,c.addiw.dependency,mul.dependency,c.srai.dependency,c.addi.dependency,c.add.dependency,bne.taken'
+show $splice weigh measure --profile quick --runs 6 --contexts "$contexts" -o "$work/campaign"
+show $splice weigh model "$work/campaign" -o "$work/weights"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; printf "    %-20s %11s  %-21s %s\n", "context", "weight", "95% band (ns)", "quality"; next }
+         { w = $c["weight_ns"] == "" ? "unpublished" : sprintf("%6.3f ns", $c["weight_ns"])
+           printf "    %-20s %11s  [%6.3f, %6.3f]      %s\n", $c["context"], w, $c["ci_low_ns"], $c["ci_high_ns"], $c["quality"] }' \
+    "$work/weights/weights.csv"
+echo "\$ $splice weigh catalog -o \$work/catalog.json -- $program 1000 > /dev/null"
+status=0; $splice weigh catalog -o "$work/catalog.json" -- "$program" 1000 > /dev/null || status=$?
+[ "$status" = "$(status=0; $splice run "$program" 1000 > /dev/null || status=$?; echo $status)" ] || fail "weigh catalog ended with status $status, not the program's"
+show $splice weigh map "$work/weights/weights.json" "$work/catalog.json" -o "$work/map"
+echo "hot_loop's classes in the run of loops 1000 (executed count, status, weight):"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         $c["key"] ~ /^(c\.lw|andi|c\.addiw|mul|c\.srai|c\.addi|c\.add|bne)$/ {
+             printf "    %-10s %8s  %-17s %s\n", $c["key"], $c["executed"], $c["status"], ($c["measured_ns"] == "" ? "-" : sprintf("%.3f ns", $c["measured_ns"])) }' \
+    "$work/map/mapping.csv"

@@ -94,10 +94,11 @@ class CliConventionsTest {
     private static void check(CommandLine cli) {
         String usage = cli.getUsageMessage();
         assertTrue(usage.contains("Exit status:"), usage);
-        for (String line : List.of("0     success", "1     usage error", "2     bad input or a refused rewrite", "3     internal error",
-                "141   standard output closed early", "other 'splice run' and 'splice weigh catalog': the program's own status")) {
-            assertTrue(usage.contains(line), line + " in\n" + usage);
+        for (java.util.Map.Entry<String, String> status : Main.EXIT_STATUS.entrySet()) {
+            assertTrue(Pattern.compile("(?m)^\\s+" + Pattern.quote(status.getKey()) + "\\s+" + Pattern.quote(status.getValue()) + "$")
+                    .matcher(usage).find(), status + " in\n" + usage);
         }
+        assertTrue(Main.EXIT_STATUS.keySet().containsAll(List.of("0", "1", "2", "3", "141")), Main.EXIT_STATUS.toString());
         cli.getSubcommands().values().forEach(CliConventionsTest::check);
     }
 
