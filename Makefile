@@ -8,7 +8,7 @@ SHELL := /bin/bash
 
 DEB_PACKAGES := openjdk-17-jdk-headless maven make gcc \
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu binutils-riscv64-linux-gnu \
-	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time asciidoctor man-db
+	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time asciidoctor man-db qemu-system-misc
 MVN := mvn -B -q -Dstyle.color=never
 VERSION := $(shell sed -n 's|^  <version>\(.*\)</version>$$|\1|p' pom.xml)
 # The command line's self-contained jar (Maven's artifact splice-VERSION-cli.jar, under a name that

@@ -1,0 +1,142 @@
+package dev.splice.weigh.system;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.ExecutableBuilder;
+import dev.splice.listing.Assembler;
+import dev.splice.listing.Assembly;
+import dev.splice.testing.Tools;
+import dev.splice.weigh.ContextTable;
+import dev.splice.weigh.QemuPlugin;
+import dev.splice.weigh.probe.ProbeOptions;
+import dev.splice.weigh.probe.ProbeProgram;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The same static executable under qemu-riscv64 (Linux user mode) and on qemu-system-riscv64 in
+ * U-mode under Splice's M-mode monitor with Sv39 paging: same output, same exit status, and, for a
+ * generated probe, the plugin's validation records identical instruction for instruction.
+ */
+class SystemImageTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    private static final long TEXT = 0x11000;
+    private static final long DATA = 0x1000_0000L;
+    /** Integer, load/store, branch, jalr, LR/SC, AMO, FP with both flag states, CSR, fence contexts. */
+    private static final String CONTEXTS = String.join(",", "addi.dependency", "mul.dependency", "div.dependency",
+            "ld.hot-load", "sd.hot-store", "c.ld.hot-load", "beq.taken", "c.bnez.not-taken", "jalr.indirect-jump", "jalr.ret",
+            "c.jalr.call", "sc.d.reservation-pair", "amoadd.d.amo", "fdiv.d.dependency.nx-set", "fadd.s.dependency.nx-clear",
+            "csrrs.fflags", "csrrw.frm", "csrrs.time", "fence.rw-rw", "fence.i.fetch", "c.sdsp.stack-store");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aProbeValidatesIdenticallyInUserAndSystemMode() throws IOException {
+        ContextTable table = ContextTable.load();
+        ProbeProgram.Probe probe = ProbeProgram.generate(table, table.select(CONTEXTS),
+                new ProbeOptions(11, 1, List.of(1, 4), 2));
+        Path elf = dir.resolve("probe.elf");
+        Files.write(elf, probe.elf());
+        elf.toFile().setExecutable(true); // qemu-riscv64 exits 1 without a word on a file it may not execute
+        SystemImage image = SystemImage.of(ElfFile.read(elf));
+        QemuPlugin plugin = QemuPlugin.locate();
+        Path userRecords = dir.resolve("user.records");
+        Path systemRecords = dir.resolve("system.records");
+        Path userOut = dir.resolve("user.out");
+        QemuPlugin.CodeRange range = SystemQemu.codeRange(image);
+        Tools.Result user = Tools.run("sh", "-c", "qemu-riscv64 -plugin '" + plugin.argument("validation", userRecords,
+                Optional.of(range)) + "' " + elf + " > " + userOut);
+        assertEquals(0, user.exitCode(), user.stderr());
+        SystemQemu.Result system = SystemQemu.run(image, Optional.of(plugin.argument("validation", systemRecords,
+                Optional.of(range))), TIMEOUT);
+        assertEquals(0, system.exitStatus(), system.diagnostics());
+        // The probe's standard output: the clock header and readings, as many bytes in both modes.
+        assertEquals(Files.size(userOut), system.output().length);
+        List<String> u = comparable(userRecords);
+        List<String> s = comparable(systemRecords);
+        assertTrue(u.stream().filter(l -> l.startsWith("window ")).count() > 100, "windows recorded");
+        assertEquals(u, s, "every window's executed encodings and counts");
+    }
+
+    @Test
+    void writeClockAndExitStatusBehaveAsUnderLinux() throws IOException {
+        String text = """
+                _start:
+                    li a0, 1
+                    lla a1, message
+                    li a2, 6
+                    li a7, 64
+                    ecall
+                    mv s1, a0
+                    li a0, 1
+                    lla a1, times
+                    li a7, 113
+                    ecall
+                    li a0, 1
+                    lla a1, times + 16
+                    li a7, 113
+                    ecall
+                    li a0, 1
+                    lla a1, times
+                    li a2, 32
+                    li a7, 64
+                    ecall
+                    addi a0, s1, 1
+                    li a7, 93
+                    ecall
+                """;
+        Path elf = program(text, "hello\n".getBytes());
+        Path out = dir.resolve("user.out");
+        Tools.Result user = Tools.run("sh", "-c", "qemu-riscv64 " + elf + " > " + out);
+        assertEquals(7, user.exitCode(), "write returned 6, the program exits with it plus 1");
+        SystemQemu.Result system = SystemQemu.run(SystemImage.of(ElfFile.read(elf)), Optional.empty(), TIMEOUT);
+        assertEquals(7, system.exitStatus(), system.diagnostics());
+        byte[] userBytes = Files.readAllBytes(out);
+        assertEquals(6 + 32, system.output().length);
+        assertArrayEquals(java.util.Arrays.copyOf(userBytes, 6), java.util.Arrays.copyOf(system.output(), 6));
+        ByteBuffer times = ByteBuffer.wrap(system.output(), 6, 32).order(ByteOrder.LITTLE_ENDIAN);
+        long first = times.getLong() * 1_000_000_000L + times.getLong();
+        long second = times.getLong() * 1_000_000_000L + times.getLong();
+        assertTrue(second >= first && second - first < 1_000_000_000L, first + " then " + second);
+    }
+
+    @Test
+    void otherTrapsEndTheRunWithTheirCause() throws IOException {
+        // An illegal instruction (mcause 2) and a load from an unmapped page (load page fault, 13).
+        Path illegal = program("_start:\n    .word 0\n", new byte[8]);
+        assertEquals(SystemImage.TRAP_STATUS_BASE + 2, SystemQemu.run(SystemImage.of(ElfFile.read(illegal)), Optional.empty(),
+                TIMEOUT).exitStatus());
+        Path unmapped = program("_start:\n    li t0, 0x20000000\n    ld t1, 0(t0)\n    li a0, 0\n    li a7, 93\n    ecall\n", new byte[8]);
+        assertEquals(SystemImage.TRAP_STATUS_BASE + 13, SystemQemu.run(SystemImage.of(ElfFile.read(unmapped)), Optional.empty(),
+                TIMEOUT).exitStatus());
+        assertEquals(128 + 11, Tools.run("qemu-riscv64", unmapped.toString()).exitCode(), "SIGSEGV under Linux");
+    }
+
+    private Path program(String text, byte[] data) throws IOException {
+        Assembly asm = Assembler.assemble(text, "test.s", TEXT, Map.of("message", DATA, "times", DATA + 64));
+        byte[] bytes = new byte[128];
+        System.arraycopy(data, 0, bytes, 0, data.length);
+        Path elf = dir.resolve("program-" + Integer.toHexString(text.hashCode()) + ".elf");
+        Files.write(elf, ExecutableBuilder.build(TEXT, TEXT, asm.bytes(), DATA, bytes, 0));
+        elf.toFile().setExecutable(true);
+        return elf;
+    }
+
+    /** The records without the lines that differ by mode on purpose (translation counts of the monitor's blocks). */
+    private static List<String> comparable(Path records) throws IOException {
+        return Files.readAllLines(records).stream().filter(l -> !l.startsWith("footer ")).toList();
+    }
+}
