@@ -8,7 +8,8 @@ SHELL := /bin/bash
 
 DEB_PACKAGES := openjdk-17-jdk-headless maven make gcc \
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu binutils-riscv64-linux-gnu \
-	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time asciidoctor man-db qemu-system-misc
+	qemu-user llvm-22 bolt-22 r-base-core r-cran-mass time asciidoctor man-db qemu-system-misc \
+	clang-22 lld-22
 MVN := mvn -B -q -Dstyle.color=never
 VERSION := $(shell sed -n 's|^  <version>\(.*\)</version>$$|\1|p' pom.xml)
 # The command line's self-contained jar (Maven's artifact splice-VERSION-cli.jar, under a name that
@@ -44,6 +45,10 @@ RV_DYN := $(PROG_DIR)/rv64-dyn/loops $(PROG_DIR)/rv64-dyn/exceptions
 RV_SHARED_DIR := $(PROG_DIR)/rv64-shared
 RV_SHARED := $(RV_SHARED_DIR)/libsplice_c.so $(RV_SHARED_DIR)/libsplice_cxx.so $(RV_SHARED_DIR)/clib_main \
 	$(RV_SHARED_DIR)/cxxlib_main
+# Vectorized programs (tests/programs/vector/): clang-22 -O3 -march=rv64gcv, static, linked by lld with
+# --emit-relocs. Run them with qemu-riscv64 -cpu rv64,v=true,vlen=128,vext_spec=v1.0.
+RV_VECTOR_CC := clang-22 --target=riscv64-linux-gnu -march=rv64gcv -O3 -g0 -static -fuse-ld=lld -Wl,--emit-relocs
+RV_VECTOR := $(foreach n,$(basename $(notdir $(wildcard tests/programs/vector/*.c))),$(PROG_DIR)/rv64v/$(n))
 
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
@@ -85,7 +90,10 @@ $(JAR): $(SOURCES)
 		-XX:SharedArchiveFile=$(CURDIR)/target/splice.jsa -cp $(CURDIR)/$(JAR); } > build/cds.log 2>&1 \
 		|| rm -f target/splice.jsa
 
-programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_DYN) $(RV_SHARED)
+programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_DYN) $(RV_SHARED) $(RV_VECTOR)
+
+$(PROG_DIR)/rv64v/%: tests/programs/vector/%.c
+	@mkdir -p $(@D); $(RV_VECTOR_CC) -o $@ $<
 
 $(PROG_DIR)/rv64/%: tests/programs/%.c
 	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -o $@ $<

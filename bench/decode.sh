@@ -26,6 +26,14 @@ if [ -n "$prog" ]; then
 else
   echo "no test program built (run 'make programs', or bench/disasm.sh for the large input); synthetic input only"
 fi
+# Vectorized real code: the .text of the clang-22 -O3 -march=rv64gcv program (linked by lld, whose
+# output GNU objcopy cannot read).
+if [ -f build/programs/rv64v/vloops ]; then
+  vtext=target/bench-vector-text.bin
+  llvm-objcopy-22 -O binary --only-section=.text build/programs/rv64v/vloops "$vtext"
+  echo "vectorized real code: .text of build/programs/rv64v/vloops ($(stat -c %s "$vtext") bytes)"
+  codes=("$PWD/$vtext" "${codes[@]}")
+fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 for c in "${codes[@]}"; do
   java -cp "$cp" dev.splice.bench.DecodeBenchmark --cpu "$c"

@@ -6,6 +6,11 @@
 # tool writes its full listing to standard output, redirected to /dev/null.
 # Not a test: see docs/listing.md for the numbers.
 #
+# A second input, build/bench/big-vector, is the .text of the clang-22 -O3 -march=rv64gcv program
+# (build/programs/rv64v/vloops: vectorized loops, static glibc) repeated the same way and assembled
+# for rv64gcv, so that both objdumps decode its vector instructions; Splice and llvm-objdump-22
+# are timed on it too.
+#
 # The input, build/bench/big, is one static RISC-V executable whose .text holds the compiled
 # code (static glibc and libstdc++) of the test programs, repeated until it passes 4 MiB: real
 # compiler output, assembled with .incbin, built here in a few seconds.
@@ -88,3 +93,37 @@ printf '%-30s %8s %8s %10s %10s\n' "llvm-objdump-22 -d" "$w_llvm" "$c_llvm" "$(r
 echo "splice vs llvm-objdump-22: $(ratio "$w_splice" "$w_llvm")x wall-clock throughput, $(ratio "$c_splice" "$c_llvm")x per CPU second (target >= 2x)"
 echo "splice (tiered C2) vs llvm-objdump-22:    $(ratio "$w_splice1" "$w_llvm")x wall-clock, $(ratio "$c_splice1" "$c_llvm")x per CPU second"
 echo "splice vs GNU objdump:     $(ratio "$w_splice" "$w_gnu")x wall-clock throughput, $(ratio "$c_splice" "$c_gnu")x per CPU second"
+
+# ---- the vectorized input
+vbig=$out/big-vector
+vsrc=build/programs/rv64v/vloops
+[ -f "$vsrc" ] || make -s programs >&2
+if [ ! -f "$vbig" ] || [ "$vsrc" -nt "$vbig" ]; then
+    mkdir -p "$out/parts"
+    llvm-objcopy-22 -O binary --only-section=.text "$vsrc" "$out/parts/vloops.bin"
+    vtotal=0
+    vcopy=0
+    {
+        echo '    .section .text, "ax"'
+        echo '    .globl _start'
+        echo '_start:'
+        while [ "$vtotal" -lt "$min_bytes" ]; do
+            vcopy=$((vcopy + 1))
+            echo "    .balign 4"
+            echo "part$vcopy:"
+            echo "    .incbin \"$root/$out/parts/vloops.bin\""
+            vtotal=$((vtotal + $(stat -c %s "$out/parts/vloops.bin")))
+        done
+    } > "$out/big-vector.S"
+    riscv64-linux-gnu-gcc -march=rv64gcv -nostdlib -static -Wl,--no-relax -o "$vbig" "$out/big-vector.S"
+fi
+vinstructions=$(llvm-objdump-22 -d --mattr=+v --no-show-raw-insn "$vbig" | grep -cE '^ +[0-9a-f]+:')
+vvector=$(llvm-objdump-22 -d --mattr=+v --no-show-raw-insn "$vbig" | grep -cE '^ +[0-9a-f]+:\s+v')
+echo
+echo "vectorized input: $vbig, $vinstructions instructions, $vvector of them vector instructions (llvm-objdump's count)"
+read -r vw_splice vc_splice < <(best_time ./splice disasm "$vbig")
+read -r vw_llvm vc_llvm < <(best_time llvm-objdump-22 -d --mattr=+v "$vbig")
+vrate() { awk -v n="$vinstructions" -v t="$1" 'BEGIN { printf "%.2f", n / t / 1e6 }'; }
+printf '%-30s %8s %8s %10s %10s\n' "./splice disasm" "$vw_splice" "$vc_splice" "$(vrate "$vw_splice")" "$(vrate "$vc_splice")"
+printf '%-30s %8s %8s %10s %10s\n' "llvm-objdump-22 -d --mattr=+v" "$vw_llvm" "$vc_llvm" "$(vrate "$vw_llvm")" "$(vrate "$vc_llvm")"
+echo "splice vs llvm-objdump-22 (vectorized): $(ratio "$vw_splice" "$vw_llvm")x wall-clock, $(ratio "$vc_splice" "$vc_llvm")x per CPU second"

@@ -47,6 +47,11 @@ public final class RunCommand implements Callable<Integer> {
                     + Sysroot.DEFAULT + "; static programs need none.")
     Path sysroot;
 
+    @Option(names = "--cpu", paramLabel = "MODEL",
+            description = "QEMU's CPU model and properties (qemu-riscv64 -cpu MODEL), e.g. "
+                    + "rv64,v=true,vlen=128,vext_spec=v1.0 for vector code. Default: QEMU's.")
+    String cpu;
+
     @Parameters(index = "0", paramLabel = "BINARY", description = "The RISC-V64 executable.")
     Path binary;
 
@@ -71,9 +76,10 @@ public final class RunCommand implements Callable<Integer> {
         QemuRunner.Streams streams = QemuRunner.Streams.inherited();
         Sysroot root = Sysroot.choose(Optional.ofNullable(sysroot));
         if (!count) {
-            return QemuRunner.runPlain(binary, args, streams, root);
+            return QemuRunner.runPlain(binary, args, streams, root, Optional.ofNullable(cpu));
         }
-        QemuRunner.CountedRun run = new QemuRunner(QemuPlugin.locate()).count(binary, args, streams, root);
+        QemuRunner.CountedRun run = new QemuRunner(QemuPlugin.locate()).withCpu(Optional.ofNullable(cpu))
+                .count(binary, args, streams, root);
         PrintWriter err = commandSpec.commandLine().getErr();
         int signal = run.signal();
         if (json) {

@@ -69,7 +69,11 @@ public final class Encoder {
     }
 
     static long defaultValue(Field f) {
-        return f.kind == OperandKind.RM ? 7 : 0;
+        return switch (f.kind) {
+            case RM -> 7;
+            case VMASK -> 1; // unmasked
+            default -> 0;
+        };
     }
 
     private static int encodeChecked(Opcode op, long[] values, int[] columns) throws OperandException {
@@ -115,7 +119,9 @@ public final class Encoder {
 
     static String describe(Field f) {
         return switch (f.kind) {
-            case XREG, XREGQ, FREG, FREGQ -> "register " + f.name;
+            case XREG, XREGQ, FREG, FREGQ, VREG -> "register " + f.name;
+            case VMASK -> "mask operand";
+            case VTYPE -> "vtype";
             case PCREL -> "branch offset";
             case CSR -> "CSR number";
             case RM, RMX -> "rounding mode";

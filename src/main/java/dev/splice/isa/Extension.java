@@ -35,7 +35,30 @@ public enum Extension {
     /** Basic bit manipulation. */
     ZBB("zbb"),
     /** Single-bit instructions. */
-    ZBS("zbs");
+    ZBS("zbs"),
+    // ---- vector (V 1.0 and the Zv* extensions)
+    /** The vector extension, version 1.0. */
+    V("v"),
+    /** Vector basic bit manipulation (includes Zvkb: vandn, vbrev8, vrev8, vrol, vror). */
+    ZVBB("zvbb"),
+    /** Vector carry-less multiplication (vclmul, vclmulh). */
+    ZVBC("zvbc"),
+    /** Vector half-precision conversions (vfwcvt.f.f.v and vfncvt.f.f.w at SEW 16: no rows of its own). */
+    ZVFHMIN("zvfhmin"),
+    /** Vector GCM/GMAC (vghsh, vgmul). */
+    ZVKG("zvkg"),
+    /** Vector AES (vaes*). */
+    ZVKNED("zvkned"),
+    /** Vector SHA-256 (vsha2ms, vsha2ch, vsha2cl). */
+    ZVKNHA("zvknha"),
+    /** Vector SHA-256 and SHA-512: Zvknha's instructions at SEW 64 too (no rows of its own). */
+    ZVKNHB("zvknhb"),
+    /** Vector SM4 (vsm4k, vsm4r). */
+    ZVKSED("zvksed"),
+    /** Vector SM3 (vsm3me, vsm3c). */
+    ZVKSH("zvksh"),
+    /** Vector data-independent execution latency (a property: no rows of its own). */
+    ZVKT("zvkt");
 
     private final String isaName;
 
@@ -87,6 +110,7 @@ public enum Extension {
                 case 'f' -> { set.add(F); set.add(ZICSR); }
                 case 'd' -> { set.add(D); set.add(F); set.add(ZICSR); }
                 case 'c' -> set.add(C);
+                case 'v' -> { set.add(V); set.addAll(EnumSet.of(F, D, ZICSR)); }
                 default -> throw new IllegalArgumentException(
                         "target '" + target + "': unknown single-letter extension '" + c + "'");
             }
@@ -131,6 +155,9 @@ public enum Extension {
         }
         if (extensions.contains(C)) {
             sb.append('c');
+        }
+        if (extensions.contains(V)) {
+            sb.append('v');
         }
         for (Extension e : values()) {
             if (e.isaName.length() > 1 && extensions.contains(e) && !(g && G.contains(e))) {

@@ -24,7 +24,13 @@ public final class Field {
         /** A rounding mode, 0 to 7 (5 and 6 are reserved). */
         ROUNDING_MODE,
         /** A fence's predecessor or successor set (i, o, r, w as bits 3 to 0). */
-        FENCE_SET
+        FENCE_SET,
+        /** A vector register number, 0 to 31. */
+        VECTOR_REGISTER,
+        /** A vector instruction's vm bit: 0 when masked by v0 ({@code v0.t}), 1 when not. */
+        VECTOR_MASK,
+        /** The vtype setting of vsetvli and vsetivli (vsew, vlmul, vta, vma and the reserved bits). */
+        VECTOR_TYPE
     }
 
     final String name;
@@ -92,6 +98,9 @@ public final class Field {
             case CSR -> Type.CSR;
             case RM, RMX -> Type.ROUNDING_MODE;
             case FENCE -> Type.FENCE_SET;
+            case VREG -> Type.VECTOR_REGISTER;
+            case VMASK -> Type.VECTOR_MASK;
+            case VTYPE -> Type.VECTOR_TYPE;
         };
     }
 

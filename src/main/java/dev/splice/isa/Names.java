@@ -21,6 +21,10 @@ final class Names {
     static final byte[][] XREG_BYTES = bytes(XREG);
     static final byte[][] FREG_BYTES = bytes(FREG);
     static final byte[][] RM_BYTES = bytes(new String[] {"rne", "rtz", "rdn", "rup", "rmm", "5", "6", "dyn"});
+    /** Vector registers v0..v31 as ASCII bytes. */
+    static final byte[][] VREG_BYTES = new byte[32][];
+    /** The masked form of a vector instruction's vm operand. */
+    static final byte[] V0_T = TextBuffer.ascii("v0.t");
     /** Fence sets by value: "0" or the "iorw" letters. */
     static final byte[][] FENCE_BYTES = new byte[16][];
 
@@ -43,6 +47,7 @@ final class Names {
             X.put("x".concat(Integer.toString(i)), i);
             FR.put(FREG[i], i);
             FR.put("f".concat(Integer.toString(i)), i);
+            VREG_BYTES[i] = TextBuffer.ascii("v".concat(Integer.toString(i)));
         }
         X.put("fp", 8);
         for (int set = 0; set < 16; set++) {
@@ -60,6 +65,23 @@ final class Names {
     /** The number of a floating-point register name (ABI or f-name), or -1. */
     static int freg(String name) {
         return FR.getOrDefault(name.toLowerCase(Locale.ROOT), -1);
+    }
+
+    /** The number of a vector register name (v0..v31), or -1. */
+    static int vreg(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        if (n.length() < 2 || n.length() > 3 || n.charAt(0) != 'v') {
+            return -1;
+        }
+        int r = 0;
+        for (int i = 1; i < n.length(); i++) {
+            char c = n.charAt(i);
+            if (c < '0' || c > '9' || (i == 1 && c == '0' && n.length() == 3)) {
+                return -1;
+            }
+            r = r * 10 + (c - '0');
+        }
+        return r < 32 ? r : -1;
     }
 
     static int roundingMode(String name) {

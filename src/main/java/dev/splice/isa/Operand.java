@@ -38,7 +38,19 @@ public enum Operand {
     /** The predecessor set of a fence (i, o, r, w as bits 3 to 0). */
     PRED,
     /** The successor set of a fence (i, o, r, w as bits 3 to 0). */
-    SUCC;
+    SUCC,
+    /** The destination vector register (bits 11..7). */
+    VD,
+    /** The first source vector register (bits 19..15). */
+    VS1,
+    /** The second source vector register (bits 24..20; the index vector of indexed loads and stores). */
+    VS2,
+    /** The data vector register of a vector store (bits 11..7). */
+    VS3,
+    /** The vm bit of a masked vector instruction: 0 when masked by v0, 1 when not. */
+    VM,
+    /** The vtype setting of vsetvli and vsetivli. */
+    VTYPE;
 
     /** The roles, once: {@code values()} copies its array at every call. */
     static final Operand[] ALL = values();

@@ -27,13 +27,19 @@ enum OperandKind {
     /** Rounding mode of an exact conversion; rne (0) is the default and not printed. */
     RMX,
     /** A fence predecessor/successor set (i, o, r, w). */
-    FENCE;
+    FENCE,
+    /** Vector register v0..v31. */
+    VREG,
+    /** A vector instruction's vm bit: 0 is masked by v0 (printed "v0.t"), 1 (the default) unmasked. */
+    VMASK,
+    /** The vtype immediate of vsetvli/vsetivli, printed as "e32, m2, ta, ma" (reserved values in hex). */
+    VTYPE;
 
     boolean signed() {
         return this == SIMM || this == PCREL || this == CLUI;
     }
 
     boolean register() {
-        return this == XREG || this == XREGQ || this == FREG || this == FREGQ;
+        return this == XREG || this == XREGQ || this == FREG || this == FREGQ || this == VREG;
     }
 }

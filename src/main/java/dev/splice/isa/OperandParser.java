@@ -188,6 +188,24 @@ final class OperandParser {
             case PCREL -> {
                 return pcrel(f, at);
             }
+            case VREG -> {
+                String w = word();
+                int r = Names.vreg(w);
+                if (r < 0) {
+                    throw error(w.isEmpty() ? "expected a vector register" : "'" + w + "' is not a vector register", at);
+                }
+                return r;
+            }
+            case VMASK -> {
+                String w = word();
+                if (!w.equalsIgnoreCase("v0.t")) {
+                    throw error("expected the mask operand v0.t" + (w.isEmpty() ? "" : ", got '" + w + "'"), at);
+                }
+                return 0;
+            }
+            case VTYPE -> {
+                return vtype(f, at);
+            }
             case CLUI -> {
                 long v = number();
                 if (v >= 0xfffe0 && v <= 0xfffff) {
@@ -206,6 +224,50 @@ final class OperandParser {
                 return checked(f, number(), at);
             }
         }
+    }
+
+    /**
+     * A vtype: a number, or "eSEW[, mLMUL][, ta|tu][, ma|mu]" as llvm-mc reads it (m1, tu and mu
+     * when left out).
+     */
+    private long vtype(Field f, int at) throws OperandException {
+        if (pos < text.length() && !Character.isLetter(text.charAt(pos))) {
+            return checked(f, number(), at);
+        }
+        String w = word();
+        int sew = VectorType.sew(w);
+        if (sew < 0) {
+            throw error("'" + w + "' is not an element width (e8, e16, e32, e64)", at);
+        }
+        int lmul = 0;
+        int tail = 0;
+        int mask = 0;
+        int stage = 0; // 0: lmul may follow, 1: tail policy, 2: mask policy, 3: done
+        while (true) {
+            skipSpace();
+            if (pos >= text.length() || text.charAt(pos) != ',' || stage == 3) {
+                break;
+            }
+            pos++;
+            skipSpace();
+            int wordAt = pos;
+            String part = word();
+            String p = part.toLowerCase(java.util.Locale.ROOT);
+            if (stage == 0 && VectorType.lmul(p) >= 0) {
+                lmul = VectorType.lmul(p);
+                stage = 1;
+            } else if (stage <= 1 && (p.equals("ta") || p.equals("tu"))) {
+                tail = p.equals("ta") ? 1 : 0;
+                stage = 2;
+            } else if (stage <= 2 && (p.equals("ma") || p.equals("mu"))) {
+                mask = p.equals("ma") ? 1 : 0;
+                stage = 3;
+            } else {
+                throw error("'" + part + "' is not a register group multiplier (m1, m2, m4, m8, mf2, mf4, mf8), "
+                        + "tail policy (ta, tu) or mask policy (ma, mu) in its place", wordAt);
+            }
+        }
+        return mask << 7 | tail << 6 | sew << 3 | lmul;
     }
 
     private long checked(Field f, long v, int at) throws OperandException {

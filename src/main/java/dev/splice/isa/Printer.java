@@ -105,6 +105,7 @@ public final class Printer {
                 boolean omit = switch (f.kind) {
                     case RM -> aliases && v == 7;
                     case RMX -> v == 0;
+                    case VMASK -> v == 1;
                     default -> v == 0;
                 };
                 if (omit) {
@@ -134,6 +135,13 @@ public final class Printer {
             }
             case RM, RMX -> out.append(Names.RM_BYTES[(int) v]);
             case FENCE -> out.append(Names.FENCE_BYTES[(int) v]);
+            case VREG -> out.append(Names.VREG_BYTES[(int) v]);
+            case VMASK -> out.append(Names.V0_T);
+            case VTYPE -> {
+                if (!VectorType.append(out, (int) v)) {
+                    out.append(HEX_PREFIX).appendHex(v);
+                }
+            }
         }
     }
 

@@ -467,6 +467,16 @@ final class TableReader {
             case CSR -> Operand.CSR;
             case RM, RMX -> Operand.RM;
             case FENCE -> f.instMask == 0x0f000000 ? Operand.PRED : f.instMask == 0x00f00000 ? Operand.SUCC : null;
+            // Vector registers have roles of their own: consumers that read RD/RS1/RS2 as x or f
+            // registers (pairing, liveness) never see a vector register number.
+            case VREG -> switch (f.instMask) {
+                case 0x00000f80 -> f.name.equals("vs3") ? Operand.VS3 : Operand.VD;
+                case 0x000f8000 -> Operand.VS1;
+                case 0x01f00000 -> Operand.VS2;
+                default -> null;
+            };
+            case VMASK -> Operand.VM;
+            case VTYPE -> Operand.VTYPE;
             default -> null;
         };
     }

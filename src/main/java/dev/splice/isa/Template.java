@@ -87,10 +87,12 @@ final class Template {
                     j++;
                 }
                 String sep = "";
-                if (optional || f.kind == OperandKind.RM || f.kind == OperandKind.RMX) {
-                    // An omitted optional operand takes its separator with it.
-                    sep = lit.toString();
-                    lit.setLength(0);
+                if (optional || f.kind == OperandKind.RM || f.kind == OperandKind.RMX || f.kind == OperandKind.VMASK) {
+                    // An omitted optional operand takes its separator (from the last comma on) with it.
+                    int comma = lit.lastIndexOf(",");
+                    int from = comma < 0 ? 0 : comma;
+                    sep = lit.substring(from);
+                    lit.setLength(from);
                     optional = true;
                 }
                 if (lit.length() > 0) {

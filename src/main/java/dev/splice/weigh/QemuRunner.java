@@ -64,6 +64,8 @@ public final class QemuRunner {
     }
 
     private final QemuPlugin plugin;
+    /** QEMU's {@code -cpu} model, when the guest needs one other than the default (vector code). */
+    private final Optional<String> cpu;
 
     /**
      * A runner that loads {@code plugin} when a mode asks for it.
@@ -71,7 +73,33 @@ public final class QemuRunner {
      * @param plugin the Splice QEMU plugin ({@link QemuPlugin#locate()})
      */
     public QemuRunner(QemuPlugin plugin) {
+        this(plugin, Optional.empty());
+    }
+
+    private QemuRunner(QemuPlugin plugin, Optional<String> cpu) {
         this.plugin = plugin;
+        this.cpu = cpu;
+    }
+
+    /**
+     * The same runner with QEMU's CPU model set ({@code -cpu MODEL}, e.g. {@code
+     * rv64,v=true,vlen=128,vext_spec=v1.0} for vector code).
+     *
+     * @param model the CPU model and properties, as qemu-riscv64's -cpu takes them; empty for QEMU's default
+     * @return the runner
+     */
+    public QemuRunner withCpu(Optional<String> model) {
+        return new QemuRunner(plugin, model);
+    }
+
+    /**
+     * QEMU's options for a CPU model.
+     *
+     * @param model the model and properties, or empty
+     * @return {@code -cpu MODEL}, or nothing
+     */
+    public static List<String> cpuOptions(Optional<String> model) {
+        return model.map(m -> List.of("-cpu", m)).orElse(List.of());
     }
 
     /**
@@ -115,7 +143,23 @@ public final class QemuRunner {
      * @return the guest's exit status (128 + N when signal N killed it)
      */
     public static int runPlain(Path binary, List<String> args, Streams streams, Sysroot sysroot) {
-        return run(command(binary, args, sysroot.qemuOptions(binary)), streams);
+        return runPlain(binary, args, streams, sysroot, Optional.empty());
+    }
+
+    /**
+     * Runs the guest without a plugin, on the given CPU model.
+     *
+     * @param binary a RISC-V64 Linux executable
+     * @param args its arguments
+     * @param streams its standard streams
+     * @param sysroot where QEMU finds the dynamic loader and libraries
+     * @param cpu QEMU's CPU model ({@code -cpu}), empty for its default
+     * @return the guest's exit status (128 + N when signal N killed it)
+     */
+    public static int runPlain(Path binary, List<String> args, Streams streams, Sysroot sysroot, Optional<String> cpu) {
+        List<String> options = new ArrayList<>(cpuOptions(cpu));
+        options.addAll(sysroot.qemuOptions(binary));
+        return run(command(binary, args, options), streams);
     }
 
     /**
@@ -216,7 +260,8 @@ public final class QemuRunner {
         Path dir = createTempDirectory();
         try {
             Path records = dir.resolve(mode + ".records");
-            List<String> qemuOptions = new ArrayList<>(sysroot.qemuOptions(binary));
+            List<String> qemuOptions = new ArrayList<>(cpuOptions(cpu));
+            qemuOptions.addAll(sysroot.qemuOptions(binary));
             qemuOptions.addAll(List.of("-plugin", plugin.argument(mode, records, range)));
             int exit = run(command(binary, args, qemuOptions), streams);
             if (!Files.exists(records)) {

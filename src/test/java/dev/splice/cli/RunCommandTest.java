@@ -36,6 +36,21 @@ class RunCommandTest {
         assertEquals(direct.exitCode(), r.exitCode());
     }
 
+    /** --cpu is QEMU's -cpu: the vectorized program runs with V and dies of SIGILL without it. */
+    @Test
+    void cpuModelIsQemus() {
+        String program = TestPrograms.rv64Vector("vloops").toString();
+        Tools.Result direct = Tools.run(List.of(qemu(), "-cpu", TestPrograms.VECTOR_CPU, program), "", 60);
+        assertEquals(0, direct.exitCode(), direct.stderr());
+        Tools.Result r = splice("", "--cpu", TestPrograms.VECTOR_CPU, program);
+        assertEquals(direct.stdout(), r.stdout());
+        assertEquals(0, r.exitCode(), r.stderr());
+        Tools.Result counted = splice("", "--count", "--cpu", TestPrograms.VECTOR_CPU, program);
+        assertEquals(direct.stdout(), counted.stdout());
+        assertTrue(counted.stderr().contains("instructions executed (exit status 0)"), counted.stderr());
+        assertEquals(128 + 4, splice("", program).exitCode(), "without V: SIGILL");
+    }
+
     /** A dynamically linked program runs with the default sysroot; --sysroot and SPLICE_SYSROOT override it. */
     @Test
     void dynamicallyLinkedProgramsFindTheirSysroot() {

@@ -18,6 +18,10 @@ final class Boundaries {
             case RM -> 7;
             case RMX -> 0;
             case FENCE -> 15;
+            // Distinct vector registers aligned for any group (LMUL 8), none of them the mask v0.
+            case VREG -> f.name().equals("vs2") ? 16 : f.name().equals("vs1") ? 24 : 8;
+            case VMASK -> 1;
+            case VTYPE -> 0xd1; // e32, m2, ta, ma
             default -> f.alignment();
         };
     }
@@ -28,6 +32,13 @@ final class Boundaries {
         switch (f.kind) {
             case XREG, FREG -> v.addAll(List.of(0L, 1L, 2L, 15L, 31L));
             case XREGQ, FREGQ -> v.addAll(List.of(8L, 15L));
+            case VREG -> v.addAll(List.of(0L, 1L, 2L, 4L, 15L, 31L));
+            case VTYPE -> { // every vtype with a text form, and reserved ones
+                for (long t = 0; t < 256; t++) {
+                    v.add(t);
+                }
+                v.addAll(List.of(0x100L, f.maxValue()));
+            }
             case RM -> v.addAll(List.of(0L, 1L, 2L, 3L, 4L, 7L));
             case RMX -> v.addAll(List.of(0L, 1L, 2L, 3L, 4L, 7L));
             case FENCE -> {

@@ -18,10 +18,12 @@ import java.util.concurrent.TimeUnit;
  * instruction text is assembled by llvm-mc and the .text bytes are cut out by llvm-objcopy.
  */
 final class LlvmPeer {
+    /** The vector extensions (V 1.0 and the Zv* ones Splice has). */
+    static final String VECTOR_MATTR = ",+v,+zvbb,+zvbc,+zvkg,+zvkned,+zvknha,+zvknhb,+zvksed,+zvksh,+zvkt,+zvfhmin";
     static final String MATTR =
-            "+m,+a,+f,+d,+c,+zicsr,+zifencei,+zihintpause,+zicbom,+zicboz,+zba,+zbb,+zbs,+zicond";
+            "+m,+a,+f,+d,+c,+zicsr,+zifencei,+zihintpause,+zicbom,+zicboz,+zba,+zbb,+zbs,+zicond" + VECTOR_MATTR;
     static final String MATTR_NO_C =
-            "+m,+a,+f,+d,+zicsr,+zifencei,+zihintpause,+zicbom,+zicboz,+zba,+zbb,+zbs,+zicond";
+            "+m,+a,+f,+d,+zicsr,+zifencei,+zihintpause,+zicbom,+zicboz,+zba,+zbb,+zbs,+zicond" + VECTOR_MATTR;
 
     private LlvmPeer() {}
 
@@ -71,6 +73,11 @@ final class LlvmPeer {
 
     /** Disassembles raw bytes; {@code exact} adds -M no-aliases. */
     static List<Line> objdump(byte[] code, Path dir, boolean exact) throws IOException {
+        return objdump(code, dir, exact, MATTR);
+    }
+
+    /** Disassembles raw bytes with the given --mattr; {@code exact} adds -M no-aliases. */
+    static List<Line> objdump(byte[] code, Path dir, boolean exact, String mattr) throws IOException {
         Path bin = dir.resolve("code.bin");
         Path obj = dir.resolve("code.o");
         Path out = dir.resolve("code.dis");
@@ -78,7 +85,7 @@ final class LlvmPeer {
         run(dir.resolve("objcopy.out"), "llvm-objcopy-22", "-I", "binary", "-O", "elf64-littleriscv",
                 bin.toString(), obj.toString());
         List<String> cmd = new ArrayList<>(List.of("llvm-objdump-22", "-D", "-z", "-j", ".data",
-                "--no-show-raw-insn", "--mattr=" + MATTR, obj.toString()));
+                "--no-show-raw-insn", "--mattr=" + mattr, obj.toString()));
         if (exact) {
             cmd.addAll(1, List.of("-M", "no-aliases"));
         }
@@ -107,6 +114,15 @@ final class LlvmPeer {
      * with the first ones and the offending lines.
      */
     static byte[] assemble(List<String> lines, String mattr, Path dir) throws IOException {
+        return assemble(lines, mattr, dir, line -> false);
+    }
+
+    /**
+     * The same; stderr lines that {@code tolerated} accepts (and the source lines llvm-mc quotes
+     * after them) are not errors.
+     */
+    static byte[] assemble(List<String> lines, String mattr, Path dir, java.util.function.Predicate<String> tolerated)
+            throws IOException {
         Path src = dir.resolve("in.s");
         Path obj = dir.resolve("in.o");
         Path bin = dir.resolve("in.bin");
@@ -127,6 +143,18 @@ final class LlvmPeer {
                 fail("llvm-mc did not finish");
             }
             String e = Files.readString(err);
+            if (!e.isBlank() && p.exitValue() == 0) {
+                StringBuilder left = new StringBuilder();
+                List<String> errLines = Files.readAllLines(err);
+                for (int i = 0; i < errLines.size(); i++) {
+                    if (tolerated.test(errLines.get(i))) {
+                        i += 2; // the quoted source line and the caret under it
+                    } else {
+                        left.append(errLines.get(i)).append('\n');
+                    }
+                }
+                e = left.toString();
+            }
             if (p.exitValue() != 0 || !e.isBlank()) {
                 fail("llvm-mc rejected Splice's output:\n" + (e.length() > 6000 ? e.substring(0, 6000) + "..." : e));
             }

@@ -67,15 +67,29 @@ class OperandsTest {
                 }
                 assertSame(f, op.fields().get(index), what);
                 long value = op.operand(bits, index++);
+                if (f.kind == OperandKind.VTYPE) { // "e32, m2, ta, ma" or, reserved, its number in hex
+                    int words = VectorType.named((int) value) ? 4 : 1;
+                    assertEquals(words == 4 ? vtypeText(value) : "0x" + Long.toHexString(value),
+                            String.join(", ", printed.subList(p, p + words)), what);
+                    p += words;
+                    continue;
+                }
                 if (p < printed.size() && printedValue(f, printed.get(p)) != null) {
                     assertEquals(printedValue(f, printed.get(p++)), value, what + ": " + f);
                 } else { // an omitted optional operand: its default
-                    assertEquals(f.kind == OperandKind.RM ? 7 : 0, value, what + ": " + f);
+                    assertEquals(Encoder.defaultValue(f), value, what + ": " + f);
                 }
             }
             assertEquals(printed.size(), p, what);
             assertEquals(op.operandCount(), index, what);
         }
+    }
+
+    /** A named vtype's text, written out by hand from the V specification's bit layout. */
+    private static String vtypeText(long v) {
+        String[] lmul = {"m1", "m2", "m4", "m8", "?", "mf8", "mf4", "mf2"};
+        return "e" + (8 << ((v >>> 3) & 7)) + ", " + lmul[(int) (v & 7)] + ", " + ((v & 0x40) != 0 ? "ta" : "tu")
+                + ", " + ((v & 0x80) != 0 ? "ma" : "mu");
     }
 
     /** The value a printed operand word stands for, or null if it is not one of that field. */
@@ -88,6 +102,9 @@ class OperandsTest {
             case CSR -> word.startsWith("0x") ? Long.parseLong(word.substring(2), 16) : ISA.csrNumber(word);
             case ROUNDING_MODE -> Names.roundingMode(word);
             case FENCE_SET -> Names.fence(word);
+            case VECTOR_REGISTER -> Names.vreg(word);
+            case VECTOR_MASK -> word.equals("v0.t") ? 0 : -1;
+            case VECTOR_TYPE -> -1; // several words: checked by VectorTypeTest
         };
         if (f.kind == OperandKind.CLUI && v >= 0x80000) {
             v -= 0x100000; // printed as the 20-bit value lui takes
@@ -142,10 +159,18 @@ class OperandsTest {
             case RM -> funct3;
             case PRED -> (b >>> 24) & 15;
             case SUCC -> (b >>> 20) & 15;
+            case VD, VS3 -> (b >>> 7) & 31;
+            case VS1 -> (b >>> 15) & 31;
+            case VS2 -> (b >>> 20) & 31;
+            case VM -> (b >>> 25) & 1;
+            case VTYPE -> (b >>> 20) & ((b >>> 30) == 3 ? 0x3ff : 0x7ff); // vsetivli: 10 bits, vsetvli: 11
             case BRANCH_OFFSET -> major == 0x63
                     ? ((b >> 31) << 12) | ((b >>> 7) & 1) << 11 | ((b >>> 25) & 0x3f) << 5 | ((b >>> 8) & 0xf) << 1
                     : ((b >> 31) << 20) | ((b >>> 12) & 0xff) << 12 | ((b >>> 20) & 1) << 11 | ((b >>> 21) & 0x3ff) << 1;
-            case IMM -> switch (major) {
+            case IMM -> major == 0x57 || major == 0x77 // vector: simm5/uimm5 in 19..15, vror.vi's bit 5 in 26
+                    ? (op.field(role).kind == OperandKind.SIMM ? (b << 12) >> 27 : (b >>> 15) & 31)
+                            | (op.mnemonic().equals("vror.vi") ? ((b >>> 26) & 1) << 5 : 0)
+                    : switch (major) {
                 case 0x37, 0x17 -> b >>> 12; // U
                 case 0x23, 0x27 -> ((b >> 25) << 5) | ((b >>> 7) & 31); // S
                 case 0x73 -> (b >>> 15) & 31; // csrr*i's zimm

@@ -63,6 +63,17 @@ public final class TestPrograms {
         return existing(rv64SharedDir().resolve(name));
     }
 
+    /**
+     * A vectorized RISC-V64 program of tests/programs/vector/ (clang-22 -O3 -march=rv64gcv, static,
+     * --emit-relocs): {@code rv64Vector("vloops")}. Run it with {@link #VECTOR_CPU}.
+     */
+    public static Path rv64Vector(String name) {
+        return existing(dir().resolve("rv64v").resolve(name));
+    }
+
+    /** QEMU's CPU model for the vectorized programs (qemu-riscv64 -cpu). */
+    public static final String VECTOR_CPU = "rv64,v=true,vlen=128,vext_spec=v1.0";
+
     /** The directory of the shared libraries (for LD_LIBRARY_PATH). */
     public static Path rv64SharedDir() {
         return dir().resolve("rv64-shared");
