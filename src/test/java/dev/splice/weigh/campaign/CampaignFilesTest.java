@@ -187,4 +187,20 @@ class CampaignFilesTest {
         Files.writeString(file, "[{\"key\": \"div\", \"executed\": 5, \"encodings\": \"many\"}]");
         assertEquals(List.of(new Catalog.Entry("div", null, -1, 5, -1, -1)), Catalog.read(file).entries());
     }
+
+    @Test
+    void aCatalogsBlockCountsRoundTrip() throws IOException {
+        Catalog c = new Catalog(new Catalog.Origin("prog", List.of(), 0, 3), List.of(
+                new Catalog.Entry("bne", "i", 2, 100, -1, 1)), List.of(new Catalog.Block("branch", 2, 100),
+                new Catalog.Block("exit", 1, 1)));
+        Path file = dir.resolve("catalog.json");
+        c.write(file);
+        assertEquals(c, Catalog.read(file));
+        assertTrue(c.toJson().endsWith("\"blocks\" : [ {\n    \"kind\" : \"branch\",\n    \"translated\" : 2,\n"
+                + "    \"executed\" : 100\n  }, {\n    \"kind\" : \"exit\",\n    \"translated\" : 1,\n"
+                + "    \"executed\" : 1\n  } ]\n}\n"), c.toJson());
+        Files.writeString(file, "{\"classes\": [], \"blocks\": [{\"kind\": \"branch\"}, {\"kind\": \"branch\"}]}");
+        BadInputException e = assertThrows(BadInputException.class, () -> Catalog.read(file));
+        assertTrue(e.getMessage().contains("block kind 1"), e.getMessage());
+    }
 }
