@@ -1,6 +1,8 @@
 package dev.splice.weigh.map;
 
 import dev.splice.base.BadInputException;
+import dev.splice.weigh.Context;
+import dev.splice.weigh.ContextTable;
 import dev.splice.weigh.campaign.Catalog;
 import dev.splice.weigh.campaign.ContextWeight;
 import dev.splice.weigh.campaign.Prediction;
@@ -9,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -19,7 +22,9 @@ import java.util.Set;
  * a jump add the cost of a chained entry. A class or kind whose contexts have no published weight is
  * unpriced and reported with its count.
  *
- * <p>The point price of a class is the mean of its contexts' weights, its range the hull of their
+ * <p>Contexts that measure dead-code elimination ({@link Context#measuresDeadCodeElimination()})
+ * price a class only when it has no other. The point price of a class is the mean of its contexts'
+ * weights, its range the hull of their
  * simultaneous bands; the interval of the total sums the range ends. It holds whenever the band
  * covers every context (the band is simultaneous) and each class's true mean cost in the program
  * lies between its contexts: it does not cover what no context measures (how the host overlaps
@@ -85,7 +90,8 @@ public final class Predictor {
         }
         Map<String, Long> classes = difference(classCounts(run), minus == null ? Map.of() : classCounts(minus));
         Map<String, Long> blocks = difference(blockCounts(run), minus == null ? Map.of() : blockCounts(minus));
-        Map<String, List<ContextWeight>> byClass = byClass(weights, classes.keySet());
+        ContextTable table = ContextTable.load();
+        Map<String, List<ContextWeight>> byClass = byClass(weights, classes.keySet(), table);
         Total total = new Total();
         List<Prediction.Line> classLines = new ArrayList<>();
         for (Map.Entry<String, Long> c : classes.entrySet()) {
@@ -95,14 +101,18 @@ public final class Predictor {
                 classLines.add(new Prediction.Line(c.getKey(), n, null, "priced with the block it ends"));
                 continue;
             }
-            Prediction.Price p = price(byClass.get(c.getKey()));
+            List<ContextWeight> live = live(byClass.get(c.getKey()), table);
+            Prediction.Price p = price(live);
             if (p == null) {
                 total.unpriced += Math.abs(n);
                 classLines.add(new Prediction.Line(c.getKey(), n, null, byClass.get(c.getKey()).isEmpty()
                         ? "unpriced: no context measures it" : "unpriced: no published weight"));
             } else {
                 total.add(n, p);
-                classLines.add(new Prediction.Line(c.getKey(), n, p, "class contexts"));
+                boolean dead = live.stream().anyMatch(w -> table.context(w.context())
+                        .map(Context::measuresDeadCodeElimination).orElse(false));
+                classLines.add(new Prediction.Line(c.getKey(), n, p, dead
+                        ? "class contexts (measuring dead-code elimination: no other)" : "class contexts"));
             }
         }
         List<Prediction.Line> blockLines = new ArrayList<>();
@@ -166,16 +176,31 @@ public final class Predictor {
         return out;
     }
 
-    private static Map<String, List<ContextWeight>> byClass(List<ContextWeight> weights, Set<String> keys) {
+    /**
+     * The contexts of each class: {@link CatalogMapper#classOf}, but a context of the context table
+     * only when its mnemonic is the class's ({@code slli.uw.dependency} prices {@code slli.uw}, not
+     * {@code slli} when the run has no {@code slli.uw}).
+     */
+    private static Map<String, List<ContextWeight>> byClass(List<ContextWeight> weights, Set<String> keys,
+            ContextTable table) {
         Map<String, List<ContextWeight>> out = new LinkedHashMap<>();
         keys.forEach(k -> out.put(k, new ArrayList<>()));
         for (ContextWeight w : weights) {
             String cls = CatalogMapper.classOf(w, keys);
-            if (cls != null) {
+            Optional<String> mnemonic = table.context(w.context()).map(Context::mnemonic);
+            if (cls != null && mnemonic.map(m -> cls.equals(m) || cls.startsWith(m + ".")).orElse(true)) {
                 out.get(cls).add(w);
             }
         }
         return out;
+    }
+
+    /** Contexts that measure dead-code elimination price a class only when it has no other. */
+    private static List<ContextWeight> live(List<ContextWeight> ws, ContextTable table) {
+        List<ContextWeight> live = ws.stream()
+                .filter(w -> !table.context(w.context()).map(Context::measuresDeadCodeElimination).orElse(false))
+                .toList();
+        return live.isEmpty() ? ws : live;
     }
 
     private static List<ContextWeight> blockWeights(String kind, List<ContextWeight> weights) {
