@@ -29,7 +29,20 @@ import java.util.Map;
 public record FinishedRun(String run, long seed, String probeSha256, int pairs, int windows,
         double guestTicksPerNsTiming, double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished,
         Map<String, String> fileSha256) {
-    /** Keeps the checksums in the order given, unmodifiable. */
+    /**
+     * Keeps the checksums in the order given, unmodifiable.
+     *
+     * @param run see {@link #run()}
+     * @param seed see {@link #seed()}
+     * @param probeSha256 see {@link #probeSha256()}
+     * @param pairs see {@link #pairs()}
+     * @param windows see {@link #windows()}
+     * @param guestTicksPerNsTiming see {@link #guestTicksPerNsTiming()}
+     * @param guestTicksPerNsOff see {@link #guestTicksPerNsOff()}
+     * @param timingFooter see {@link #timingFooter()}
+     * @param finished see {@link #finished()}
+     * @param fileSha256 see {@link #fileSha256()}
+     */
     public FinishedRun {
         fileSha256 = Collections.unmodifiableMap(new LinkedHashMap<>(fileSha256));
     }
