@@ -22,7 +22,9 @@ import java.util.Set;
  * a jump add the cost of a chained entry. A class or kind whose contexts have no published weight is
  * unpriced and reported with its count.
  *
- * <p>Contexts that measure dead-code elimination ({@link Context#measuresDeadCodeElimination()})
+ * <p>A compressed class is also priced by the contexts of the full instruction it expands to
+ * ({@code c.add} by {@code add}'s, {@code c.ldsp} by {@code ld}'s): QEMU translates both through the
+ * same function. Contexts that measure dead-code elimination ({@link Context#measuresDeadCodeElimination()})
  * price a class only when it has no other. The point price of a class is the mean of its contexts'
  * weights, its range the hull of their
  * simultaneous bands; the interval of the total sums the range ends. It holds whenever the band
@@ -192,7 +194,35 @@ public final class Predictor {
                 out.get(cls).add(w);
             }
         }
+        for (String cls : keys) {
+            String full = fullForm(cls);
+            if (full == null || BLOCK_ENDING.contains(cls)) {
+                continue;
+            }
+            for (ContextWeight w : weights) {
+                Optional<String> mnemonic = table.context(w.context()).map(Context::mnemonic);
+                if (mnemonic.map(full::equals).orElse(w.context().startsWith(full + "."))) {
+                    out.get(cls).add(w);
+                }
+            }
+        }
         return out;
+    }
+
+    /** Compressed forms whose full form is not the name without {@code c.}. */
+    private static final Map<String, String> EXPANSIONS = Map.of("c.li", "addi", "c.mv", "add", "c.addi16sp", "addi",
+            "c.addi4spn", "addi", "c.lwsp", "lw", "c.ldsp", "ld", "c.swsp", "sw", "c.sdsp", "sd", "c.fldsp", "fld",
+            "c.fsdsp", "fsd");
+
+    /**
+     * The full instruction a compressed class expands to: QEMU decodes a compressed instruction into
+     * the same translation function as its full form, so the full form's contexts price it too.
+     */
+    static String fullForm(String cls) {
+        if (!cls.startsWith("c.")) {
+            return null;
+        }
+        return EXPANSIONS.getOrDefault(cls, cls.substring(2));
     }
 
     /** Contexts that measure dead-code elimination price a class only when it has no other. */
