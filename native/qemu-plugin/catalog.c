@@ -3,6 +3,10 @@
  * translated and how many times they executed. Every translated guest instruction counts, inside
  * or outside the executable's code range (a real program's cost includes its libraries). Markers
  * are ordinary instructions here.
+ *
+ * Also per kind of translation block, by how the block ends (which decides how TCG leaves it: a
+ * chained goto_tb, a lookup of the next block, an exit to the main loop), how many blocks were
+ * translated and how many times their last instruction ran (the block was left through its end).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -39,6 +43,123 @@ static int note_translation(uint32_t slot)
     return 1;
 }
 
+/* Block kinds; "-far" kinds leave the block for another guest page, which QEMU 7.2 does not chain
+ * (translator_use_goto_tb), so the next block is looked up as after an indirect jump. */
+enum block_kind {
+    BLOCK_DIRECT,        /* jal x0 / c.j, target on the block's page: chained */
+    BLOCK_DIRECT_FAR,
+    BLOCK_CALL,          /* jal with a link register: chained */
+    BLOCK_CALL_FAR,
+    BLOCK_BRANCH,        /* conditional branch, both exits on the block's page: chained */
+    BLOCK_BRANCH_FAR,
+    BLOCK_INDIRECT,      /* jalr x0 / c.jr other than a return: lookup */
+    BLOCK_INDIRECT_CALL, /* jalr with a link register / c.jalr: lookup */
+    BLOCK_RETURN,        /* jalr x0, 0(ra) / c.jr ra: lookup */
+    BLOCK_FALLTHROUGH,   /* cut by size or before an instruction that starts a block: chained */
+    BLOCK_FALLTHROUGH_FAR,
+    BLOCK_EXIT,          /* SYSTEM (ecall, ebreak, CSR access) or fence.i: back to the main loop */
+    BLOCK_KINDS
+};
+
+static const char *const block_kind_names[BLOCK_KINDS] = {
+    "direct", "direct-far", "call", "call-far", "branch", "branch-far", "indirect", "indirect-call",
+    "return", "fallthrough", "fallthrough-far", "exit",
+};
+
+static uint64_t block_translated[BLOCK_KINDS];
+static uint64_t block_executed[BLOCK_KINDS];
+
+#define PAGE_MASK (~(uint64_t)4095)
+
+static int same_page(uint64_t a, uint64_t b)
+{
+    return (a & PAGE_MASK) == (b & PAGE_MASK);
+}
+
+static uint32_t bits(uint32_t v, int hi, int lo)
+{
+    return (v >> lo) & ((1u << (hi - lo + 1)) - 1);
+}
+
+static int64_t sign_extend(uint32_t v, int width)
+{
+    return (int64_t)((uint64_t)v << (64 - width)) >> (64 - width);
+}
+
+/* A pc-relative exit's kind: chained when the target is on the block's page. */
+static enum block_kind relative(enum block_kind near, uint64_t start, uint64_t pc, int64_t offset)
+{
+    return same_page(start, pc + (uint64_t)offset) ? near : near + 1;
+}
+
+static enum block_kind full_kind(uint32_t e, uint64_t start, uint64_t pc)
+{
+    uint32_t opcode = e & 0x7f, rd = bits(e, 11, 7), rs1 = bits(e, 19, 15);
+    switch (opcode) {
+    case 0x6f: { /* jal */
+        int64_t imm = sign_extend(bits(e, 31, 31) << 20 | bits(e, 19, 12) << 12 | bits(e, 20, 20) << 11
+                                  | bits(e, 30, 21) << 1, 21);
+        return relative(rd == 0 ? BLOCK_DIRECT : BLOCK_CALL, start, pc, imm);
+    }
+    case 0x67: /* jalr */
+        if (rd != 0) {
+            return BLOCK_INDIRECT_CALL;
+        }
+        return rs1 == 1 && bits(e, 31, 20) == 0 ? BLOCK_RETURN : BLOCK_INDIRECT;
+    case 0x63: { /* branches */
+        int64_t imm = sign_extend(bits(e, 31, 31) << 12 | bits(e, 7, 7) << 11 | bits(e, 30, 25) << 5
+                                  | bits(e, 11, 8) << 1, 13);
+        return same_page(start, pc + (uint64_t)imm) && same_page(start, pc + 4) ? BLOCK_BRANCH : BLOCK_BRANCH_FAR;
+    }
+    case 0x73:
+        return BLOCK_EXIT;
+    case 0x0f:
+        return bits(e, 14, 12) == 1 ? BLOCK_EXIT : relative(BLOCK_FALLTHROUGH, start, pc, 4);
+    default:
+        return relative(BLOCK_FALLTHROUGH, start, pc, 4);
+    }
+}
+
+static enum block_kind compressed_kind(uint32_t e, uint64_t start, uint64_t pc)
+{
+    uint32_t op = e & 3, funct3 = bits(e, 15, 13);
+    if (op == 1 && funct3 == 5) { /* c.j */
+        int64_t imm = sign_extend(bits(e, 12, 12) << 11 | bits(e, 8, 8) << 10 | bits(e, 10, 9) << 8
+                                  | bits(e, 6, 6) << 7 | bits(e, 7, 7) << 6 | bits(e, 2, 2) << 5
+                                  | bits(e, 11, 11) << 4 | bits(e, 5, 3) << 1, 12);
+        return relative(BLOCK_DIRECT, start, pc, imm);
+    }
+    if (op == 1 && funct3 >= 6) { /* c.beqz, c.bnez */
+        int64_t imm = sign_extend(bits(e, 12, 12) << 8 | bits(e, 6, 5) << 6 | bits(e, 2, 2) << 5
+                                  | bits(e, 11, 10) << 3 | bits(e, 4, 3) << 1, 9);
+        return same_page(start, pc + (uint64_t)imm) && same_page(start, pc + 2) ? BLOCK_BRANCH : BLOCK_BRANCH_FAR;
+    }
+    if (op == 2 && funct3 == 4 && bits(e, 6, 2) == 0 && bits(e, 11, 7) != 0) { /* c.jr, c.jalr */
+        if (bits(e, 12, 12) == 1) {
+            return BLOCK_INDIRECT_CALL;
+        }
+        return bits(e, 11, 7) == 1 ? BLOCK_RETURN : BLOCK_INDIRECT;
+    }
+    if (op == 2 && funct3 == 4 && e == 0x9002) { /* c.ebreak */
+        return BLOCK_EXIT;
+    }
+    return relative(BLOCK_FALLTHROUGH, start, pc, 2);
+}
+
+/* Counts the block by the kind of its last instruction; the count runs with that instruction. */
+static void note_block(struct qemu_plugin_tb *tb, size_t n)
+{
+    struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
+    uint32_t encoding, size;
+    if (!splice_read_encoding(last, &encoding, &size)) {
+        return;
+    }
+    uint64_t start = qemu_plugin_tb_vaddr(tb), pc = qemu_plugin_insn_vaddr(last);
+    enum block_kind kind = size == 2 ? compressed_kind(encoding, start, pc) : full_kind(encoding, start, pc);
+    block_translated[kind]++;
+    qemu_plugin_register_vcpu_insn_exec_inline(last, SPLICE_INLINE_ADD_U64, &block_executed[kind], 1);
+}
+
 static void translate(splice_qemu_id id, struct qemu_plugin_tb *tb)
 {
     (void)id;
@@ -56,6 +177,9 @@ static void translate(splice_qemu_id id, struct qemu_plugin_tb *tb)
         }
         qemu_plugin_register_vcpu_insn_exec_inline(insn, SPLICE_INLINE_ADD_U64,
                                                    splice_encoding_counter(slot), 1);
+    }
+    if (n > 0) {
+        note_block(tb, n);
     }
 }
 
@@ -91,4 +215,9 @@ void splice_catalog_finish(void)
                 entries[i].translated, entries[i].executed);
     }
     free(entries);
+    fprintf(g_splice.out, "blocks %d\n", BLOCK_KINDS);
+    for (int k = 0; k < BLOCK_KINDS; k++) {
+        fprintf(g_splice.out, "b %s %" PRIu64 " %" PRIu64 "\n", block_kind_names[k], block_translated[k],
+                block_executed[k]);
+    }
 }

@@ -57,6 +57,7 @@ public final class WeighMeasureCommand implements Callable<Integer> {
                     }
                     bar[0].update(total == 0 ? 1 : done);
                 }).run();
+        result.redone().forEach(line -> System.err.println("splice: " + line));
         System.out.println(result.runs() + " runs (" + result.resumedRuns() + " resumed), " + result.pairs() + " pairs, "
                 + result.windows() + " windows; validation " + (result.closed() ? "closed" : "NOT closed")
                 + "; wrote " + result.dir());

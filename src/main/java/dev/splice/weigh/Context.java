@@ -92,7 +92,7 @@ public record Context(
         BASELINE("baseline"),
         /** Each slot reads the previous slot's result. */
         DEPENDENCY("dependency"),
-        /** Slots write rotating registers from fixed sources. */
+        /** Slots rotate through 14 destination registers; most read their own (14 interleaved chains, every result live). */
         INDEPENDENT("independent"),
         /** Loads on the hot buffer. */
         HOT_LOAD("hot-load"),
@@ -162,5 +162,23 @@ public record Context(
      */
     public String slotWith(String integerRegister, String floatRegister) {
         return slot.replace("{x}", integerRegister).replace("{f}", floatRegister);
+    }
+
+    /**
+     * Whether the context measures TCG deleting dead code rather than the instruction: an
+     * {@code independent} slot that does not read its own rotating register, so each result is
+     * overwritten 14 slots later without being read and TCG's liveness pass drops all but the last
+     * write of each register in a block ({@code lui}, {@code auipc}, {@code c.li}, {@code c.lui},
+     * {@code c.mv}: nothing to chain through). Other independent slots read their destination, so
+     * every result is live (14 interleaved chains, accumulated after the window).
+     *
+     * @return true for an independent slot whose results TCG can delete
+     */
+    public boolean measuresDeadCodeElimination() {
+        int x = slot.indexOf("{x}");
+        int f = slot.indexOf("{f}");
+        boolean readsX = x >= 0 && slot.indexOf("{x}", x + 1) > 0;
+        boolean readsF = f >= 0 && slot.indexOf("{f}", f + 1) > 0;
+        return pattern == Pattern.INDEPENDENT && !readsX && !readsF;
     }
 }

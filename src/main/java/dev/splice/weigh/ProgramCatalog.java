@@ -49,7 +49,7 @@ public final class ProgramCatalog {
                     + " guest threads: the plugin's inline counters are exact only for one");
         }
         return new Catalog(new Catalog.Origin(program.toString(), args, r.exitCode(), records.footer().translations()),
-                classes(records.catalog()));
+                classes(records.catalog()), records.blocks());
     }
 
     /** Classes sorted by key (no {@code count}: the plugin's counts are translations and executions). */

@@ -159,4 +159,20 @@ class WeighMeasureCommandTest {
         assertEquals(CONTEXT_COUNT * 3 * 4 * 2, lines.size());
         assertEquals(new String(run1), String.join("\n", lines.subList(0, CONTEXT_COUNT * 3 * 4)) + "\n");
     }
+
+    @Test
+    void resumeMeasuresADamagedRunAgainAndNamesTheFile() throws IOException {
+        Path pairs = campaign.resolve("runs/run-02/pairs.jsonl");
+        byte[] whole = Files.readAllBytes(pairs);
+        Files.write(pairs, java.util.Arrays.copyOf(whole, whole.length / 2));
+        long run1Done = Files.getLastModifiedTime(campaign.resolve("runs/run-01/run.json")).toMillis();
+        CliRun r = CliRun.of("weigh", "measure", "--profile", "quick", "--contexts", CONTEXTS, "--seed", "5",
+                "--resume", "-o", campaign.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.err().contains(pairs + ": its SHA-256 differs from the one run.json recorded"), r.err());
+        assertTrue(r.out().startsWith("2 runs (1 resumed)"), r.out());
+        assertEquals(run1Done, Files.getLastModifiedTime(campaign.resolve("runs/run-01/run.json")).toMillis());
+        assertEquals(CONTEXT_COUNT * 3 * 4, Files.readAllLines(pairs).size());
+        assertEquals(CONTEXT_COUNT * 3 * 4 * 2, Files.readAllLines(campaign.resolve("pairs.jsonl")).size());
+    }
 }

@@ -185,4 +185,20 @@ class ContextTableTest {
         }
         assertEquals(Set.of("c.nop.baseline", "nop.baseline"), roots);
     }
+
+    @Test
+    void independentSlotsReadTheirOwnRegisterOrAreMarkedAsMeasuringDeadCodeElimination() {
+        Set<String> marked = new TreeSet<>();
+        for (Context c : TABLE.contexts()) {
+            if (c.measuresDeadCodeElimination()) {
+                marked.add(c.key());
+            } else if (c.pattern() == Context.Pattern.INDEPENDENT) {
+                String slot = c.slotWith("t3", "ft4");
+                assertTrue(slot.matches("\\S+ t3, t3(, .*)?"), c.key() + ": " + slot);
+            }
+        }
+        assertEquals(Set.of("auipc.independent", "c.li.independent", "c.lui.independent", "c.mv.independent",
+                "lui.independent"), marked);
+        assertFalse(TABLE.context("addi.dependency").orElseThrow().measuresDeadCodeElimination());
+    }
 }

@@ -58,6 +58,8 @@ class PluginRecordsTest {
         assertEquals(9, t.timingWindows().size());
         PluginRecords c = PluginRecords.parse(catalog, "c");
         assertTrue(c.catalog().size() > 10);
+        assertEquals(12, c.blocks().size());
+        assertEquals(c.footer().translations(), c.blocks().stream().mapToLong(b -> b.translated()).sum());
     }
 
     @Test
@@ -92,6 +94,8 @@ class PluginRecordsTest {
         assertRefused(validation.replace("vcpus 1", "vcpus -1"), "not a decimal number");
         assertRefused(catalog.replaceFirst("\nc (0x[0-9a-f]+) 2 ", "\nc $1 3 "), "instruction size 3");
         assertRefused(catalog.replaceFirst("\ncatalog ", "\ncatalog 9"), "the catalog announces 9");
+        assertRefused(catalog.replaceFirst("\nb direct ", "\nb exit "), "block kind 'exit' appears twice");
+        assertRefused(catalog.replaceFirst("\nblocks 12", "\nblocks 13"), "line");
     }
 
     @Test

@@ -10,7 +10,10 @@ import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
 import dev.splice.weigh.campaign.Catalog;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -54,5 +57,35 @@ class ProgramCatalogTest {
         // 'splice weigh map' accepts it
         Catalog catalog = Catalog.read(out);
         assertEquals(root.path("classes").size(), catalog.entries().size());
+    }
+
+    @Test
+    void blockCountsAddUpToQemusOwnExecLogAndToTheJumpsAndBranches() throws IOException {
+        Path program = TestPrograms.rv64("loops");
+        Path out = tmp.resolve("catalog.json");
+        Main.execute("weigh", "catalog", "-o", out.toString(), "--", program.toString());
+        Catalog catalog = Catalog.read(out);
+        assertEquals(12, catalog.blocks().size(), catalog.blocks().toString());
+        // QEMU without a plugin, chaining off so that it logs every block it enters
+        Path log = tmp.resolve("exec.log");
+        Tools.run(List.of("qemu-riscv64", "-d", "exec,nochain", "-D", log.toString(), program.toString()), null, 300);
+        long entered;
+        try (Stream<String> lines = Files.lines(log)) {
+            entered = lines.filter(l -> l.startsWith("Trace ")).count();
+        }
+        assertEquals(entered, catalog.blocks().stream().mapToLong(Catalog.Block::executed).sum());
+        assertEquals(catalog.origin().translationBlocks(),
+                catalog.blocks().stream().mapToLong(Catalog.Block::translated).sum());
+        // every jump and branch ends a block: the per-encoding counts of those classes (decoded in Java)
+        // equal the blocks the plugin classified (in C) as ending in one
+        Set<String> jumps = Set.of("jal", "jalr", "beq", "bne", "blt", "bge", "bltu", "bgeu", "c.j", "c.jr", "c.jalr",
+                "c.beqz", "c.bnez");
+        long jumpExecutions = catalog.entries().stream().filter(e -> jumps.contains(e.key()))
+                .mapToLong(Catalog.Entry::executed).sum();
+        long jumpBlocks = catalog.blocks().stream().filter(b -> !b.kind().startsWith("fallthrough")
+                && !b.kind().equals("exit")).mapToLong(Catalog.Block::executed).sum();
+        assertEquals(jumpExecutions, jumpBlocks);
+        assertTrue(catalog.blocks().stream().anyMatch(b -> b.kind().equals("return") && b.executed() > 1000),
+                catalog.blocks().toString());
     }
 }

@@ -1,6 +1,7 @@
 package dev.splice.weigh.campaign;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Where a campaign directory keeps its files, as {@code splice weigh measure} writes them and
@@ -132,6 +133,16 @@ public record CampaignLayout(Path dir) {
         /** @return the run's plugin-off pairs, {@code pairs-off.jsonl} */
         public Path pairsOff() {
             return dir.resolve("pairs-off.jsonl");
+        }
+
+        /**
+         * The files whose checksums {@code run.json} records: what the campaign's files are made of
+         * when a finished run is kept.
+         *
+         * @return {@code pairs.jsonl}, {@code pairs-off.jsonl}, {@code closure.json}
+         */
+        public List<Path> checksummed() {
+            return List.of(pairs(), pairsOff(), closure());
         }
 
         /** @return the mark of a finished run ({@link FinishedRun}), {@code run.json}, written last */

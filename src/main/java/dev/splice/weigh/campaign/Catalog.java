@@ -24,12 +24,16 @@ import java.util.Set;
  * <p>Accepted forms: JSON with an array of objects under {@code classes} (or {@code keys},
  * {@code entries}, or as the root), each with {@code key} and optional counts {@code executed},
  * {@code translated}, {@code count}, {@code encodings} and {@code extension}; or CSV lines
- * {@code key,count} with an optional header and {@code #} comments. Keys are unique.
+ * {@code key,count} with an optional header and {@code #} comments. Keys are unique. A JSON catalog
+ * may give block counts under {@code blocks} (objects with {@code kind}, {@code translated},
+ * {@code executed}).
  *
  * @param origin the program run the catalog was taken from, or null when the catalog does not say
  * @param entries the classes, in file order
+ * @param blocks executed translation blocks by kind (the plugin's catalog mode), empty when the
+ *     catalog does not give them
  */
-public record Catalog(Origin origin, List<Entry> entries) {
+public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.catalog/1";
 
@@ -38,9 +42,21 @@ public record Catalog(Origin origin, List<Entry> entries) {
      *
      * @param origin see {@link #origin()}
      * @param entries see {@link #entries()}
+     * @param blocks see {@link #blocks()}
      */
     public Catalog {
         entries = List.copyOf(entries);
+        blocks = List.copyOf(blocks);
+    }
+
+    /**
+     * A catalog without block counts.
+     *
+     * @param origin see {@link #origin()}
+     * @param entries see {@link #entries()}
+     */
+    public Catalog(Origin origin, List<Entry> entries) {
+        this(origin, entries, List.of());
     }
 
     /**
@@ -64,6 +80,18 @@ public record Catalog(Origin origin, List<Entry> entries) {
      * @param encodings distinct raw encodings in the class
      */
     public record Entry(String key, String extension, long translated, long executed, long count, int encodings) {}
+
+    /**
+     * Translation blocks of one kind, by how the block ends (docs/qemu-plugin.md, catalog mode):
+     * {@code direct}, {@code call}, {@code branch} (and their {@code -far} forms, leaving for another
+     * guest page), {@code indirect}, {@code indirect-call}, {@code return}, {@code fallthrough},
+     * {@code fallthrough-far}, {@code exit}.
+     *
+     * @param kind the kind's name
+     * @param translated blocks of this kind QEMU translated
+     * @param executed times a block of this kind was left through its last instruction
+     */
+    public record Block(String kind, long translated, long executed) {}
 
     /**
      * The program run a catalog was taken from.
@@ -134,6 +162,12 @@ public record Catalog(Origin origin, List<Entry> entries) {
             putCount(n, "executed", e.executed());
             putCount(n, "count", e.count());
             putCount(n, "encodings", e.encodings());
+        }
+        if (!blocks.isEmpty()) {
+            ArrayNode kinds = root.putArray("blocks");
+            for (Block b : blocks) {
+                kinds.addObject().put("kind", b.kind()).put("translated", b.translated()).put("executed", b.executed());
+            }
         }
         return Json.file(root);
     }
@@ -216,7 +250,22 @@ public record Catalog(Origin origin, List<Entry> entries) {
                     encodings.isIntegralNumber() && encodings.canConvertToInt() && encodings.asInt() >= 0
                             ? encodings.asInt() : -1));
         }
-        return new Catalog(origin(root), out);
+        return new Catalog(origin(root), out, blocks(file, root.path("blocks")));
+    }
+
+    private static List<Block> blocks(Path file, JsonNode array) {
+        List<Block> out = new ArrayList<>();
+        Set<String> kinds = new HashSet<>();
+        int i = 0;
+        for (JsonNode b : array) {
+            String where = file + ": block kind " + i++;
+            if (!b.path("kind").isTextual() || !kinds.add(b.get("kind").asText())) {
+                throw new BadInputException(where + ": needs a string 'kind' that no other block entry has");
+            }
+            out.add(new Block(b.get("kind").asText(), Math.max(0, count(b, "translated", where)),
+                    Math.max(0, count(b, "executed", where))));
+        }
+        return out;
     }
 
     /** The origin when the catalog names its program (read leniently: it is informational). */

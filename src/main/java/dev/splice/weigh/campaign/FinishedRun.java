@@ -5,11 +5,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A run's {@code runs/RUN/run.json}, written last: the run is finished ({@code --resume} keeps a
- * run whose file names the same probe hash). The reader is lenient: missing fields read as 0 or
- * {@code ""}.
+ * run whose file names the same probe hash and whose files still have the checksums recorded here).
+ * The reader is lenient: missing fields read as 0, {@code ""} or no checksums (older campaigns).
  *
  * @param run the run's name
  * @param seed the run's seed
@@ -20,9 +23,30 @@ import java.nio.file.Path;
  * @param guestTicksPerNsOff guest clock ticks per ns in the plugin-off pass
  * @param timingFooter the timing pass's plugin footer
  * @param finished ISO-8601 instant the run finished
+ * @param fileSha256 SHA-256 (lower-case hex) of the run's result files by file name
+ *     ({@link CampaignLayout.Run#checksummed()}), taken when the run finished; empty in older files
  */
 public record FinishedRun(String run, long seed, String probeSha256, int pairs, int windows,
-        double guestTicksPerNsTiming, double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished) {
+        double guestTicksPerNsTiming, double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished,
+        Map<String, String> fileSha256) {
+    /**
+     * Keeps the checksums in the order given, unmodifiable.
+     *
+     * @param run see {@link #run()}
+     * @param seed see {@link #seed()}
+     * @param probeSha256 see {@link #probeSha256()}
+     * @param pairs see {@link #pairs()}
+     * @param windows see {@link #windows()}
+     * @param guestTicksPerNsTiming see {@link #guestTicksPerNsTiming()}
+     * @param guestTicksPerNsOff see {@link #guestTicksPerNsOff()}
+     * @param timingFooter see {@link #timingFooter()}
+     * @param finished see {@link #finished()}
+     * @param fileSha256 see {@link #fileSha256()}
+     */
+    public FinishedRun {
+        fileSha256 = Collections.unmodifiableMap(new LinkedHashMap<>(fileSha256));
+    }
+
     /**
      * The file's text.
      *
@@ -39,6 +63,10 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
         done.put("guest_ticks_per_ns_off", guestTicksPerNsOff);
         done.set("timing_footer", Json.footer(timingFooter));
         done.put("finished", finished);
+        if (!fileSha256.isEmpty()) {
+            ObjectNode sums = done.putObject("files_sha256");
+            fileSha256.forEach(sums::put);
+        }
         return Json.file(done);
     }
 
@@ -60,9 +88,11 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
      */
     public static FinishedRun read(Path file) {
         JsonNode r = Json.read(file);
+        Map<String, String> sums = new LinkedHashMap<>();
+        r.path("files_sha256").fields().forEachRemaining(e -> sums.put(e.getKey(), e.getValue().asText()));
         return new FinishedRun(r.path("run").asText(), r.path("seed").asLong(), r.path("probe_sha256").asText(),
                 r.path("pairs").asInt(), r.path("windows").asInt(), r.path("guest_ticks_per_ns_timing").asDouble(),
                 r.path("guest_ticks_per_ns_off").asDouble(), Json.footer(r.path("timing_footer")),
-                r.path("finished").asText());
+                r.path("finished").asText(), sums);
     }
 }

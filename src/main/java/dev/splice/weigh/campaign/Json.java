@@ -1,5 +1,6 @@
 package dev.splice.weigh.campaign;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -49,13 +50,19 @@ final class Json {
         }
     }
 
-    /** Reads a JSON file (an empty one is a missing node); invalid JSON is refused as {@code FILE: not valid JSON: why}. */
+    /**
+     * Reads a JSON file (an empty one is a missing node); invalid JSON, a truncated file included, is
+     * refused in one line as {@code FILE:LINE:COLUMN: not valid JSON: why}.
+     */
     static JsonNode read(Path file) {
         try {
             JsonNode n = MAPPER.readTree(file.toFile());
             return n == null ? MissingNode.getInstance() : n;
         } catch (JsonProcessingException e) {
-            throw new BadInputException(file + ": not valid JSON: " + e.getOriginalMessage());
+            JsonLocation at = e.getLocation();
+            String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
+            throw new BadInputException(file + where + ": not valid JSON: "
+                    + e.getOriginalMessage().lines().findFirst().orElse(""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -24,6 +24,8 @@ import java.util.OptionalLong;
  * @param validationWindows validation mode: the windows in execution order; empty otherwise
  * @param timingWindows timing mode: the windows in execution order; empty otherwise
  * @param catalog catalog mode: per encoding, translated slots and executions; empty otherwise
+ * @param blocks catalog mode: per kind of translation block, blocks translated and left through
+ *     their end; empty otherwise and in records of plugins that did not count them
  * @param footer the failure counters every mode writes
  */
 public record PluginRecords(
@@ -38,6 +40,7 @@ public record PluginRecords(
         List<ValidationWindow> validationWindows,
         List<TimingWindow> timingWindows,
         List<CatalogEntry> catalog,
+        List<Catalog.Block> blocks,
         Footer footer) {
 
     /**
@@ -54,9 +57,11 @@ public record PluginRecords(
      * @param validationWindows see {@link #validationWindows()}
      * @param timingWindows see {@link #timingWindows()}
      * @param catalog see {@link #catalog()}
+     * @param blocks see {@link #blocks()}
      * @param footer see {@link #footer()}
      */
     public PluginRecords {
+        blocks = List.copyOf(blocks);
         validationWindows = List.copyOf(validationWindows);
         timingWindows = List.copyOf(timingWindows);
         catalog = List.copyOf(catalog);

@@ -61,6 +61,7 @@ final class PluginRecordsParser {
         List<ValidationWindow> validation = new ArrayList<>();
         List<TimingWindow> timing = new ArrayList<>();
         List<CatalogEntry> catalog = new ArrayList<>();
+        List<Catalog.Block> blocks = new ArrayList<>();
         switch (mode) {
             case COUNT -> executed = OptionalLong.of(number(fields("insns", 2)[1], Long.MAX_VALUE));
             case VALIDATION -> {
@@ -73,7 +74,12 @@ final class PluginRecordsParser {
                     timing.add(timingWindow(timing.size()));
                 }
             }
-            case CATALOG -> catalog = catalog();
+            case CATALOG -> {
+                catalog = catalog();
+                if (peekIs("blocks")) {
+                    blocks = blocks();
+                }
+            }
         }
         Footer footer = footer();
         long windows = validation.size() + timing.size();
@@ -91,7 +97,7 @@ final class PluginRecordsParser {
             throw error("content after the end line");
         }
         return new PluginRecords(mode, apiCurrent, apiMinimum, startMarker, stopMarker, minPc, maxPc, executed,
-                validation, timing, catalog, footer);
+                validation, timing, catalog, blocks, footer);
     }
 
     private ValidationWindow validationWindow(int expectedIndex) {
@@ -164,6 +170,24 @@ final class PluginRecordsParser {
             entries.add(new CatalogEntry(encoding, size, translated, executedCount));
         }
         return entries;
+    }
+
+    /** The block kinds section of catalog mode: {@code blocks K}, then K lines {@code b KIND translated executed}. */
+    private List<Catalog.Block> blocks() {
+        long kinds = number(fields("blocks", 2)[1], Long.MAX_VALUE);
+        if (kinds > lines.length - next) {
+            throw error("the blocks line announces " + kinds + " kinds but the file has only "
+                    + (lines.length - next) + " lines left");
+        }
+        List<Catalog.Block> out = new ArrayList<>();
+        for (long i = 0; i < kinds; i++) {
+            String[] b = fields("b", 4);
+            if (out.stream().anyMatch(x -> x.kind().equals(b[1]))) {
+                throw error("block kind '" + b[1] + "' appears twice");
+            }
+            out.add(new Catalog.Block(b[1], number(b[2], Long.MAX_VALUE), number(b[3], Long.MAX_VALUE)));
+        }
+        return out;
     }
 
     private TimingWindow timingWindow(int expectedIndex) {

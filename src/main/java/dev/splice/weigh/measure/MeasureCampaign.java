@@ -55,8 +55,11 @@ public final class MeasureCampaign {
      * @param resumedRuns runs kept from an earlier campaign
      * @param pairs pairs measured
      * @param windows windows measured
+     * @param redone finished runs that {@code --resume} found damaged and ran again, one line each
+     *     naming the file and what is wrong with it
      */
-    public record Result(Path dir, boolean closed, int runs, int resumedRuns, int pairs, long windows) {}
+    public record Result(Path dir, boolean closed, int runs, int resumedRuns, int pairs, long windows,
+            List<String> redone) {}
 
     private final MeasureOptions options;
     private final ContextTable table;
@@ -109,12 +112,15 @@ public final class MeasureCampaign {
             plans.add(new RunPlan(id, seed, probe, dir.run(id), sha256(probe.elf())));
         }
         List<RunPlan> todo = new ArrayList<>();
+        List<String> redone = new ArrayList<>();
         int resumed = 0;
         for (RunPlan p : plans) {
-            if (options.resume() && finished(p)) {
+            Resume state = options.resume() ? resumable(p) : Resume.UNFINISHED;
+            if (state.keep()) {
                 resumed++;
             } else {
                 todo.add(p);
+                state.damage().ifPresent(redone::add);
             }
         }
         int total = todo.size() * 3;
@@ -126,13 +132,33 @@ public final class MeasureCampaign {
         Map<String, Double> blocks = countBlocks(targets);
         validateAll(todo, done, total);
         for (RunPlan p : todo) {
+            // which pass runs first is drawn per run (from the run's seed), so that a drift of the host
+            // between the two passes does not always fall on the same side of the plugin-off contrast
+            boolean offFirst = offFirst(p.seed());
+            if (offFirst) {
+                offRun(p);
+                progress.update(done.incrementAndGet(), total);
+            }
             timeRun(p);
             progress.update(done.incrementAndGet(), total);
-            offRun(p);
-            progress.update(done.incrementAndGet(), total);
+            if (!offFirst) {
+                offRun(p);
+                progress.update(done.incrementAndGet(), total);
+            }
             writeRun(p);
         }
-        return writeCampaign(plans, targets, started, resumed, blocks);
+        return writeCampaign(plans, targets, started, resumed, blocks, redone);
+    }
+
+    /**
+     * Whether the plugin-off pass of a run precedes its timing pass: the top bit of a SplitMix64 step
+     * of the run's seed (independent of the probe's own shuffle, which uses java.util.Random).
+     */
+    static boolean offFirst(long runSeed) {
+        long z = runSeed + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return (z ^ (z >>> 31)) < 0;
     }
 
     /** Translation blocks per kernel call, from a small probe of the same kernels (blocks.json). */
@@ -160,19 +186,57 @@ public final class MeasureCampaign {
         }
     }
 
-    private boolean finished(RunPlan p) {
+    /** What {@code --resume} does with a run: keep it, or run it (again, when it finished but is damaged). */
+    private record Resume(boolean keep, Optional<String> damage) {
+        static final Resume KEEP = new Resume(true, Optional.empty());
+        static final Resume UNFINISHED = new Resume(false, Optional.empty());
+
+        static Resume damaged(Path file, String why) {
+            return new Resume(false, Optional.of(file + ": " + why + "; the run is measured again"));
+        }
+    }
+
+    /**
+     * A run is kept when its run.json names the same probe and every file it recorded a checksum
+     * of still has that checksum (a truncated pairs.jsonl would otherwise be trusted).
+     */
+    private static Resume resumable(RunPlan p) {
         CampaignLayout.Run files = p.files();
         if (!Files.isRegularFile(files.finished())) {
-            return false;
+            return Resume.UNFINISHED;
         }
+        FinishedRun done;
         try {
-            return p.sha256().equals(FinishedRun.read(files.finished()).probeSha256())
-                    && Files.isRegularFile(files.pairs())
-                    && Files.isRegularFile(files.pairsOff())
-                    && Files.isRegularFile(files.closure());
-        } catch (BadInputException | UncheckedIOException e) {
-            return false;
+            done = FinishedRun.read(files.finished());
+        } catch (BadInputException e) {
+            return new Resume(false, Optional.of(e.getMessage() + "; the run is measured again"));
         }
+        if (!p.sha256().equals(done.probeSha256())) {
+            return Resume.UNFINISHED;
+        }
+        for (Path f : files.checksummed()) {
+            String recorded = done.fileSha256().get(f.getFileName().toString());
+            if (recorded == null) {
+                return Resume.damaged(files.finished(), "records no checksum of " + f.getFileName()
+                        + " (written before run.json recorded them), so the run cannot be verified");
+            }
+            if (!Files.isRegularFile(f)) {
+                return Resume.damaged(f, "missing");
+            }
+            if (!recorded.equals(sha256(readAll(f)))) {
+                return Resume.damaged(f, "its SHA-256 differs from the one run.json recorded when the run finished "
+                        + "(truncated or changed since)");
+            }
+        }
+        return Resume.KEEP;
+    }
+
+    private static Map<String, String> checksums(CampaignLayout.Run files) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Path f : files.checksummed()) {
+            out.put(f.getFileName().toString(), sha256(readAll(f)));
+        }
+        return out;
     }
 
     private void prepare(RunPlan p) {
@@ -274,7 +338,7 @@ public final class MeasureCampaign {
             AtomicFiles.write(files.pairs(), PairRows.lines(onRows));
             AtomicFiles.write(files.pairsOff(), PairRows.lines(offRows));
             new FinishedRun(p.id(), p.seed(), p.sha256(), pairs.size(), windows, on.ticksPerNs(), off.ticksPerNs(),
-                    timing.footer(), Instant.now().toString()).write(files.finished());
+                    timing.footer(), Instant.now().toString(), checksums(files)).write(files.finished());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -302,7 +366,7 @@ public final class MeasureCampaign {
     }
 
     private Result writeCampaign(List<RunPlan> plans, List<Context> targets, Instant started, int resumed,
-            Map<String, Double> blocks) {
+            Map<String, Double> blocks, List<String> redone) {
         try {
             CampaignLayout dir = layout();
             StringBuilder on = new StringBuilder();
@@ -341,7 +405,7 @@ public final class MeasureCampaign {
             new CampaignClosure(closed, nested, inactive, translationFailures, timerFailures, open, runs)
                     .write(dir.closure());
             manifest(plans, targets, started, manifestRuns, blocks).write(dir.manifest());
-            return new Result(dir.dir(), closed, plans.size(), resumed, pairCount, windows);
+            return new Result(dir.dir(), closed, plans.size(), resumed, pairCount, windows, List.copyOf(redone));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -72,7 +72,7 @@ class CampaignFilesTest {
     void runJsonIsWrittenAsBefore() throws IOException {
         FinishedRun run = new FinishedRun("run-01", 2092789425003139053L,
                 "03eeb400c1bdbc8c058310f32561ebf283c79c39c56f6cb81618f38954b1f5cc", 60, 240, 2.6010118209036035,
-                2.600533043167637, FOOTER, "2026-12-01T10:30:38.360397195Z");
+                2.600533043167637, FOOTER, "2026-12-01T10:30:38.360397195Z", Map.of());
         String text = """
                 {
                   "run" : "run-01",
@@ -99,6 +99,33 @@ class CampaignFilesTest {
         Path file = dir.resolve("run.json");
         run.write(file);
         assertEquals(run, FinishedRun.read(file));
+    }
+
+    @Test
+    void runJsonRecordsTheChecksumsOfTheRunsFiles() {
+        Map<String, String> sums = new LinkedHashMap<>();
+        sums.put("pairs.jsonl", "aa");
+        sums.put("pairs-off.jsonl", "bb");
+        sums.put("closure.json", "cc");
+        FinishedRun run = new FinishedRun("run-01", 1, "dd", 60, 240, 2.6, 2.6, FOOTER, "2026-12-01T10:30:38Z", sums);
+        assertTrue(run.toJson().endsWith("\"files_sha256\" : {\n    \"pairs.jsonl\" : \"aa\",\n"
+                + "    \"pairs-off.jsonl\" : \"bb\",\n    \"closure.json\" : \"cc\"\n  }\n}\n"), run.toJson());
+        Path file = dir.resolve("run.json");
+        run.write(file);
+        assertEquals(run, FinishedRun.read(file));
+    }
+
+    @Test
+    void aTruncatedClosureIsALocatedOneLineError() throws IOException {
+        RunClosure closed = new RunClosure("run-01", true, 240, 240, 60, 60, FOOTER, List.of());
+        Path file = dir.resolve("closure.json");
+        closed.write(file);
+        String text = Files.readString(file);
+        Files.writeString(file, text.substring(0, text.length() / 2));
+        BadInputException e = assertThrows(BadInputException.class, () -> RunClosure.read(file));
+        assertTrue(e.getMessage().matches(java.util.regex.Pattern.quote(file.toString())
+                + ":\\d+:\\d+: not valid JSON: Unexpected end-of-input.*"), e.getMessage());
+        assertEquals(1, e.getMessage().lines().count(), e.getMessage());
     }
 
     @Test
@@ -159,5 +186,21 @@ class CampaignFilesTest {
         assertEquals(List.of(new Catalog.Entry("div", null, -1, -1, 10, -1)), fromCsv.entries());
         Files.writeString(file, "[{\"key\": \"div\", \"executed\": 5, \"encodings\": \"many\"}]");
         assertEquals(List.of(new Catalog.Entry("div", null, -1, 5, -1, -1)), Catalog.read(file).entries());
+    }
+
+    @Test
+    void aCatalogsBlockCountsRoundTrip() throws IOException {
+        Catalog c = new Catalog(new Catalog.Origin("prog", List.of(), 0, 3), List.of(
+                new Catalog.Entry("bne", "i", 2, 100, -1, 1)), List.of(new Catalog.Block("branch", 2, 100),
+                new Catalog.Block("exit", 1, 1)));
+        Path file = dir.resolve("catalog.json");
+        c.write(file);
+        assertEquals(c, Catalog.read(file));
+        assertTrue(c.toJson().endsWith("\"blocks\" : [ {\n    \"kind\" : \"branch\",\n    \"translated\" : 2,\n"
+                + "    \"executed\" : 100\n  }, {\n    \"kind\" : \"exit\",\n    \"translated\" : 1,\n"
+                + "    \"executed\" : 1\n  } ]\n}\n"), c.toJson());
+        Files.writeString(file, "{\"classes\": [], \"blocks\": [{\"kind\": \"branch\"}, {\"kind\": \"branch\"}]}");
+        BadInputException e = assertThrows(BadInputException.class, () -> Catalog.read(file));
+        assertTrue(e.getMessage().contains("block kind 1"), e.getMessage());
     }
 }

@@ -1,0 +1,266 @@
+package dev.splice.weigh.map;
+
+import dev.splice.base.BadInputException;
+import dev.splice.weigh.Context;
+import dev.splice.weigh.ContextTable;
+import dev.splice.weigh.campaign.Catalog;
+import dev.splice.weigh.campaign.ContextWeight;
+import dev.splice.weigh.campaign.Prediction;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Predicts the CPU time of a catalogued run (issue 12 point 7): every executed instruction is priced
+ * by the contexts of its class, except jumps and branches, which always end a translation block
+ * under QEMU and are priced by the kind of block they end (their contexts measure the instruction
+ * together with TCG's way into the next block: chained, looked up, returned to); blocks cut without
+ * a jump add the cost of a chained entry. A class or kind whose contexts have no published weight is
+ * unpriced and reported with its count.
+ *
+ * <p>A compressed class is also priced by the contexts of the full instruction it expands to
+ * ({@code c.add} by {@code add}'s, {@code c.ldsp} by {@code ld}'s): QEMU translates both through the
+ * same function. Contexts that measure dead-code elimination ({@link Context#measuresDeadCodeElimination()})
+ * price a class only when it has no other. The point price of a class is the mean of its contexts'
+ * weights, its range the hull of their
+ * simultaneous bands; the interval of the total sums the range ends. It holds whenever the band
+ * covers every context (the band is simultaneous) and each class's true mean cost in the program
+ * lies between its contexts: it does not cover what no context measures (how the host overlaps
+ * independent work across classes, data-dependent cache misses, system calls).
+ */
+public final class Predictor {
+    /** Classes whose every execution ends a translation block (riscv translate: DISAS_NORETURN). */
+    static final Set<String> BLOCK_ENDING = Set.of("jal", "jalr", "beq", "bne", "blt", "bge", "bltu", "bgeu", "c.j",
+            "c.jr", "c.jalr", "c.beqz", "c.bnez");
+    private static final Set<String> BRANCHES = Set.of("beq", "bne", "blt", "bge", "bltu", "bgeu", "c.beqz", "c.bnez");
+    private static final List<String> DIRECT = List.of("jal.direct-jump", "c.j.direct-jump");
+    private static final List<String> INDIRECT = List.of("jalr.indirect-jump", "c.jr.indirect-jump");
+    private static final List<String> INDIRECT_CALL = List.of("jalr.call", "c.jalr.call");
+    private static final String BRANCH = "branch";
+
+    /**
+     * The contexts that price each block kind. Far kinds leave for another page, where QEMU 7.2 does
+     * not chain: the next block is looked up as after an indirect jump. {@code branch} stands for
+     * every context of a conditional branch class; {@code exit} (system calls, CSR accesses,
+     * {@code fence.i}: back to the main loop) has no context.
+     */
+    static final Map<String, List<String>> BLOCK_CONTEXTS = blockContexts();
+
+    private Predictor() {}
+
+    private static Map<String, List<String>> blockContexts() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        m.put("direct", DIRECT);
+        m.put("direct-far", INDIRECT);
+        m.put("call", List.of("jal.call"));
+        m.put("call-far", INDIRECT_CALL);
+        m.put("branch", List.of(BRANCH));
+        m.put("branch-far", join(List.of(BRANCH), INDIRECT));
+        m.put("indirect", INDIRECT);
+        m.put("indirect-call", INDIRECT_CALL);
+        m.put("return", List.of("jalr.ret", "c.jr.ret"));
+        m.put("fallthrough", DIRECT);
+        m.put("fallthrough-far", INDIRECT);
+        m.put("exit", List.of());
+        return m;
+    }
+
+    private static List<String> join(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    /**
+     * Predicts the CPU time of {@code run}, or of the difference {@code run - minus} (two run lengths
+     * of one program, so that start-up cancels).
+     *
+     * @param weights the contexts of a {@code weights.json}
+     * @param run the catalog of the run, with block counts
+     * @param minus the catalog of a shorter run of the same program, or null
+     * @return the prediction
+     * @throws BadInputException when a catalog has no block counts (catalogued by an older plugin)
+     */
+    public static Prediction predict(List<ContextWeight> weights, Catalog run, Catalog minus) {
+        requireBlocks(run);
+        if (minus != null) {
+            requireBlocks(minus);
+        }
+        Map<String, Long> classes = difference(classCounts(run), minus == null ? Map.of() : classCounts(minus));
+        Map<String, Long> blocks = difference(blockCounts(run), minus == null ? Map.of() : blockCounts(minus));
+        ContextTable table = ContextTable.load();
+        Map<String, List<ContextWeight>> byClass = byClass(weights, classes.keySet(), table);
+        Total total = new Total();
+        List<Prediction.Line> classLines = new ArrayList<>();
+        for (Map.Entry<String, Long> c : classes.entrySet()) {
+            long n = c.getValue();
+            total.instructions += Math.abs(n);
+            if (BLOCK_ENDING.contains(c.getKey())) {
+                classLines.add(new Prediction.Line(c.getKey(), n, null, "priced with the block it ends"));
+                continue;
+            }
+            List<ContextWeight> live = live(byClass.get(c.getKey()), table);
+            Prediction.Price p = price(live);
+            if (p == null) {
+                total.unpriced += Math.abs(n);
+                classLines.add(new Prediction.Line(c.getKey(), n, null, byClass.get(c.getKey()).isEmpty()
+                        ? "unpriced: no context measures it" : "unpriced: no published weight"));
+            } else {
+                total.add(n, p);
+                boolean dead = live.stream().anyMatch(w -> table.context(w.context())
+                        .map(Context::measuresDeadCodeElimination).orElse(false));
+                classLines.add(new Prediction.Line(c.getKey(), n, p, dead
+                        ? "class contexts (measuring dead-code elimination: no other)" : "class contexts"));
+            }
+        }
+        List<Prediction.Line> blockLines = new ArrayList<>();
+        for (Map.Entry<String, Long> b : blocks.entrySet()) {
+            long n = b.getValue();
+            Prediction.Price p = price(blockWeights(b.getKey(), weights));
+            if (p == null) {
+                blockLines.add(new Prediction.Line(b.getKey(), n, null, BLOCK_CONTEXTS.containsKey(b.getKey())
+                        ? "unpriced: no context measures it" : "unpriced: unknown block kind"));
+            } else {
+                total.add(n, p);
+                blockLines.add(new Prediction.Line(b.getKey(), n, p, "block contexts"));
+            }
+        }
+        return new Prediction(total.ns / 1e9, total.lowNs / 1e9, total.highNs / 1e9, total.instructions,
+                total.unpriced, classLines, blockLines);
+    }
+
+    private static final class Total {
+        double ns;
+        double lowNs;
+        double highNs;
+        long instructions;
+        long unpriced;
+
+        void add(long n, Prediction.Price p) {
+            ns += n * p.ns();
+            lowNs += Math.min(n * p.lowNs(), n * p.highNs());
+            highNs += Math.max(n * p.lowNs(), n * p.highNs());
+        }
+    }
+
+    private static void requireBlocks(Catalog c) {
+        if (c.blocks().isEmpty()) {
+            throw new BadInputException((c.origin() == null ? "the catalog" : c.origin().program() + "'s catalog")
+                    + " has no block counts (written by an older plugin or by hand): catalog the program again with "
+                    + "'splice weigh catalog'");
+        }
+    }
+
+    private static Map<String, Long> classCounts(Catalog c) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Catalog.Entry e : c.entries()) {
+            out.put(e.key(), Math.max(0, e.executed()));
+        }
+        return out;
+    }
+
+    private static Map<String, Long> blockCounts(Catalog c) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Catalog.Block b : c.blocks()) {
+            out.put(b.kind(), b.executed());
+        }
+        return out;
+    }
+
+    /** a - b by key, in a's order then b's. */
+    private static Map<String, Long> difference(Map<String, Long> a, Map<String, Long> b) {
+        Map<String, Long> out = new LinkedHashMap<>(a);
+        b.forEach((k, v) -> out.merge(k, -v, Long::sum));
+        return out;
+    }
+
+    /**
+     * The contexts of each class: {@link CatalogMapper#classOf}, but a context of the context table
+     * only when its mnemonic is the class's ({@code slli.uw.dependency} prices {@code slli.uw}, not
+     * {@code slli} when the run has no {@code slli.uw}).
+     */
+    private static Map<String, List<ContextWeight>> byClass(List<ContextWeight> weights, Set<String> keys,
+            ContextTable table) {
+        Map<String, List<ContextWeight>> out = new LinkedHashMap<>();
+        keys.forEach(k -> out.put(k, new ArrayList<>()));
+        for (ContextWeight w : weights) {
+            String cls = CatalogMapper.classOf(w, keys);
+            Optional<String> mnemonic = table.context(w.context()).map(Context::mnemonic);
+            if (cls != null && mnemonic.map(m -> cls.equals(m) || cls.startsWith(m + ".")).orElse(true)) {
+                out.get(cls).add(w);
+            }
+        }
+        for (String cls : keys) {
+            String full = fullForm(cls);
+            if (full == null || BLOCK_ENDING.contains(cls)) {
+                continue;
+            }
+            for (ContextWeight w : weights) {
+                Optional<String> mnemonic = table.context(w.context()).map(Context::mnemonic);
+                if (mnemonic.map(full::equals).orElse(w.context().startsWith(full + "."))) {
+                    out.get(cls).add(w);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Compressed forms whose full form is not the name without {@code c.}. */
+    private static final Map<String, String> EXPANSIONS = Map.of("c.li", "addi", "c.mv", "add", "c.addi16sp", "addi",
+            "c.addi4spn", "addi", "c.lwsp", "lw", "c.ldsp", "ld", "c.swsp", "sw", "c.sdsp", "sd", "c.fldsp", "fld",
+            "c.fsdsp", "fsd");
+
+    /**
+     * The full instruction a compressed class expands to: QEMU decodes a compressed instruction into
+     * the same translation function as its full form, so the full form's contexts price it too.
+     */
+    static String fullForm(String cls) {
+        if (!cls.startsWith("c.")) {
+            return null;
+        }
+        return EXPANSIONS.getOrDefault(cls, cls.substring(2));
+    }
+
+    /** Contexts that measure dead-code elimination price a class only when it has no other. */
+    private static List<ContextWeight> live(List<ContextWeight> ws, ContextTable table) {
+        List<ContextWeight> live = ws.stream()
+                .filter(w -> !table.context(w.context()).map(Context::measuresDeadCodeElimination).orElse(false))
+                .toList();
+        return live.isEmpty() ? ws : live;
+    }
+
+    private static List<ContextWeight> blockWeights(String kind, List<ContextWeight> weights) {
+        Set<String> names = new LinkedHashSet<>(BLOCK_CONTEXTS.getOrDefault(kind, List.of()));
+        List<ContextWeight> out = new ArrayList<>();
+        for (ContextWeight w : weights) {
+            boolean branch = names.contains(BRANCH) && BRANCHES.stream().anyMatch(b -> w.context().startsWith(b + "."));
+            if (names.contains(w.context()) || branch) {
+                out.add(w);
+            }
+        }
+        return out;
+    }
+
+    /** Mean of the published weights, hull of their bands; null when none is published. */
+    private static Prediction.Price price(List<ContextWeight> ws) {
+        List<ContextWeight> usable = ws.stream()
+                .filter(w -> w.weightNs() != null && Double.isFinite(w.ciLowNs()) && Double.isFinite(w.ciHighNs()))
+                .toList();
+        if (usable.isEmpty()) {
+            return null;
+        }
+        double sum = 0;
+        double low = Double.POSITIVE_INFINITY;
+        double high = Double.NEGATIVE_INFINITY;
+        for (ContextWeight w : usable) {
+            sum += w.weightNs();
+            low = Math.min(low, w.ciLowNs());
+            high = Math.max(high, w.ciHighNs());
+        }
+        return new Prediction.Price(sum / usable.size(), low, high, usable.stream().map(ContextWeight::context).toList());
+    }
+}
