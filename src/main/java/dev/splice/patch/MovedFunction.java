@@ -89,6 +89,8 @@ final class MovedFunction {
     final Map<Long, Item> fragments = new HashMap<>();
     /** The instructions that start a sequence nothing may be inserted into (auipc, lr), in address order. */
     List<Item> sequenceStarts = List.of();
+    /** The ranges {@link #sequenceStarts} guard, made on first use by {@link InsertionRules}. */
+    InsertionRules.Guards guards;
     long newStart;
     long newSize;
 

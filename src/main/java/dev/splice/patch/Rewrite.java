@@ -200,12 +200,13 @@ public final class Rewrite {
      * @throws PatchException when an edit is refused
      */
     public Result run() {
-        byte[] replaced = replacements.isEmpty() ? input.toBytes() : Replacer.replace(input, replacements);
+        // Without replacements insertion reads the input itself: no copy of its bytes.
+        byte[] replaced = replacements.isEmpty() ? null : Replacer.replace(input, replacements);
         if (insertions.isEmpty() && atPoints.isEmpty() && atEntries == null && counters.slots() == 0) { // reserved data comes with insertion
-            return new Result(replaced, List.of(), List.of());
+            return new Result(replaced == null ? input.toBytes() : replaced, List.of(), List.of());
         }
         // Insertion reads the replaced binary, in the input's addresses (replacement keeps every length).
-        ElfFile base = replacements.isEmpty() ? input : ElfFile.parse(replaced, input.name());
+        ElfFile base = replaced == null ? input : ElfFile.parse(replaced, input.name());
         if (atPoints.isEmpty()) {
             return atEntries != null
                     ? BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
