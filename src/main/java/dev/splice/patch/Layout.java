@@ -87,8 +87,7 @@ final class Layout {
         }
         BranchForm wider = i.form.wider();
         if (wider == null || wider.needsScratch() && !mayClobberScratch(m, i)) {
-            throw new PatchException(Reason.OUT_OF_REACH, in.file() + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump")
-                    + " at 0x" + Long.toHexString(i.oldAddress) + " in function '" + m.function.name() + "' cannot reach 0x"
+            throw new PatchException(Reason.OUT_OF_REACH, in.file() + ": " + what(m, i) + " in function '" + m.function.name() + "' cannot reach 0x"
                     + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress) + ": "
                     + whyNoLongerForm(m, i), m.function.address());
         }
@@ -105,6 +104,16 @@ final class Layout {
     private boolean mayClobberScratch(MovedFunction m, Item i) {
         return i.kind == Kind.JUMP && (i.rd != 0 || i.target != m.function.address() && in.functionStarts().contains(i.target))
                 || i.kind == Kind.FALLTHROUGH && i.afterCall;
+    }
+
+    /** The branch, the jump, or (for the jump back) the instruction it follows, by original address. */
+    private static String what(MovedFunction m, Item i) {
+        return switch (i.kind) {
+            case BRANCH -> "branch at 0x" + Long.toHexString(i.oldAddress);
+            case FALLTHROUGH -> "the jump back after its last instruction, at 0x"
+                    + Long.toHexString(m.items.get(m.items.size() - 2).oldAddress) + ",";
+            default -> "jump at 0x" + Long.toHexString(i.oldAddress);
+        };
     }
 
     /** Why {@code i} has no form that reaches farther, in the words of its kind. */

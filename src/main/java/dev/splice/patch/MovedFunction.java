@@ -47,7 +47,7 @@ final class MovedFunction {
         /** An original instruction: the fragment inserted before it, if any (set when the function is decoded). */
         Item fragment;
         BranchTarget policy;
-        /** FALLTHROUGH: the function ends with a call, after which t1 is dead (psABI: not preserved, not a result). */
+        /** FALLTHROUGH: the function ends with a call (breakpoints may follow it), after which t1 is dead (psABI: not preserved, not a result). */
         boolean afterCall;
 
         Item(Kind kind, long oldAddress, int oldSize) {

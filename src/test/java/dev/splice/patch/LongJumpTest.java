@@ -49,4 +49,29 @@ class LongJumpTest {
         // The program throws and catches: __cxa_free_exception runs, and its tail call with it.
         PatchFixtures.assertSameRun(in, out);
     }
+
+    /**
+     * {@code _start} ends with {@code jal __libc_start_main; ebreak}: the jump back after the
+     * breakpoint (if a debugger resumes) goes through t1, dead after the call, instead of refusing
+     * with a message about the synthesized address after the ebreak (issue 17, point 6).
+     */
+    @Test
+    void startFallsThroughAfterItsBreakpointThroughT1(@TempDir Path dir) throws Exception {
+        Path in = TestPrograms.rv64("loops.relocs");
+        ElfFile elf = ElfFile.read(in);
+        dev.splice.elf.Function start = elf.function("_start").orElseThrow();
+        long call = start.endAddress() - 6; // jal __libc_start_main (4 bytes), then c.ebreak (2)
+        Rewrite.Result r = Rewrite.of(elf).insert(new Insertion(call, "addi x0, x0, 0\n", "nop.s", BranchTarget.INSERTED)).run();
+        Path out = PatchFixtures.write(dir, "start.out", r.bytes());
+        Symbol moved = ElfFile.read(out).symbol("_start").orElseThrow();
+        String code = Tools.run("riscv64-linux-gnu-objdump", "-d", "-M", "no-aliases",
+                "--start-address=0x" + Long.toHexString(moved.value()),
+                "--stop-address=0x" + Long.toHexString(moved.value() + moved.size() + 8), out.toString())
+                .checked("objdump -d").stdout();
+        Matcher m = Pattern.compile("c\\.ebreak\\s*\\n\\s+[0-9a-f]+:\\s+[0-9a-f]+\\s+auipc\\s+t1,0x[0-9a-f]+\\n"
+                + "\\s+[0-9a-f]+:\\s+[0-9a-f]+\\s+jalr\\s+zero,-?\\d+\\(t1\\) # ([0-9a-f]+)").matcher(code);
+        assertTrue(m.find(), "no jump back through t1 after the ebreak in:\n" + code);
+        assertEquals(start.endAddress(), Long.parseUnsignedLong(m.group(1), 16), "the jump back goes where the ebreak fell through");
+        PatchFixtures.assertSameRun(in, out);
+    }
 }
