@@ -122,6 +122,20 @@ public final class PointSelector {
         return input;
     }
 
+    /**
+     * The functions selection decoded as insertion decodes them, by address, for insertion to take
+     * over ({@link FunctionDecoder}'s {@code predecoded}) instead of decoding them again.
+     */
+    Map<Long, MovedFunction> decodings() {
+        Map<Long, MovedFunction> out = new HashMap<>();
+        for (Code code : decoded.values()) {
+            if (code.moved != null) {
+                out.put(code.f.address(), code.moved); // of two functions at one address, insertion checks the size
+            }
+        }
+        return out;
+    }
+
     private Point at(PointKind kind, long address, String spec) {
         Function f = elf.functionContaining(address).orElse(null);
         if (f == null) {

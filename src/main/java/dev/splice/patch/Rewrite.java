@@ -240,7 +240,8 @@ public final class Rewrite {
             List<Point> points = planned.stream().map(PointInserter.Planned::point).filter(Objects::nonNull).toList();
             return new Result(bulk.bytes(), bulk.inserted(), bulk.skipped(), points, List.copyOf(refused));
         }
-        PointInserter.Outcome outcome = PointInserter.insert(base, selector.input(), planned, refused, strict, counters);
+        PointInserter.Outcome outcome = PointInserter.insert(base, selector.input(), selector.decodings(), planned, refused, strict,
+                counters);
         return new Result(outcome.bytes(), List.of(), List.of(), outcome.inserted(), outcome.refused());
     }
 
