@@ -218,7 +218,7 @@ public final class Rewrite {
         insertions.forEach(i -> planned.add(new PointInserter.Planned(i, null)));
         List<Point> refused = new ArrayList<>();
         for (PointInsertion at : atPoints) {
-            for (Point p : selector.select(at.spec())) {
+            for (Point p : selector.select(at.spec(), writes(selector, at))) {
                 if (!p.accepted() && !p.kind().isExplicit()) {
                     if (strict) {
                         throw new PatchException(p.refusal().reason(), at.fragmentName() + " at " + p.location()
@@ -243,6 +243,23 @@ public final class Rewrite {
         PointInserter.Outcome outcome = PointInserter.insert(base, selector.input(), selector.decodings(), planned, refused, strict,
                 counters);
         return new Result(outcome.bytes(), List.of(), List.of(), outcome.inserted(), outcome.refused());
+    }
+
+    /**
+     * The integer registers {@code at}'s fragment may change ({@link WrittenRegisters}), for the
+     * selection; any register when the binary is refused or the fragment does not assemble (insertion
+     * reports that itself).
+     */
+    private long writes(PointSelector selector, PointInsertion at) {
+        if (selector.input() == null) {
+            return WrittenRegisters.ALL;
+        }
+        try {
+            return Inserter.fragmentAssembler(selector.input(), counters)
+                    .writes(new Insertion(0, at.fragment(), at.fragmentName(), at.policy()));
+        } catch (PatchException e) {
+            return WrittenRegisters.ALL;
+        }
     }
 
     /**
