@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Write-back speed: Splice inserting one instruction at the entry of every function it can move
-# (`./splice patch --insert-at-entries`, the launcher users run, with the JVM flags it sets) vs
-# llvm-bolt-22 --reorder-blocks=reverse on the same large static RISC-V binary (built with
-# --emit-relocs). After one untimed Splice run (which lets the launcher record its class-data
-# archive), the two alternate, RUNS times each, so that load from other processes hits both
-# alike. Reports the best wall time, the least CPU time (user + sys) and the peak RSS of each, the
-# ratios, and checks that both outputs run like the input under qemu-riscv64.
+# Write-back speed, three cases, each Splice (`./splice patch`, the launcher users run, with the JVM
+# flags it sets) against llvm-bolt-22 --reorder-blocks=reverse on the same binary (built with
+# --emit-relocs):
+#   1. one nop at the entry of every function Splice can move (--insert-at-entries), on the largest
+#      static test program;
+#   2. a counter (examples/block-counter.s) at every basic block (--at 'block:*'), same binary;
+#   3. a PIE build of it (dynamically linked: the cross toolchain has no static-pie start files),
+#      a nop at every basic block (a counter needs the program's _exit to write the counters at the
+#      end, and a dynamic PIE's _exit is in libc.so).
+# Per case, after one untimed Splice run (which lets the launcher record its class-data archive),
+# the two alternate, RUNS times each, so that load from other processes hits both alike. Reports
+# the best wall time, the least CPU time (user + sys) and the peak RSS of each, the ratios, and
+# checks that both outputs run like the input under qemu-riscv64 (BOLT's outputs of these RISC-V
+# binaries may not: that is reported, not fatal).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 make -s programs jar >/dev/null
 BIN=${1:-build/programs/rv64/exceptions.relocs}
+PIE=${2:-build/programs/rv64-pie/exceptions}
 RUNS=${RUNS:-5}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo 'addi x0, x0, 0' > "$out/nop.s"
-
-splice=(./splice patch "$BIN" --insert-at-entries "$out/nop.s" -o "$out/splice.out")
-bolt=(llvm-bolt-22 "$BIN" -o "$out/bolt.out" --reorder-blocks=reverse)
 
 # run NAME command... : one timed run, appended to $out/NAME as "wall cpu kilobytes"
 run() {
@@ -29,28 +34,44 @@ run() {
 best() {
   awk 'NR == 1 || $1 < w {w = $1} NR == 1 || $2 < c {c = $2} $3 > m {m = $3} END {print w, c, m}' "$out/$1"
 }
+# qemu_run BINARY : its output and exit status (dynamic ones with the cross sysroot)
+qemu_run() {
+  qemu-riscv64 -L /usr/riscv64-linux-gnu "$1" 2>&1; echo "rc=$?"
+}
 
-# Untimed: the first patch run after a build records the launcher's class-data archive (see ./splice).
-"${splice[@]}" >/dev/null 2>&1
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-for _ in $(seq "$RUNS"); do
-  run splice "${splice[@]}"
-  run bolt "${bolt[@]}"
-done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-read -r st sc sm < <(best splice)
-read -r bt bc bm < <(best bolt)
-"${splice[@]}" 2>&1 | sed 's/^/  /'
+# bench TITLE BINARY splice-arguments... : one case
+bench() {
+  local title=$1 bin=$2; shift 2
+  local splice=(./splice patch "$bin" "$@" -o "$out/splice.out")
+  local bolt=(llvm-bolt-22 "$bin" -o "$out/bolt.out" --reorder-blocks=reverse)
+  rm -f "$out/splice" "$out/bolt"
+  echo "== $title"
+  "${splice[@]}" >/dev/null 2>&1 # untimed: the launcher's class-data archive
+  local load_before load_after st sc sm bt bc bm want got o
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  for _ in $(seq "$RUNS"); do
+    run splice "${splice[@]}"
+    run bolt "${bolt[@]}"
+  done
+  load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+  read -r st sc sm < <(best splice)
+  read -r bt bc bm < <(best bolt)
+  "${splice[@]}" 2>&1 | tail -1 | sed 's/^/  /'
+  want=$(qemu_run "$bin")
+  for o in splice.out bolt.out; do
+    got=$(SPLICE_COUNTER_FILE="$out/counters" qemu_run "$out/$o")
+    [ "$got" = "$want" ] && echo "  $o runs like the input" || echo "  $o DIFFERS: $(echo "$got" | tail -1)"
+  done
+  printf 'binary: %s (%s bytes), %s runs each, load average %s before, %s after\n' \
+    "$bin" "$(stat -c %s "$bin")" "$RUNS" "$load_before" "$load_after"
+  printf '%-46s %8s %10s %8s\n' "" "wall s" "cpu s" "RSS MB"
+  printf '%-46s %8s %10s %8s\n' "./splice patch" "$st" "$sc" "$((sm / 1024))"
+  printf '%-46s %8s %10s %8s\n' "llvm-bolt-22 --reorder-blocks=reverse" "$bt" "$bc" "$((bm / 1024))"
+  awk -v st="$st" -v bt="$bt" -v sc="$sc" -v bc="$bc" -v sm="$sm" -v bm="$bm" \
+    'BEGIN{printf "ratio splice/bolt: wall %.2f, cpu %.2f, peak memory %.2f\n", st/bt, sc/bc, sm/bm}'
+}
 
-want=$(qemu-riscv64 "$BIN" 2>&1; echo "rc=$?")
-for o in splice.out bolt.out; do
-  got=$(qemu-riscv64 "$out/$o" 2>&1; echo "rc=$?")
-  [ "$got" = "$want" ] && echo "  $o runs like the input" || echo "  $o DIFFERS: $got"
-done
-printf 'binary: %s (%s bytes), %s runs each, load average %s before, %s after\n' \
-  "$BIN" "$(stat -c %s "$BIN")" "$RUNS" "$load_before" "$load_after"
-printf '%-46s %8s %10s %8s\n' "" "wall s" "cpu s" "RSS MB"
-printf '%-46s %8s %10s %8s\n' "./splice patch --insert-at-entries" "$st" "$sc" "$((sm / 1024))"
-printf '%-46s %8s %10s %8s\n' "llvm-bolt-22 --reorder-blocks=reverse" "$bt" "$bc" "$((bm / 1024))"
-awk -v st="$st" -v bt="$bt" -v sc="$sc" -v bc="$bc" -v sm="$sm" -v bm="$bm" \
-  'BEGIN{printf "ratio splice/bolt: wall %.2f, cpu %.2f, peak memory %.2f\n", st/bt, sc/bc, sm/bm}'
+bench "1. a nop at every function entry (--insert-at-entries)" "$BIN" --insert-at-entries "$out/nop.s"
+bench "2. a counter at every basic block (--at 'block:*' examples/block-counter.s)" "$BIN" \
+  --at 'block:*' examples/block-counter.s --counter-file "$out/counters"
+bench "3. PIE: a nop at every basic block (--at 'block:*')" "$PIE" --at 'block:*' "$out/nop.s"

@@ -30,12 +30,13 @@ public final class ElfEditor {
     public static final long PAGE_SIZE = 0x1000;
 
     private final String name;
-    private final byte[] original;
     private final int originalShoff;
     private final int originalShCount;
     private final long originalPhoff;
     private final int originalPhnum;
-    private final byte[] image;
+    /** The file bytes: the input's own (never written) until the first in-place write copies them. */
+    private byte[] image;
+    private boolean imageShared = true;
     private ElfHeader header;
     private final List<Entry> sections = new ArrayList<>();
     private final List<Segment> segments;
@@ -83,8 +84,7 @@ public final class ElfEditor {
 
     ElfEditor(ElfFile elf) {
         this.name = elf.name();
-        this.original = elf.rawBytes();
-        this.image = original.clone();
+        this.image = elf.rawBytes();
         this.header = elf.header();
         this.originalShoff = (int) header.shoff();
         this.originalShCount = elf.sections().size();
@@ -208,7 +208,7 @@ public final class ElfEditor {
             throw new IllegalArgumentException("section [" + index + "] " + e.name + " is NOBITS and holds no bytes");
         }
         if (e.contents == null && data.length == e.header.size()) {
-            System.arraycopy(data, 0, image, (int) e.header.offset(), data.length);
+            System.arraycopy(data, 0, writableImage(), (int) e.header.offset(), data.length);
             return;
         }
         e.contents = data.clone();
@@ -227,7 +227,7 @@ public final class ElfEditor {
             throw new IllegalArgumentException("patch of " + data.length + " bytes at 0x" + Long.toHexString(fileOffset)
                     + " is outside the file (" + image.length + " bytes)");
         }
-        System.arraycopy(data, 0, image, (int) fileOffset, data.length);
+        System.arraycopy(data, 0, writableImage(), (int) fileOffset, data.length);
     }
 
     /**
@@ -521,11 +521,20 @@ public final class ElfEditor {
                 : Arrays.copyOfRange(image, (int) (e.header.offset() + at), (int) (e.header.offset() + at + n));
     }
 
+    /** The image to write into: a copy of the input's bytes, made on the first write (editors that only add sections need none). */
+    private byte[] writableImage() {
+        if (imageShared) {
+            image = image.clone();
+            imageShared = false;
+        }
+        return image;
+    }
+
     private void writeBytes(Entry e, long at, byte[] data) {
         if (e.contents != null) {
             System.arraycopy(data, 0, e.contents, (int) at, data.length);
         } else {
-            System.arraycopy(data, 0, image, (int) (e.header.offset() + at), data.length);
+            System.arraycopy(data, 0, writableImage(), (int) (e.header.offset() + at), data.length);
         }
     }
 
@@ -668,17 +677,12 @@ public final class ElfEditor {
         boolean phMoves = segments.size() > originalPhnum && !growsInPlace || programHeaderOffset >= 0;
         boolean restructured = moved || phMoves || count != originalShCount;
 
-        long room = image.length + 4096 + (long) (segments.size() + count) * 64 + 2 * PAGE_SIZE + (names == null ? 0 : names.length);
-        for (Entry e : sections) {
-            room += e.contents == null ? 0 : e.length + Math.max(e.header.alignment(), PAGE_SIZE);
-        }
-        // Sized for everything appended, so that the buffer does not grow (and copy) a few times on the way.
-        ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(room, Integer.MAX_VALUE - 16));
+        GatherBuffer out = new GatherBuffer();
         long shoff = header.shoff();
         long phoff = segments.isEmpty() ? header.phoff() : originalPhoff;
         List<Segment> finalSegments;
         if (!restructured) {
-            out.writeBytes(image);
+            out.write(image, 0, image.length);
             finalSegments = bindSegments(placed);
         } else {
             // Drop the old section header table when it is the last thing in the file.
@@ -714,10 +718,10 @@ public final class ElfEditor {
                 if (s.isAllocated() && s.address() != 0) {
                     // Also for NOBITS: the segment over it needs p_offset congruent to p_vaddr, inside the file.
                     at += Math.floorMod(s.address() - at, PAGE_SIZE);
-                    pad(out, at);
+                    out.zerosTo(at);
                 }
                 if (s.type() != Section.SHT_NOBITS) {
-                    pad(out, at);
+                    out.zerosTo(at);
                     out.write(data, 0, dataLength);
                 }
                 placed.set(i, withPlacement(s, at, s.type() == Section.SHT_NOBITS ? s.size() : dataLength));
@@ -730,12 +734,12 @@ public final class ElfEditor {
                     phoff = placeMappedProgramHeaders(out, finalSegments);
                 } else {
                     phoff = alignUp(out.size(), 8);
-                    pad(out, phoff + (long) finalSegments.size() * Segment.HEADER_SIZE);
+                    out.zerosTo(phoff + (long) finalSegments.size() * Segment.HEADER_SIZE);
                 }
             }
             if (count > 0) {
                 shoff = alignUp(out.size(), 8);
-                pad(out, shoff + (long) count * Section.HEADER_SIZE);
+                out.zerosTo(shoff + (long) count * Section.HEADER_SIZE);
             }
         }
         byte[] bytes = out.toByteArray();
@@ -951,7 +955,7 @@ public final class ElfEditor {
      * whose address (load base + X) is free. Loaders find the table at load base + e_phoff (QEMU)
      * or through the PT_LOAD that holds e_phoff (Linux); both then land on it. PT_PHDR follows.
      */
-    private long placeMappedProgramHeaders(ByteArrayOutputStream out, List<Segment> segs) {
+    private long placeMappedProgramHeaders(GatherBuffer out, List<Segment> segs) {
         Segment first = null;
         for (Segment s : segs) {
             if (s.isLoad() && (first == null || Long.compareUnsigned(s.offset(), first.offset()) < 0)) {
@@ -976,7 +980,7 @@ public final class ElfEditor {
             throw new IllegalStateException(name + ": found no free address for the moved program header table"
                     + " (load base 0x" + Long.toHexString(base) + "); place it with setProgramHeaderOffset");
         }
-        pad(out, x + size);
+        out.zerosTo(x + size);
         for (int i = 0; i < segs.size(); i++) {
             Segment s = segs.get(i);
             if (s.type() == Segment.PT_PHDR) {
@@ -1102,14 +1106,6 @@ public final class ElfEditor {
     }
 
     /** Zeros up to offset {@code to}, a page at a time (byte by byte, padding of megabytes cost tens of ms). */
-    private static void pad(ByteArrayOutputStream out, long to) {
-        while (out.size() < to) {
-            out.write(ZEROS, 0, (int) Math.min(ZEROS.length, to - out.size()));
-        }
-    }
-
-    private static final byte[] ZEROS = new byte[(int) PAGE_SIZE];
-
     private static long alignUp(long v, long alignment) {
         return (v + alignment - 1) & -alignment;
     }

@@ -82,6 +82,15 @@ final class FragmentAssembler {
         return template(insertion).template.fields().contains(field);
     }
 
+    /**
+     * The integer registers the fragment text may change at any of its points
+     * ({@link WrittenRegisters}); all of them when its code differs from point to point.
+     */
+    long writes(Insertion insertion) {
+        Template t = template(insertion);
+        return t.code != null ? t.code.writes() : WrittenRegisters.ALL;
+    }
+
     /** The code of each insertion of {@code frag}, for its points' fields; sets the item's size. */
     void prepare(Item frag, PointFields[] points) {
         FragmentCode[] codes = new FragmentCode[frag.insertions.size()];
@@ -205,7 +214,7 @@ final class FragmentAssembler {
             }
             return null; // the substituted text will say it, with the fragment's own text
         }
-        return new FragmentCode(ref, fixups.toArray(new Fixup[0]));
+        return new FragmentCode(ref, fixups.toArray(new Fixup[0]), WrittenRegisters.of(ops, ref));
     }
 
     private FragmentCode unrelocatable(Insertion insertion, boolean required, int p) {

@@ -42,10 +42,17 @@ final class FragmentCode {
 
     private final byte[] bytes;
     private final Fixup[] fixups;
+    private final long writes;
 
-    FragmentCode(byte[] bytes, Fixup[] fixups) {
+    FragmentCode(byte[] bytes, Fixup[] fixups, long writes) {
         this.bytes = bytes;
         this.fixups = fixups;
+        this.writes = writes;
+    }
+
+    /** {@return the integer registers the code may change ({@link WrittenRegisters})} */
+    long writes() {
+        return writes;
     }
 
     int size() {

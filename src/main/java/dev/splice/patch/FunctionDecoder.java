@@ -24,6 +24,7 @@ import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.patch.RelocationIndex.Reloc;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -101,7 +102,7 @@ final class FunctionDecoder {
             back.rd = 0;
             back.target = f.endAddress();
             back.form = BranchForm.JAL;
-            back.afterCall = Rv.callsThroughRa(last.op, last.bits);
+            back.afterCall = endsWithCall(m.items);
             m.items.add(back);
         }
         pairAndCheckRelocations(m);
@@ -159,6 +160,21 @@ final class FunctionDecoder {
     }
 
     /** False when the original instruction {@code last} never continues with the one after it. */
+    /**
+     * Whether the last instruction that does something is a call through ra: only breakpoints
+     * (which read and write no register) may follow it, as the ebreak after {@code _start}'s call
+     * of {@code __libc_start_main}. Then t1 is dead where the code falls through.
+     */
+    private static boolean endsWithCall(List<Item> items) {
+        for (int k = items.size() - 1; k >= 0; k--) {
+            Item i = items.get(k);
+            if (i.kind != Kind.FRAGMENT && !Rv.isBreakpoint(i.op)) {
+                return Rv.callsThroughRa(i.op, i.bits);
+            }
+        }
+        return false;
+    }
+
     static boolean canFallThrough(Item last) {
         return Rv.fallsThrough(last.op, last.bits);
     }

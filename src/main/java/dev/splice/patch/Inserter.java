@@ -60,7 +60,8 @@ final class Inserter {
                           FragmentAssembler fragments, Counters counters) {
         ElfFile elf = in.elf();
         int slots = counters.slots(insertions, fragments);
-        MovedCode moved = Planner.plan(in, insertions, slots > 0 ? List.of(ExitHook.insertion(in)) : List.of(), predecoded);
+        MovedCode moved = Planner.plan(in, insertions, slots > 0 ? List.of(ExitHook.insertion(in)) : List.of(), predecoded,
+                fragments);
         Phases.mark("decode moved functions");
         // The BAT's blocks (BOLT's CFG of each moved input function) need only the plan: the other core
         // makes them during layout and encoding.

@@ -86,24 +86,44 @@ final class Layout {
             return false;
         }
         BranchForm wider = i.form.wider();
-        if (wider == null || wider.needsScratch() && !mayClobberScratch(i)) {
-            throw new PatchException(Reason.OUT_OF_REACH, in.file() + ": " + (i.kind == Kind.BRANCH ? "branch" : "jump")
-                    + " at 0x" + Long.toHexString(i.oldAddress) + " in function '" + m.function.name() + "' cannot reach 0x"
-                    + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress)
-                    + ": a long jump needs a free register, and none is known (the target is not a function entry)",
-                    m.function.address());
+        if (wider == null || wider.needsScratch() && !mayClobberScratch(m, i)) {
+            throw new PatchException(Reason.OUT_OF_REACH, in.file() + ": " + what(m, i) + " in function '" + m.function.name() + "' cannot reach 0x"
+                    + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress) + ": "
+                    + whyNoLongerForm(m, i), m.function.address());
         }
         i.form = wider;
         return true;
     }
 
     /**
-     * A far jump needs a register: rd itself for calls; t1 for jumps to a function entry (a tail
-     * call, which the psABI's {@code tail} also makes through t1) and for the jump back after a final
-     * call (t1 is dead after any call); nothing is known free otherwise.
+     * A far jump needs a register: rd itself for calls; t1 for jumps to another function's entry (a
+     * tail call, which the psABI's {@code tail} also makes through t1, whether or not the callee
+     * moved; a jump to the function's own entry may be a loop that keeps t1) and for the jump back
+     * after a final call (t1 is dead after any call); nothing is known free otherwise.
      */
-    private boolean mayClobberScratch(Item i) {
-        return i.kind == Kind.JUMP && (i.rd != 0 || in.functionStarts().contains(i.target) && moved.find(i.target) == null)
+    private boolean mayClobberScratch(MovedFunction m, Item i) {
+        return i.kind == Kind.JUMP && (i.rd != 0 || i.target != m.function.address() && in.functionStarts().contains(i.target))
                 || i.kind == Kind.FALLTHROUGH && i.afterCall;
+    }
+
+    /** The branch, the jump, or (for the jump back) the instruction it follows, by original address. */
+    private static String what(MovedFunction m, Item i) {
+        return switch (i.kind) {
+            case BRANCH -> "branch at 0x" + Long.toHexString(i.oldAddress);
+            case FALLTHROUGH -> "the jump back after its last instruction, at 0x"
+                    + Long.toHexString(m.items.get(m.items.size() - 2).oldAddress) + ",";
+            default -> "jump at 0x" + Long.toHexString(i.oldAddress);
+        };
+    }
+
+    /** Why {@code i} has no form that reaches farther, in the words of its kind. */
+    private String whyNoLongerForm(MovedFunction m, Item i) {
+        return switch (i.kind) {
+            case BRANCH -> "a conditional branch reaches 1 MiB at most (inverted, over a jal)";
+            case FALLTHROUGH -> "the jump back to the code that follows the function needs a free register, and none is known"
+                    + " (it does not follow a call)";
+            default -> "a long jump needs a free register, and none is known (the target is "
+                    + (i.target == m.function.address() ? "the function's own entry, maybe a loop's head)" : "not a function entry)");
+        };
     }
 }

@@ -47,7 +47,7 @@ final class MovedFunction {
         /** An original instruction: the fragment inserted before it, if any (set when the function is decoded). */
         Item fragment;
         BranchTarget policy;
-        /** FALLTHROUGH: the function ends with a call, after which t1 is dead (psABI: not preserved, not a result). */
+        /** FALLTHROUGH: the function ends with a call (breakpoints may follow it), after which t1 is dead (psABI: not preserved, not a result). */
         boolean afterCall;
 
         Item(Kind kind, long oldAddress, int oldSize) {
@@ -89,6 +89,8 @@ final class MovedFunction {
     final Map<Long, Item> fragments = new HashMap<>();
     /** The instructions that start a sequence nothing may be inserted into (auipc, lr), in address order. */
     List<Item> sequenceStarts = List.of();
+    /** The ranges {@link #sequenceStarts} guard, made on first use by {@link InsertionRules}. */
+    InsertionRules.Guards guards;
     long newStart;
     long newSize;
 

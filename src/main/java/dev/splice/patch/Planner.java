@@ -19,9 +19,11 @@ final class Planner {
      * The functions that move, decoded, with their fragments (numbered as {@link Insertions#numbered}
      * says; the {@code runtime}'s own insertions, such as the exit hook, after them, unnumbered);
      * {@code predecoded} (bulk mode) holds functions decoded already, which are taken over (and
-     * removed from it).
+     * removed from it); {@code fragments} says which registers each fragment writes (a fragment
+     * that leaves a pc-relative pair's register alone may go inside the pair).
      */
-    static MovedCode plan(Input in, List<Insertion> insertions, List<Insertion> runtime, Map<Long, MovedFunction> predecoded) {
+    static MovedCode plan(Input in, List<Insertion> insertions, List<Insertion> runtime, Map<Long, MovedFunction> predecoded,
+                          FragmentAssembler fragments) {
         MovedCode moved = new MovedCode(in.file());
         List<Insertion> numbered = Insertions.numbered(insertions);
         for (int id = 0; id < numbered.size(); id++) {
@@ -35,7 +37,7 @@ final class Planner {
             decoder.decode(m);
         }
         for (MovedFunction m : moved.functions()) {
-            InsertionRules.check(m);
+            InsertionRules.check(m, fragments);
         }
         return moved;
     }

@@ -35,11 +35,12 @@ final class PointInserter {
 
     /**
      * Rewrites {@code elf} with {@code planned}; {@code in} is what the selector read (null when the
-     * binary is refused as a whole: then the first insertion meets that refusal). {@code refused}
+     * binary is refused as a whole: then the first insertion meets that refusal), {@code predecoded}
+     * the functions it decoded (the first attempt takes them over). {@code refused}
      * (the points refused by selection) is extended by the points later stages refuse, unless
      * {@code strict}, where such a refusal fails the rewrite; {@code counters} as for {@link Inserter#insert}.
      */
-    static Outcome insert(ElfFile elf, Input in, List<Planned> planned, List<Point> refused, boolean strict,
+    static Outcome insert(ElfFile elf, Input in, Map<Long, MovedFunction> predecoded, List<Planned> planned, List<Point> refused, boolean strict,
                           Counters counters) {
         List<Planned> live = new ArrayList<>(planned);
         List<Point> left = new ArrayList<>(refused);
@@ -58,7 +59,8 @@ final class PointInserter {
             live.forEach(p -> all.add(p.insertion()));
             try {
                 byte[] out = all.isEmpty() ? elf.toBytes()
-                        : Inserter.rewrite(in, all, Map.of(), attempt == 0 ? fragments : fragments.copy(), counters);
+                        : attempt == 0 ? Inserter.rewrite(in, all, predecoded, fragments, counters)
+                        : Inserter.rewrite(in, all, Map.of(), fragments.copy(), counters);
                 List<Point> inserted = new ArrayList<>();
                 live.stream().filter(p -> p.point() != null).forEach(p -> inserted.add(p.point()));
                 return new Outcome(out, List.copyOf(inserted), List.copyOf(left));

@@ -50,6 +50,8 @@ public final class PointSelector {
     private final Input input;
     private final Map<Section, byte[]> contents = new HashMap<>();
     private final Map<Long, Code> decoded = new HashMap<>();
+    /** What the fragment being placed may write, while {@link #select(PointSpec, long)} runs; else any register. */
+    private long fragmentWrites = WrittenRegisters.ALL;
     /** Every FUNC symbol name per function (aliases included), for globs; made on first use. */
     private Map<Function, List<String>> names;
     private Map<Long, long[]> landingPads;
@@ -109,6 +111,24 @@ public final class PointSelector {
      *     function, or a glob matches no function
      */
     public synchronized List<Point> select(PointSpec spec) {
+        return select(spec, WrittenRegisters.ALL);
+    }
+
+    /**
+     * {@link #select(PointSpec)} for a fragment that may change only the integer registers
+     * {@code writes} ({@link WrittenRegisters}): a point inside a pc-relative pair whose register
+     * it leaves alone is accepted.
+     */
+    synchronized List<Point> select(PointSpec spec, long writes) {
+        fragmentWrites = writes;
+        try {
+            return selectFor(spec);
+        } finally {
+            fragmentWrites = WrittenRegisters.ALL;
+        }
+    }
+
+    private List<Point> selectFor(PointSpec spec) {
         if (spec instanceof PointSpec.Address a) {
             return List.of(at(PointKind.ADDRESS, a.address(), spec.text()));
         }
@@ -121,6 +141,20 @@ public final class PointSelector {
     /** What insertion reads from the binary, read once here; null when the binary is refused as a whole. */
     Input input() {
         return input;
+    }
+
+    /**
+     * The functions selection decoded as insertion decodes them, by address, for insertion to take
+     * over ({@link FunctionDecoder}'s {@code predecoded}) instead of decoding them again.
+     */
+    Map<Long, MovedFunction> decodings() {
+        Map<Long, MovedFunction> out = new HashMap<>();
+        for (Code code : decoded.values()) {
+            if (code.moved != null) {
+                out.put(code.f.address(), code.moved); // of two functions at one address, insertion checks the size
+            }
+        }
+        return out;
     }
 
     private Point at(PointKind kind, long address, String spec) {
@@ -215,7 +249,7 @@ public final class PointSelector {
             return new Refusal(Reason.NOT_AN_INSTRUCTION_BOUNDARY, "0x" + Long.toHexString(address)
                     + " is not an instruction boundary of function '" + c.f.name() + "'");
         }
-        InsertionRules.Refusal r = InsertionRules.refusalAt(c.moved, address);
+        InsertionRules.Refusal r = InsertionRules.refusalAt(c.moved, address, fragmentWrites);
         return r == null ? null : new Refusal(r.reason(), r.message());
     }
 

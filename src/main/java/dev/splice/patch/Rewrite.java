@@ -200,12 +200,13 @@ public final class Rewrite {
      * @throws PatchException when an edit is refused
      */
     public Result run() {
-        byte[] replaced = replacements.isEmpty() ? input.toBytes() : Replacer.replace(input, replacements);
+        // Without replacements insertion reads the input itself: no copy of its bytes.
+        byte[] replaced = replacements.isEmpty() ? null : Replacer.replace(input, replacements);
         if (insertions.isEmpty() && atPoints.isEmpty() && atEntries == null && counters.slots() == 0) { // reserved data comes with insertion
-            return new Result(replaced, List.of(), List.of());
+            return new Result(replaced == null ? input.toBytes() : replaced, List.of(), List.of());
         }
         // Insertion reads the replaced binary, in the input's addresses (replacement keeps every length).
-        ElfFile base = replacements.isEmpty() ? input : ElfFile.parse(replaced, input.name());
+        ElfFile base = replaced == null ? input : ElfFile.parse(replaced, input.name());
         if (atPoints.isEmpty()) {
             return atEntries != null
                     ? BulkInserter.insertAtEntries(base, List.copyOf(insertions), atEntries.fragment(), atEntries.name(),
@@ -217,7 +218,7 @@ public final class Rewrite {
         insertions.forEach(i -> planned.add(new PointInserter.Planned(i, null)));
         List<Point> refused = new ArrayList<>();
         for (PointInsertion at : atPoints) {
-            for (Point p : selector.select(at.spec())) {
+            for (Point p : selector.select(at.spec(), writes(selector, at))) {
                 if (!p.accepted() && !p.kind().isExplicit()) {
                     if (strict) {
                         throw new PatchException(p.refusal().reason(), at.fragmentName() + " at " + p.location()
@@ -239,8 +240,26 @@ public final class Rewrite {
             List<Point> points = planned.stream().map(PointInserter.Planned::point).filter(Objects::nonNull).toList();
             return new Result(bulk.bytes(), bulk.inserted(), bulk.skipped(), points, List.copyOf(refused));
         }
-        PointInserter.Outcome outcome = PointInserter.insert(base, selector.input(), planned, refused, strict, counters);
+        PointInserter.Outcome outcome = PointInserter.insert(base, selector.input(), selector.decodings(), planned, refused, strict,
+                counters);
         return new Result(outcome.bytes(), List.of(), List.of(), outcome.inserted(), outcome.refused());
+    }
+
+    /**
+     * The integer registers {@code at}'s fragment may change ({@link WrittenRegisters}), for the
+     * selection; any register when the binary is refused or the fragment does not assemble (insertion
+     * reports that itself).
+     */
+    private long writes(PointSelector selector, PointInsertion at) {
+        if (selector.input() == null) {
+            return WrittenRegisters.ALL;
+        }
+        try {
+            return Inserter.fragmentAssembler(selector.input(), counters)
+                    .writes(new Insertion(0, at.fragment(), at.fragmentName(), at.policy()));
+        } catch (PatchException e) {
+            return WrittenRegisters.ALL;
+        }
     }
 
     /**

@@ -25,6 +25,8 @@ final class Rv {
     static final Opcode C_BNEZ = opcode("c.bnez");
     static final Opcode BEQ = opcode("beq");
     static final Opcode BNE = opcode("bne");
+    static final Opcode EBREAK = opcode("ebreak");
+    static final Opcode C_EBREAK = opcode("c.ebreak");
     static final int NOP = encode(opcode("addi"), 0, 0, 0);
     static final int C_NOP = encode(opcode("c.nop"), 0);
     /** Register t1 (x6): the psABI's tail-call scratch register. */
@@ -90,6 +92,11 @@ final class Rv {
     static boolean fallsThrough(Opcode op, int bits) {
         ControlFlow flow = op.controlFlow(bits);
         return flow != ControlFlow.JUMP && flow != ControlFlow.RETURN && flow != ControlFlow.INDIRECT_JUMP;
+    }
+
+    /** True for ebreak and c.ebreak: a trap to a debugger, which may resume after it with every register as it was. */
+    static boolean isBreakpoint(Opcode op) {
+        return op == EBREAK || op == C_EBREAK;
     }
 
     /** True for a call that links ra (after it, t1 is dead: not preserved across calls, not a result). */
