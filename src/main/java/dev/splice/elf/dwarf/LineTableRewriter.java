@@ -87,10 +87,16 @@ final class LineTableRewriter {
             boolean moved = map.moves(from, to);
             long[] span = newSpan(from, to);
             List<Row> piece = new ArrayList<>();
-            while (next < rows.size() && rows.get(next).address() <= from) {
+            while (next < rows.size() && rows.get(next).address() < from) {
                 active = rows.get(next++);
             }
-            piece.add(active.at(span[0]));
+            if (next == rows.size() || rows.get(next).address() != from) {
+                piece.add(active.at(span[0])); // the row in force at the start
+            }
+            while (next < rows.size() && rows.get(next).address() == from) {
+                active = rows.get(next++); // every row at the start (their order numbers the views)
+                piece.add(active.at(span[0]));
+            }
             while (next < rows.size() && rows.get(next).address() < to) {
                 Row r = rows.get(next++);
                 long address = moved ? map.start(r.address()) : r.address();
