@@ -53,6 +53,8 @@ DEB_PACKAGES += gdb-multiarch
 RV_G_NAMES := loops fragment_calls exceptions
 RV_G_VARIANTS := .dwarf5 .dwarf4 .strict4 .novt
 RV_G := $(foreach n,$(RV_G_NAMES),$(foreach v,$(RV_G_VARIANTS),$(PROG_DIR)/rv64-g/$(n)$(v)))
+# And two compile units, one of them a single range only part of which moves.
+RV_G += $(foreach v,$(RV_G_VARIANTS),$(PROG_DIR)/rv64-g/units$(v))
 RV_G_FLAGS.dwarf5 := -g
 RV_G_FLAGS.dwarf4 := -gdwarf-4
 RV_G_FLAGS.strict4 := -gdwarf-4 -gstrict-dwarf
@@ -125,6 +127,8 @@ $(PROG_DIR)/rv64-g/%$(1): tests/programs/%.cpp
 	@mkdir -p $$(@D); $(RV_CXX) -static -O2 $(RV_G_FLAGS$(1)) -Wl,--emit-relocs -o $$@ $$<
 endef
 $(foreach v,$(RV_G_VARIANTS),$(eval $(call RV_G_RULES,$(v))))
+$(PROG_DIR)/rv64-g/units.%: tests/programs/dwarf/units_main.c tests/programs/dwarf/units_lib.c
+	@mkdir -p $(@D); $(RV_CC) -static -O2 $(RV_G_FLAGS.$*) -Wl,--emit-relocs -o $@ $^
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.c
 	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.cpp

@@ -31,7 +31,11 @@ final class DebugSections {
                     + "; the debug information of moved code cannot follow it (strip it with objcopy --strip-debug to patch without it)");
         }
         for (Map.Entry<String, byte[]> e : changed.entrySet()) {
-            Section s = elf.section(e.getKey()).orElseThrow();
+            Section s = elf.section(e.getKey()).orElse(null);
+            if (s == null) { // a list section the rewrite made
+                editor.addSection(e.getKey(), Section.SHT_PROGBITS, 0, 0, 1, 0, 0, 0, e.getValue());
+                continue;
+            }
             editor.setContents(s.index(), e.getValue());
             for (Section r : elf.sections()) {
                 if (r.type() == Section.SHT_RELA && r.info() == s.index()) {

@@ -42,7 +42,13 @@ final class AddressLists {
         this.locations = locations;
         this.dwarf5 = dwarf5;
         this.map = map;
-        if (dwarf5) {
+        if (dwarf5 && section.length == 0) { // a section made for new lists: its header
+            out.u32(0);
+            out.u16(5);
+            out.u8(8);
+            out.u8(0);
+            out.u32(0);
+        } else if (dwarf5) {
             ByteReader r = new ByteReader(section, 0, section.length, name);
             long length = r.u32() & 0xffffffffL;
             if (length >= 0xfffffff0L) {
@@ -83,6 +89,33 @@ final class AddressLists {
             out.bytes(section, (int) offset, r.position() - (int) offset);
         }
         newOffsets.put(offset, at);
+        return at;
+    }
+
+    /**
+     * Adds a new list of absolute ranges (already at their new places).
+     *
+     * @return its offset
+     */
+    long add(List<long[]> ranges) {
+        long at = out.size();
+        if (!dwarf5) {
+            out.u64(BASE_SELECTION);
+            out.u64(0);
+        }
+        for (long[] r : ranges) {
+            if (dwarf5) {
+                out.u8(6); // DW_RLE_start_end
+            }
+            out.u64(r[0]);
+            out.u64(r[1]);
+        }
+        if (dwarf5) {
+            out.u8(END);
+        } else {
+            out.u64(0);
+            out.u64(0);
+        }
         return at;
     }
 

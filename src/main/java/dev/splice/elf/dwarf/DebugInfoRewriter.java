@@ -35,6 +35,8 @@ public final class DebugInfoRewriter {
     private static final int AT_CALL_RETURN_PC = 0x7d;
     private static final int AT_CALL_PC = 0x81;
     private static final int AT_GNU_LOCVIEWS = 0x2137;
+    /** DW_AT_lo_user: a vendor attribute whose value means nothing, filling the place of a longer one. */
+    private static final int AT_PADDING = 0x2000;
     /** The attributes of class loclist (with DW_FORM_sec_offset) in DWARF 4 and 5. */
     private static final java.util.Set<Integer> LOCATION_ATTRIBUTES = java.util.Set.of(0x02, 0x19, 0x2a, 0x38, 0x40, 0x46,
             0x48, 0x4a, 0x4d);
@@ -105,7 +107,8 @@ public final class DebugInfoRewriter {
         for (AddressLists l : new AddressLists[] {rnglists, loclists, ranges, loc}) {
             if (l != null) {
                 byte[] rebuilt = l.bytes();
-                if (!java.util.Arrays.equals(rebuilt, sections.apply(l.name()))) {
+                byte[] before = sections.apply(l.name());
+                if (before == null || !java.util.Arrays.equals(rebuilt, before)) {
                     changed.put(l.name(), rebuilt);
                 }
             }
@@ -120,7 +123,8 @@ public final class DebugInfoRewriter {
         return bytes == null || bytes.length == 0 ? null : new AddressLists(name, bytes, locations, dwarf5, map);
     }
 
-    private void die(Unit unit, int offset, int tag, List<Attribute> attributes) {
+    private void die(Unit unit, int offset, long code, List<Attribute> attributes) {
+        int tag = unit.abbreviations().get(code).tag();
         boolean unitDie = tag == TAG_COMPILE_UNIT || tag == TAG_PARTIAL_UNIT || tag == TAG_SKELETON_UNIT;
         Attribute low = null;
         Attribute high = null;
@@ -160,7 +164,7 @@ public final class DebugInfoRewriter {
             }
         }
         if (low != null && high != null) {
-            range(offset, unitDie, low, high, entry);
+            range(unit, offset, unitDie ? code : -1, low, high, entry);
         } else if (low != null && !unitDie && !hasRanges) {
             long old = address(low, offset);
             put(low, tag == TAG_GNU_CALL_SITE ? map.end(old) : map.start(old), offset); // a GNU call site's low_pc is its return address
@@ -173,8 +177,12 @@ public final class DebugInfoRewriter {
         }
     }
 
-    /** A DIE's contiguous range [low_pc, high_pc), its entry_pc with it. */
-    private void range(int offset, boolean unitDie, Attribute low, Attribute high, Attribute entry) {
+    /**
+     * A DIE's contiguous range [low_pc, high_pc), its entry_pc with it; {@code unitCode} the
+     * abbreviation code of a unit's DIE (-1 for others).
+     */
+    private void range(Unit unit, int offset, long unitCode, Attribute low, Attribute high, Attribute entry) {
+        boolean unitDie = unitCode >= 0;
         long from = address(low, offset);
         long to = high.form() == FORM_ADDR ? high.value() : from + high.value();
         if (!map.moves(from, to)) {
@@ -182,6 +190,10 @@ public final class DebugInfoRewriter {
         }
         List<long[]> moved = new ArrayList<>(1);
         map.ranges(from, to, (a, b) -> moved.add(new long[] {a, b}));
+        if (moved.size() != 1 && unitDie && entry == null) {
+            unitRanges(unit, offset, unitCode, high, moved);
+            return;
+        }
         if (moved.size() != 1) {
             throw new UnsupportedDwarfException(DieWalker.SECTION, offset, (unitDie ? "the compile unit's" : "a DIE's")
                     + " range [0x" + Long.toHexString(from) + ", 0x" + Long.toHexString(to)
@@ -196,6 +208,62 @@ public final class DebugInfoRewriter {
         }
         put(low, newFrom, offset);
         put(high, high.form() == FORM_ADDR ? newTo : newTo - newFrom, offset);
+    }
+
+    /**
+     * A unit whose one range moved code divides: its DIE gets DW_AT_ranges in DW_AT_high_pc's
+     * place (DW_AT_low_pc stays: the base address), under an abbreviation of its own in a copy of
+     * the unit's table appended to {@code .debug_abbrev}; an 8-byte high_pc leaves 4 bytes, held by
+     * a vendor attribute ({@link #AT_PADDING}) so that {@code .debug_info} keeps its size.
+     */
+    private void unitRanges(Unit unit, int offset, long code, Attribute high, List<long[]> moved) {
+        if (high.size() != 4 && high.size() != 8) {
+            throw new UnsupportedDwarfException(DieWalker.SECTION, offset, "the unit's range must become DW_AT_ranges, but its DW_AT_high_pc of "
+                    + high.size() + " bytes cannot hold the reference");
+        }
+        boolean dwarf5 = unit.version() >= 5;
+        String name = dwarf5 ? ".debug_rnglists" : ".debug_ranges";
+        if ((dwarf5 ? rnglists : ranges) == null) {
+            AddressLists created = new AddressLists(name, new byte[0], false, dwarf5, map);
+            if (dwarf5) {
+                rnglists = created;
+            } else {
+                ranges = created;
+            }
+        }
+        long listOffset = (dwarf5 ? rnglists : ranges).add(moved);
+        Abbreviations.Abbreviation old = unit.abbreviations().get(code);
+        int n = old.attributes().length;
+        int extra = high.size() == 8 ? 1 : 0;
+        int[] attributes = new int[n + extra];
+        int[] forms = new int[n + extra];
+        long[] constants = new long[n + extra];
+        for (int i = 0, j = 0; i < n; i++, j++) {
+            attributes[j] = old.attributes()[i];
+            forms[j] = old.forms()[i];
+            constants[j] = old.constants()[i];
+            if (attributes[j] == AT_HIGH_PC) {
+                attributes[j] = AT_RANGES;
+                forms[j] = FORM_SEC_OFFSET;
+                if (extra == 1) {
+                    j++;
+                    attributes[j] = AT_PADDING;
+                    forms[j] = 0x06; // DW_FORM_data4
+                }
+            }
+        }
+        byte[] abbrev = changed.getOrDefault(Abbreviations.SECTION, sections.apply(Abbreviations.SECTION));
+        byte[] table = unit.abbreviations().withReplaced(sections.apply(Abbreviations.SECTION), code,
+                new Abbreviations.Abbreviation(old.tag(), old.children(), attributes, forms, constants));
+        byte[] grown = java.util.Arrays.copyOf(abbrev, abbrev.length + table.length);
+        System.arraycopy(table, 0, grown, abbrev.length, table.length);
+        changed.put(Abbreviations.SECTION, grown);
+        Le.putU32(info, unit.abbreviationsField(), abbrev.length);
+        fits(listOffset, 32, offset);
+        Le.putU32(info, high.offset(), (int) listOffset);
+        if (extra == 1) {
+            Le.putU32(info, high.offset() + 4, 0);
+        }
     }
 
     private long list(AddressLists lists, Attribute a, int offset, Unit unit) {

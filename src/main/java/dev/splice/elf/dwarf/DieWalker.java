@@ -24,8 +24,11 @@ final class DieWalker {
      * @param version its version
      * @param unitType DW_UT_* (DW_UT_compile for DWARF 4)
      * @param addressSize address_size
+     * @param abbreviations the unit's abbreviation table
+     * @param abbreviationsField the offset of the header's debug_abbrev_offset field
      */
-    record Unit(int offset, int end, int version, int unitType, int addressSize) {}
+    record Unit(int offset, int end, int version, int unitType, int addressSize, Abbreviations abbreviations,
+                int abbreviationsField) {}
 
     /**
      * One attribute of a DIE.
@@ -45,10 +48,10 @@ final class DieWalker {
          *
          * @param unit its unit
          * @param offset the DIE's offset in the section
-         * @param tag its tag
+         * @param code its abbreviation code
          * @param attributes its attributes, in order
          */
-        void die(Unit unit, int offset, int tag, List<Attribute> attributes);
+        void die(Unit unit, int offset, long code, List<Attribute> attributes);
     }
 
     private final byte[] info;
@@ -83,9 +86,11 @@ final class DieWalker {
         int unitType;
         int addressSize;
         long abbrevOffset;
+        int abbreviationsField;
         if (version == 5) {
             unitType = r.u8();
             addressSize = r.u8();
+            abbreviationsField = r.position();
             abbrevOffset = r.u32() & 0xffffffffL;
             switch (unitType) {
                 case 1, 3 -> { } // DW_UT_compile, DW_UT_partial
@@ -95,6 +100,7 @@ final class DieWalker {
             }
         } else if (version == 4) {
             unitType = 1;
+            abbreviationsField = r.position();
             abbrevOffset = r.u32() & 0xffffffffL;
             addressSize = r.u8();
         } else {
@@ -103,8 +109,8 @@ final class DieWalker {
         if (addressSize != 8) {
             throw new UnsupportedDwarfException(SECTION, offset, "address size " + addressSize + " (expected 8)");
         }
-        Unit unit = new Unit(offset, end, version, unitType, addressSize);
         Abbreviations table = tables.computeIfAbsent(abbrevOffset, o -> new Abbreviations(abbrev, o));
+        Unit unit = new Unit(offset, end, version, unitType, addressSize, table, abbreviationsField);
         List<Attribute> attributes = new ArrayList<>();
         while (!r.atEnd()) {
             int die = r.position();
@@ -120,7 +126,7 @@ final class DieWalker {
             for (int i = 0; i < a.attributes().length; i++) {
                 attributes.add(value(r, a.attributes()[i], a.forms()[i], unit));
             }
-            visitor.die(unit, die, a.tag(), attributes);
+            visitor.die(unit, die, code, attributes);
         }
         return end;
     }
