@@ -5,8 +5,9 @@ import dev.splice.patch.MovedFunction.Item;
 
 /**
  * The moved code's address map as the DWARF rewriter asks for it: an instruction's new address
- * (code inserted before it counts as its own), the new end of the instruction before an address,
- * and a moved function's whole new copy for a range that covers it.
+ * (code inserted before it counts as its own), the new end of the instruction before an address
+ * (a return address: also at the function's end, before the jump back), and a moved function's
+ * whole new copy for a range that reaches its end.
  */
 final class MovedCodeAddresses implements AddressMap {
     /** The longest instruction of an input (a compressed or a 32-bit one). */
@@ -43,9 +44,6 @@ final class MovedCodeAddresses implements AddressMap {
         if (m == null) {
             return address;
         }
-        if (address == m.function.endAddress()) {
-            return m.newStart + m.newSize;
-        }
         Item last = containing(m, address - 1);
         long into = address - last.oldAddress;
         return into < last.oldSize ? last.newAddress + into : last.newAddress + last.size();
@@ -63,7 +61,8 @@ final class MovedCodeAddresses implements AddressMap {
                 at = end;
             } else {
                 long end = Math.min(to, m.function.endAddress());
-                out.range(start(at), end(end));
+                // To the function's end: the whole copy, with the jump back after it.
+                out.range(start(at), end == m.function.endAddress() ? m.newStart + m.newSize : end(end));
                 at = end;
             }
         }

@@ -3,16 +3,19 @@ package dev.splice.elf.dwarf;
 import dev.splice.base.ByteReader;
 import dev.splice.base.ByteWriter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The range lists ({@code .debug_rnglists}, DWARF 4's {@code .debug_ranges}) or the location
- * lists ({@code .debug_loclists}, {@code .debug_loc}) of a rewrite: the section is rebuilt from the
- * lists the DIEs refer to, each list that covers no moved code copied as it is and each that does
- * re-encoded with absolute addresses, every entry mapped through the {@link AddressMap} (split
- * where moved code divides it). {@link #offset} gives a DIE's reference its new value.
+ * lists ({@code .debug_loclists}, {@code .debug_loc}) of a rewrite: a list that covers no moved
+ * code stays where it is; one that does is written anew at the end of the section with absolute
+ * addresses, every entry mapped through the {@link AddressMap} (split where moved code divides
+ * it), and its old bytes become empty lists (DWARF 5: end-of-list bytes; DWARF 4's pairs stay, no
+ * DIE names them). {@link #offset} gives a DIE's reference its new value; a section without moved
+ * code keeps every byte.
  */
 final class AddressLists {
     /** DWARF 5 entry kinds (DW_RLE_* and DW_LLE_*) this class reads. */
@@ -26,6 +29,10 @@ final class AddressLists {
     private final AddressMap map;
     private final ByteWriter out = new ByteWriter();
     private final Map<Long, Long> newOffsets = new HashMap<>();
+    /** The byte spans of lists written anew, to be emptied. */
+    private final List<int[]> emptied = new ArrayList<>();
+    /** The offset of the last DWARF 5 contribution's header. */
+    private int lastHeader;
 
     /** One entry: its range (none for a default location) and, for a location list, its expression. */
     private record Entry(long from, long to, boolean hasRange, byte[] expression) {}
@@ -42,6 +49,7 @@ final class AddressLists {
         this.locations = locations;
         this.dwarf5 = dwarf5;
         this.map = map;
+        out.bytes(section);
         if (dwarf5 && section.length == 0) { // a section made for new lists: its header
             out.u32(0);
             out.u16(5);
@@ -49,16 +57,23 @@ final class AddressLists {
             out.u8(0);
             out.u32(0);
         } else if (dwarf5) {
-            ByteReader r = new ByteReader(section, 0, section.length, name);
-            long length = r.u32() & 0xffffffffL;
-            if (length >= 0xfffffff0L) {
-                throw new UnsupportedDwarfException(name, 0, "64-bit DWARF is not handled");
+            int at = 0;
+            while (at < section.length) { // every contribution's header; new lists extend the last one
+                ByteReader r = new ByteReader(section, at, section.length, name);
+                long length = r.u32() & 0xffffffffL;
+                if (length >= 0xfffffff0L) {
+                    throw new UnsupportedDwarfException(name, at, "64-bit DWARF is not handled");
+                }
+                r.skip(4); // version, address_size, segment_selector_size
+                if (r.u32() != 0) {
+                    throw new UnsupportedDwarfException(name, at, "an offset table (DW_FORM_rnglistx / loclistx) is not handled");
+                }
+                if (length > section.length - at - 4) {
+                    throw r.error(at, "contribution length " + length + " runs past the section's end");
+                }
+                lastHeader = at;
+                at += 4 + (int) length;
             }
-            r.skip(4); // version, address_size, segment_selector_size
-            if (r.u32() != 0) {
-                throw new UnsupportedDwarfException(name, 0, "an offset table (DW_FORM_rnglistx / loclistx) is not handled");
-            }
-            out.bytes(section, 0, 12);
         }
     }
 
@@ -78,15 +93,17 @@ final class AddressLists {
         }
         ByteReader r = new ByteReader(section, (int) offset, section.length, name);
         List<Entry> entries = dwarf5 ? readDwarf5(r, base) : readDwarf4(r, base);
-        long at = out.size();
         boolean moves = false;
         for (Entry e : entries) {
             moves |= e.hasRange && map.moves(e.from, e.to);
         }
+        long at = offset;
         if (moves) {
+            at = out.size();
             write(entries);
-        } else {
-            out.bytes(section, (int) offset, r.position() - (int) offset);
+            if (dwarf5) {
+                emptied.add(new int[] {(int) offset, r.position()});
+            }
         }
         newOffsets.put(offset, at);
         return at;
@@ -119,11 +136,14 @@ final class AddressLists {
         return at;
     }
 
-    /** The rebuilt section (a DWARF 5 header's unit length set). */
+    /** The section with the new lists (a DWARF 5 header's unit length set). */
     byte[] bytes() {
         byte[] b = out.toByteArray();
+        for (int[] span : emptied) {
+            Arrays.fill(b, span[0], span[1], (byte) END);
+        }
         if (dwarf5) {
-            dev.splice.base.Le.putU32(b, 0, b.length - 4);
+            dev.splice.base.Le.putU32(b, lastHeader, b.length - lastHeader - 4);
         }
         return b;
     }
