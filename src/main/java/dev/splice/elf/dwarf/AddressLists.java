@@ -59,20 +59,14 @@ final class AddressLists {
         } else if (dwarf5) {
             int at = 0;
             while (at < section.length) { // every contribution's header; new lists extend the last one
-                ByteReader r = new ByteReader(section, at, section.length, name);
-                long length = r.u32() & 0xffffffffL;
-                if (length >= 0xfffffff0L) {
-                    throw new UnsupportedDwarfException(name, at, "64-bit DWARF is not handled");
-                }
+                ByteReader r = UnitLength.unit(section, at, name);
+                int end = r.position() + r.remaining();
                 r.skip(4); // version, address_size, segment_selector_size
                 if (r.u32() != 0) {
                     throw new UnsupportedDwarfException(name, at, "an offset table (DW_FORM_rnglistx / loclistx) is not handled");
                 }
-                if (length > section.length - at - 4) {
-                    throw r.error(at, "contribution length " + length + " runs past the section's end");
-                }
                 lastHeader = at;
-                at += 4 + (int) length;
+                at = end;
             }
         }
     }

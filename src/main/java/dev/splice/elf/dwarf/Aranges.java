@@ -18,16 +18,8 @@ final class Aranges {
         boolean touched = false;
         int at = 0;
         while (at < section.length) {
-            ByteReader r = new ByteReader(section, at, section.length, SECTION);
-            long length = r.u32() & 0xffffffffL;
-            if (length >= 0xfffffff0L) {
-                throw new UnsupportedDwarfException(SECTION, at, "64-bit DWARF is not handled");
-            }
-            if (length > r.remaining()) {
-                throw r.error(at, "set length " + length + " runs past the section's end");
-            }
-            int end = r.position() + (int) length;
-            r = new ByteReader(section, r.position(), end, SECTION);
+            ByteReader r = UnitLength.unit(section, at, SECTION);
+            int end = r.position() + r.remaining();
             r.u16(); // version
             r.u32(); // debug_info_offset
             int addressSize = r.u8();

@@ -72,16 +72,8 @@ final class DieWalker {
     }
 
     private int unit(int offset, Visitor visitor) {
-        ByteReader r = new ByteReader(info, offset, info.length, SECTION);
-        long length = r.u32() & 0xffffffffL;
-        if (length >= 0xfffffff0L) {
-            throw new UnsupportedDwarfException(SECTION, offset, "64-bit DWARF is not handled");
-        }
-        if (length > r.remaining()) {
-            throw r.error(offset, "unit length " + length + " runs past the section's end");
-        }
-        int end = r.position() + (int) length;
-        r = new ByteReader(info, r.position(), end, SECTION);
+        ByteReader r = UnitLength.unit(info, offset, SECTION);
+        int end = r.position() + r.remaining();
         int version = r.u16();
         int unitType;
         int addressSize;

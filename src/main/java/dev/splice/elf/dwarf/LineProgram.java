@@ -71,17 +71,9 @@ record LineProgram(int offset, int end, int version, int headerStart, int progra
 
     /** The unit at {@code offset}. */
     static LineProgram read(byte[] section, int offset) {
-        ByteReader r = new ByteReader(section, offset, section.length, SECTION);
-        long length = r.u32() & 0xffffffffL;
-        if (length >= 0xfffffff0L) {
-            throw new UnsupportedDwarfException(SECTION, offset, "64-bit DWARF line tables are not handled");
-        }
-        if (length > r.remaining()) {
-            throw r.error(offset, "unit length " + length + " runs past the section's end");
-        }
-        int end = r.position() + (int) length;
+        ByteReader r = UnitLength.unit(section, offset, SECTION);
         int headerStart = r.position();
-        r = new ByteReader(section, headerStart, end, SECTION);
+        int end = headerStart + r.remaining();
         int version = r.u16();
         if (version < 2 || version > 5) {
             throw new UnsupportedDwarfException(SECTION, offset, "line table version " + version + " is not handled");
