@@ -15,6 +15,9 @@ import java.util.Map;
  * they are emptied. What cannot be rewritten exactly is refused ({@link PatchException.Reason#DEBUG_INFO}).
  */
 final class DebugSections {
+    /** gdb's index (gdb-add-index, ld --gdb-index): its address table would name the old code. */
+    private static final String GDB_INDEX = ".gdb_index";
+
     private DebugSections() {}
 
     /** Rewrites the debug sections of {@code elf} in {@code editor} for the code {@code moved}. */
@@ -29,6 +32,11 @@ final class DebugSections {
         } catch (UnsupportedDwarfException e) {
             throw new PatchException(PatchException.Reason.DEBUG_INFO, elf.name() + ": " + e.getMessage()
                     + "; the debug information of moved code cannot follow it (strip it with objcopy --strip-debug to patch without it)");
+        }
+        if (!changed.isEmpty() && elf.section(GDB_INDEX).isPresent()) {
+            throw new PatchException(PatchException.Reason.DEBUG_INFO, elf.name() + ": " + GDB_INDEX
+                    + " holds an address table of the moved code's old places that the write-back does not rewrite"
+                    + " (remove it with objcopy --remove-section=" + GDB_INDEX + "; gdb-add-index can make it again)");
         }
         for (Map.Entry<String, byte[]> e : changed.entrySet()) {
             Section s = elf.section(e.getKey()).orElse(null);
