@@ -50,6 +50,21 @@ RV_SHARED := $(RV_SHARED_DIR)/libsplice_c.so $(RV_SHARED_DIR)/libsplice_cxx.so $
 RV_VECTOR_CC := clang-22 --target=riscv64-linux-gnu -march=rv64gcv -O3 -g0 -static -fuse-ld=lld -Wl,--emit-relocs
 RV_VECTOR := $(foreach n,$(basename $(notdir $(wildcard tests/programs/vector/*.c))),$(PROG_DIR)/rv64v/$(n))
 
+# -g builds for the debug-information tests (docs/patch.md, "Debug information"), all static with
+# --emit-relocs: DWARF 5 as gcc emits it, DWARF 4, and the two that llvm-dwarfdump-22 --verify can
+# check (strict DWARF 4; DWARF 5 without variable tracking: its check of call sites loops forever on
+# one in a nested scope). gdb-multiarch reads them in the tests.
+DEB_PACKAGES += gdb-multiarch
+RV_G_NAMES := loops fragment_calls exceptions
+RV_G_VARIANTS := .dwarf5 .dwarf4 .strict4 .novt
+RV_G := $(foreach n,$(RV_G_NAMES),$(foreach v,$(RV_G_VARIANTS),$(PROG_DIR)/rv64-g/$(n)$(v)))
+# And two compile units, one of them a single range only part of which moves.
+RV_G += $(foreach v,$(RV_G_VARIANTS),$(PROG_DIR)/rv64-g/units$(v))
+RV_G_FLAGS.dwarf5 := -g
+RV_G_FLAGS.dwarf4 := -gdwarf-4
+RV_G_FLAGS.strict4 := -gdwarf-4 -gstrict-dwarf
+RV_G_FLAGS.novt := -g -fno-var-tracking
+
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
 
@@ -113,6 +128,16 @@ $(PROG_DIR)/rv64/%.relocs: tests/programs/%.S
 	@mkdir -p $(@D); $(RV_CC) $(RV_ASFLAGS) -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/rv64/%.norvc: tests/programs/%.S
 	@mkdir -p $(@D); $(RV_CC) $(RV_ASFLAGS) -march=rv64g -mabi=lp64d -Wl,--emit-relocs -o $@ $<
+programs: $(RV_G)
+define RV_G_RULES
+$(PROG_DIR)/rv64-g/%$(1): tests/programs/%.c
+	@mkdir -p $$(@D); $(RV_CC) -static -O2 $(RV_G_FLAGS$(1)) -Wl,--emit-relocs -o $$@ $$<
+$(PROG_DIR)/rv64-g/%$(1): tests/programs/%.cpp
+	@mkdir -p $$(@D); $(RV_CXX) -static -O2 $(RV_G_FLAGS$(1)) -Wl,--emit-relocs -o $$@ $$<
+endef
+$(foreach v,$(RV_G_VARIANTS),$(eval $(call RV_G_RULES,$(v))))
+$(PROG_DIR)/rv64-g/units.%: tests/programs/dwarf/units_main.c tests/programs/dwarf/units_lib.c
+	@mkdir -p $(@D); $(RV_CC) -static -O2 $(RV_G_FLAGS.$*) -Wl,--emit-relocs -o $@ $^
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.c
 	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.cpp

@@ -134,6 +134,8 @@ final class Inserter {
             editor.setBuildId(BuildIds.finish(side.join().codeHash(), oldId.length, BuildIds.patchedWords(patches)));
         }
         Phases.mark("build-id");
+        DebugSections.follow(elf, moved, editor);
+        Phases.mark("debug info");
         byte[] out = editor.toBytes();
         Phases.mark("ELF bytes");
         return out;

@@ -58,6 +58,8 @@ public class PatchException extends BadInputException {
         OUT_OF_REACH,
         /** {@code .eh_frame} or {@code .eh_frame_hdr} holds what the write-back cannot migrate, or cannot grow. */
         UNWIND_INFO,
+        /** DWARF debug information over moved code that the write-back cannot rewrite exactly (docs/patch.md, "Debug information"). */
+        DEBUG_INFO,
         /** A moved function has a C++ exception table without relocations. */
         LSDA_WITHOUT_RELOCATIONS,
         /** A fragment or replacement listing does not assemble, or does not hold one region at the right address. */

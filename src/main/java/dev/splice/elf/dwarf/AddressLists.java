@@ -1,0 +1,247 @@
+package dev.splice.elf.dwarf;
+
+import dev.splice.base.ByteReader;
+import dev.splice.base.ByteWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The range lists ({@code .debug_rnglists}, DWARF 4's {@code .debug_ranges}) or the location
+ * lists ({@code .debug_loclists}, {@code .debug_loc}) of a rewrite: a list that covers no moved
+ * code stays where it is; one that does is written anew at the end of the section with absolute
+ * addresses, every entry mapped through the {@link AddressMap} (split where moved code divides
+ * it), and its old bytes become empty lists (DWARF 5: end-of-list bytes; DWARF 4's pairs stay, no
+ * DIE names them). {@link #offset} gives a DIE's reference its new value; a section without moved
+ * code keeps every byte.
+ */
+final class AddressLists {
+    /** DWARF 5 entry kinds (DW_RLE_* and DW_LLE_*) this class reads. */
+    private static final int END = 0;
+    private static final long BASE_SELECTION = -1L;
+
+    private final String name;
+    private final byte[] section;
+    private final boolean locations;
+    private final boolean dwarf5;
+    private final AddressMap map;
+    private final ByteWriter out = new ByteWriter();
+    private final Map<Long, Long> newOffsets = new HashMap<>();
+    /** The byte spans of lists written anew, to be emptied. */
+    private final List<int[]> emptied = new ArrayList<>();
+    /** The offset of the last DWARF 5 contribution's header. */
+    private int lastHeader;
+
+    /** One entry: its range (none for a default location) and, for a location list, its expression. */
+    private record Entry(long from, long to, boolean hasRange, byte[] expression) {}
+
+    /**
+     * @param name the section's name, for messages
+     * @param section its bytes
+     * @param locations location lists (with expressions) or range lists
+     * @param dwarf5 the DWARF 5 encoding (DW_RLE_/DW_LLE_ entries under a header) or DWARF 4's pairs
+     */
+    AddressLists(String name, byte[] section, boolean locations, boolean dwarf5, AddressMap map) {
+        this.name = name;
+        this.section = section;
+        this.locations = locations;
+        this.dwarf5 = dwarf5;
+        this.map = map;
+        out.bytes(section);
+        if (dwarf5 && section.length == 0) { // a section made for new lists: its header
+            out.u32(0);
+            out.u16(5);
+            out.u8(8);
+            out.u8(0);
+            out.u32(0);
+        } else if (dwarf5) {
+            int at = 0;
+            while (at < section.length) { // every contribution's header; new lists extend the last one
+                ByteReader r = UnitLength.unit(section, at, name);
+                int end = r.position() + r.remaining();
+                r.skip(4); // version, address_size, segment_selector_size
+                if (r.u32() != 0) {
+                    throw new UnsupportedDwarfException(name, at, "an offset table (DW_FORM_rnglistx / loclistx) is not handled");
+                }
+                lastHeader = at;
+                at = end;
+            }
+        }
+    }
+
+    /** The name of the section. */
+    String name() {
+        return name;
+    }
+
+    /** The new offset of the list at {@code offset} (of a unit whose base address is {@code base}). */
+    long offset(long offset, long base) {
+        Long known = newOffsets.get(offset);
+        if (known != null) {
+            return known;
+        }
+        if (offset < (dwarf5 ? 12 : 0) || offset >= section.length) {
+            throw new UnsupportedDwarfException(name, offset, "a list outside the section");
+        }
+        ByteReader r = new ByteReader(section, (int) offset, section.length, name);
+        List<Entry> entries = dwarf5 ? readDwarf5(r, base) : readDwarf4(r, base);
+        boolean moves = false;
+        for (Entry e : entries) {
+            moves |= e.hasRange && map.moves(e.from, e.to);
+        }
+        long at = offset;
+        if (moves) {
+            at = out.size();
+            write(entries);
+            if (dwarf5) {
+                emptied.add(new int[] {(int) offset, r.position()});
+            }
+        }
+        newOffsets.put(offset, at);
+        return at;
+    }
+
+    /**
+     * Adds a new list of absolute ranges (already at their new places).
+     *
+     * @return its offset
+     */
+    long add(List<long[]> ranges) {
+        long at = out.size();
+        if (!dwarf5) {
+            out.u64(BASE_SELECTION);
+            out.u64(0);
+        }
+        for (long[] r : ranges) {
+            if (dwarf5) {
+                out.u8(6); // DW_RLE_start_end
+            }
+            out.u64(r[0]);
+            out.u64(r[1]);
+        }
+        if (dwarf5) {
+            out.u8(END);
+        } else {
+            out.u64(0);
+            out.u64(0);
+        }
+        return at;
+    }
+
+    /** The section with the new lists (a DWARF 5 header's unit length set). */
+    byte[] bytes() {
+        byte[] b = out.toByteArray();
+        for (int[] span : emptied) {
+            Arrays.fill(b, span[0], span[1], (byte) END);
+        }
+        if (dwarf5) {
+            dev.splice.base.Le.putU32(b, lastHeader, b.length - lastHeader - 4);
+        }
+        return b;
+    }
+
+    private List<Entry> readDwarf5(ByteReader r, long base) {
+        List<Entry> entries = new ArrayList<>();
+        while (true) {
+            int at = r.position();
+            int kind = r.u8();
+            if (kind == END) {
+                return entries;
+            }
+            long from;
+            long to;
+            boolean hasRange = true;
+            switch (locations ? kind : kind == 5 ? 6 : kind == 6 ? 7 : kind == 7 ? 8 : kind) { // DW_RLE_ as DW_LLE_ numbers
+                case 4 -> { // offset_pair
+                    from = base + r.uleb();
+                    to = base + r.uleb();
+                }
+                case 5 -> { // DW_LLE_default_location
+                    from = 0;
+                    to = 0;
+                    hasRange = false;
+                }
+                case 6 -> { // base_address
+                    base = r.u64();
+                    continue;
+                }
+                case 7 -> { // start_end
+                    from = r.u64();
+                    to = r.u64();
+                }
+                case 8 -> { // start_length
+                    from = r.u64();
+                    to = from + r.uleb();
+                }
+                default -> throw new UnsupportedDwarfException(name, at, "list entry kind " + kind
+                        + (kind <= 3 ? " (an index into .debug_addr)" : kind == 9 ? " (DW_LLE_GNU_view_pair)" : "") + " is not handled");
+            }
+            entries.add(new Entry(from, to, hasRange, locations ? r.bytes(length(r, r.uleb())) : null));
+        }
+    }
+
+    private List<Entry> readDwarf4(ByteReader r, long base) {
+        List<Entry> entries = new ArrayList<>();
+        while (true) {
+            long from = r.u64();
+            long to = r.u64();
+            if (from == 0 && to == 0) {
+                return entries;
+            }
+            if (from == BASE_SELECTION) {
+                base = to;
+                continue;
+            }
+            entries.add(new Entry(base + from, base + to, true, locations ? r.bytes(r.u16()) : null));
+        }
+    }
+
+    private static int length(ByteReader r, long length) {
+        if (length < 0 || length > r.remaining()) {
+            throw r.error(r.position(), "an expression of " + length + " bytes runs past the section's end");
+        }
+        return (int) length;
+    }
+
+    /** Writes a list with absolute addresses, every entry at its new place. */
+    private void write(List<Entry> entries) {
+        if (!dwarf5) {
+            out.u64(BASE_SELECTION);
+            out.u64(0);
+        }
+        for (Entry e : entries) {
+            if (!e.hasRange) {
+                out.u8(5); // DW_LLE_default_location
+                expression(e.expression);
+                continue;
+            }
+            map.ranges(e.from, e.to, (from, to) -> {
+                if (dwarf5) {
+                    out.u8(locations ? 7 : 6); // DW_LLE_start_end, DW_RLE_start_end
+                }
+                out.u64(from);
+                out.u64(to);
+                if (locations) {
+                    expression(e.expression);
+                }
+            });
+        }
+        if (dwarf5) {
+            out.u8(END);
+        } else {
+            out.u64(0);
+            out.u64(0);
+        }
+    }
+
+    private void expression(byte[] expression) {
+        if (dwarf5) {
+            out.uleb(expression.length);
+        } else {
+            out.u16(expression.length);
+        }
+        out.bytes(expression);
+    }
+}

@@ -1,0 +1,211 @@
+package dev.splice.patch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.bat.BatColdFragment;
+import dev.splice.bat.BatFunction;
+import dev.splice.bat.BatMap;
+import dev.splice.bat.BatTables;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Function;
+import dev.splice.elf.Section;
+import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Debug information follows moved code (docs/patch.md, "Debug information"): the -g builds of
+ * the C and C++ programs, a fragment at every function entry and at every block of {@code main},
+ * then GNU addr2line, gdb and llvm-dwarfdump-22 --verify as the oracles, against the input.
+ */
+class DebugInfoTest {
+    private static final String NOP = "addi x0, x0, 0\n";
+    /** The programs' own functions whose every block gets a fragment too. */
+    private static final Map<String, List<String>> BLOCKS = Map.of("loops", List.of("main", "hot_loop", "classify"),
+            "fragment_calls", List.of("main"), "exceptions", List.of("main"), "units", List.of("main", "pick"));
+
+    @TempDir
+    Path tmp;
+
+    private static Path program(String name) {
+        Path p = TestPrograms.dir().resolve("rv64-g").resolve(name);
+        assertTrue(Files.isRegularFile(p), p + " is missing: run 'make programs'");
+        return p;
+    }
+
+    private Path patch(Path in) throws IOException {
+        ElfFile elf = ElfFile.read(in);
+        Rewrite rewrite = Rewrite.of(elf).insertAtEntries(NOP, "nop", BranchTarget.INSERTED);
+        String base = in.getFileName().toString().replaceAll("\\..*", "");
+        for (String n : BLOCKS.get(base)) {
+            for (long a : InsertTest.blockStarts(elf, elf.function(n).orElseThrow())) {
+                if (a != elf.function(n).orElseThrow().address()) {
+                    rewrite.insert(new Insertion(a, NOP, BranchTarget.INSERTED));
+                }
+            }
+        }
+        return PatchFixtures.write(tmp, in.getFileName() + ".out", rewrite.run().bytes());
+    }
+
+    /** Every moved output address with the input address the BAT maps it to (inserted code: the instruction it precedes). */
+    private static long[][] movedAddresses(ElfFile out) {
+        BatTables bat = BatTables.read(out);
+        Map<Long, Long> oldEntry = new HashMap<>();
+        for (BatColdFragment c : bat.coldFragments()) {
+            oldEntry.put(c.parentAddress(), c.address());
+        }
+        List<long[]> pairs = new ArrayList<>();
+        for (BatFunction f : bat.functions()) {
+            BatMap m = f.map();
+            long input = oldEntry.get(f.address());
+            for (int i = 0; i < m.size(); i++) {
+                pairs.add(new long[] {f.address() + m.outputOffset(i), input + m.inputOffset(i)});
+            }
+        }
+        return pairs.toArray(new long[0][]);
+    }
+
+    private static List<String> addr2line(Path binary, long[][] pairs, int column) {
+        List<String> cmd = new ArrayList<>(List.of(Tools.require("riscv64-linux-gnu-addr2line"), "-e", binary.toString()));
+        for (long[] p : pairs) {
+            cmd.add("0x" + Long.toHexString(p[column]));
+        }
+        Tools.Result r = Tools.run(cmd, "", 300);
+        assertEquals(0, r.exitCode(), r.stderr());
+        return Arrays.asList(r.stdout().split("\n"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"loops.dwarf5", "loops.dwarf4", "fragment_calls.dwarf5", "fragment_calls.dwarf4",
+            "exceptions.dwarf5", "exceptions.dwarf4", "loops.strict4", "loops.novt", "units.dwarf5", "units.dwarf4"})
+    void addr2lineGivesTheInputLineForEveryMovedAddress(String name) throws IOException {
+        Path in = program(name);
+        Path out = patch(in);
+        long[][] pairs = movedAddresses(ElfFile.read(out));
+        List<String> before = addr2line(in, pairs, 1);
+        List<String> after = addr2line(out, pairs, 0);
+        assertEquals(pairs.length, after.size());
+        int withLines = 0;
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < pairs.length; i++) {
+            if (before.get(i).startsWith("??") || before.get(i).endsWith(":?")) {
+                continue; // glibc's code: no line information in the input either
+            }
+            withLines++;
+            if (!before.get(i).equals(after.get(i))) {
+                wrong.add("0x" + Long.toHexString(pairs[i][0]) + " " + after.get(i) + " but input 0x"
+                        + Long.toHexString(pairs[i][1]) + " " + before.get(i));
+            }
+        }
+        assertTrue(withLines >= 50, name + ": only " + withLines + " moved addresses with line information");
+        assertTrue(wrong.isEmpty(), name + ": " + wrong.size() + " of " + withLines + " differ, e.g. "
+                + wrong.subList(0, Math.min(5, wrong.size())));
+        PatchFixtures.assertSameRun(in, out);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"loops.dwarf5", "loops.dwarf4", "exceptions.dwarf5"})
+    void gdbFindsLinesAndBreakpointsInTheMovedCode(String name) throws IOException {
+        Path in = program(name);
+        Path out = patch(in);
+        ElfFile input = ElfFile.read(in);
+        ElfFile output = ElfFile.read(out);
+        Section newText = output.section(NewSection.NAME).orElseThrow();
+        Function main = input.function("main").orElseThrow();
+        long newMain = output.function("main").orElseThrow().address();
+        assertTrue(newText.contains(newMain));
+        String gdb = Tools.require("gdb-multiarch");
+        Pattern line = Pattern.compile("Line (\\d+) of \"([^\"]+)\"");
+        Tools.Result before = Tools.run(List.of(gdb, "-batch", "-ex", "info line *0x" + Long.toHexString(main.address()), in.toString()), "", 120);
+        Matcher m = line.matcher(before.stdout());
+        assertTrue(m.find(), before.stdout() + before.stderr());
+        Tools.Result after = Tools.run(List.of(gdb, "-batch", "-ex", "info line *0x" + Long.toHexString(newMain),
+                "-ex", "break " + Path.of(m.group(2)).getFileName() + ":" + m.group(1), out.toString()), "", 120);
+        Matcher n = line.matcher(after.stdout());
+        assertTrue(n.find(), after.stdout() + after.stderr());
+        assertEquals(m.group(0), n.group(0), "gdb's line of main's new entry");
+        Matcher at = Pattern.compile("Breakpoint 1 at 0x([0-9a-f]+): (file .*, line " + m.group(1)
+                + "\\.|\\S+:" + m.group(1) + "\\. \\(\\d+ locations\\))").matcher(after.stdout());
+        assertTrue(at.find(), after.stdout() + after.stderr());
+        // gdb names the first location: several when the line's code is in several places (all moved here).
+        assertTrue(newText.contains(Long.parseLong(at.group(1), 16)), "the breakpoint is in the moved code: " + after.stdout());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"loops.strict4", "loops.novt", "fragment_calls.strict4", "fragment_calls.novt",
+            "exceptions.strict4", "exceptions.novt", "units.strict4", "units.novt"})
+    void llvmDwarfdumpVerifiesNoNewErrors(String name) throws IOException {
+        Path in = program(name);
+        Path out = patch(in);
+        String dwarfdump = Tools.require("llvm-dwarfdump-22");
+        Set<String> before = errors(Tools.run(List.of(dwarfdump, "--verify", in.toString()), "", 300));
+        Tools.Result after = Tools.run(List.of(dwarfdump, "--verify", out.toString()), "", 300);
+        Set<String> added = errors(after);
+        added.removeAll(before);
+        assertTrue(added.isEmpty(), name + ": new errors " + added + "\n" + after.stdout());
+        assertTrue(after.stdout().contains("No errors.") || !before.isEmpty(), after.stdout());
+        Tools.Result dump = Tools.run(List.of(dwarfdump, "--debug-info", "--debug-line", out.toString()), "", 300);
+        assertTrue(dump.exitCode() == 0 && dump.stderr().isBlank(), dump.stderr());
+    }
+
+    /**
+     * A unit whose code is one range (units_lib.c: DW_AT_low_pc/high_pc) of which only {@code pick}
+     * moves: its DIE gets DW_AT_ranges; addresses in place and moved keep their lines.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"units.dwarf5", "units.dwarf4", "units.strict4", "units.novt"})
+    void aUnitOfOneRangeThatMovedCodeDividesGetsRanges(String name) throws IOException {
+        Path in = program(name);
+        ElfFile elf = ElfFile.read(in);
+        Function pick = elf.function("pick").orElseThrow();
+        Rewrite rewrite = Rewrite.of(elf);
+        for (long a : InsertTest.blockStarts(elf, pick)) {
+            rewrite.insert(new Insertion(a, NOP, BranchTarget.INSERTED));
+        }
+        Path out = PatchFixtures.write(tmp, name + ".pick", rewrite.run().bytes());
+        List<long[]> pairs = new ArrayList<>(Arrays.asList(movedAddresses(ElfFile.read(out))));
+        for (String unmoved : List.of("scale", "checksum")) {
+            for (long a : PatchFixtures.boundaries(elf, elf.function(unmoved).orElseThrow())) {
+                pairs.add(new long[] {a, a});
+            }
+        }
+        long[][] all = pairs.toArray(new long[0][]);
+        assertEquals(addr2line(in, all, 1), addr2line(out, all, 0));
+        assertTrue(addr2line(out, all, 0).stream().allMatch(l -> l.contains("units_lib.c:")), "every address has its line");
+        String dwarfdump = Tools.require("llvm-dwarfdump-22");
+        Tools.Result info = Tools.run(List.of(dwarfdump, "--debug-info", out.toString()), "", 120);
+        String unitDie = info.stdout().substring(info.stdout().indexOf("units_lib.c\")"));
+        unitDie = unitDie.substring(0, unitDie.indexOf("DW_TAG_"));
+        assertTrue(unitDie.contains("DW_AT_ranges") && unitDie.contains("DW_AT_low_pc") && !unitDie.contains("DW_AT_high_pc"), unitDie);
+        if (!name.endsWith("dwarf5") && !name.endsWith("dwarf4")) { // the builds llvm-dwarfdump-22 can verify
+            Tools.Result verify = Tools.run(List.of(dwarfdump, "--verify", out.toString()), "", 300);
+            assertTrue(verify.exitCode() == 0 && verify.stdout().contains("No errors."), verify.stdout());
+        }
+        PatchFixtures.assertSameRun(in, out);
+    }
+
+    private static Set<String> errors(Tools.Result r) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String l : (r.stdout() + "\n" + r.stderr()).split("\n")) {
+            if (l.contains("error:") || l.contains("warning:")) {
+                out.add(l.replaceAll("0x[0-9a-f]+", "0x?")); // offsets of units may change
+            }
+        }
+        return out;
+    }
+}
