@@ -92,6 +92,7 @@ public final class Field {
             case CSR -> Type.CSR;
             case RM, RMX -> Type.ROUNDING_MODE;
             case FENCE -> Type.FENCE_SET;
+            case FLI -> Type.IMMEDIATE;
         };
     }
 

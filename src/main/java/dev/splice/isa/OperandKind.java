@@ -27,7 +27,9 @@ enum OperandKind {
     /** Rounding mode of an exact conversion; rne (0) is the default and not printed. */
     RMX,
     /** A fence predecessor/successor set (i, o, r, w). */
-    FENCE;
+    FENCE,
+    /** Zfa's fli constant index, printed and parsed as the constant ("1.0", "min", "inf"). */
+    FLI;
 
     boolean signed() {
         return this == SIMM || this == PCREL || this == CLUI;

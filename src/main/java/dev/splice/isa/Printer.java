@@ -134,6 +134,7 @@ public final class Printer {
             }
             case RM, RMX -> out.append(Names.RM_BYTES[(int) v]);
             case FENCE -> out.append(Names.FENCE_BYTES[(int) v]);
+            case FLI -> out.append(Names.FLI_BYTES[(int) v]);
         }
     }
 

@@ -71,6 +71,11 @@ final class LlvmPeer {
 
     /** Disassembles raw bytes; {@code exact} adds -M no-aliases. */
     static List<Line> objdump(byte[] code, Path dir, boolean exact) throws IOException {
+        return objdump(code, dir, exact, MATTR);
+    }
+
+    /** Disassembles raw bytes with these llvm features; {@code exact} adds -M no-aliases. */
+    static List<Line> objdump(byte[] code, Path dir, boolean exact, String mattr) throws IOException {
         Path bin = dir.resolve("code.bin");
         Path obj = dir.resolve("code.o");
         Path out = dir.resolve("code.dis");
@@ -78,7 +83,7 @@ final class LlvmPeer {
         run(dir.resolve("objcopy.out"), "llvm-objcopy-22", "-I", "binary", "-O", "elf64-littleriscv",
                 bin.toString(), obj.toString());
         List<String> cmd = new ArrayList<>(List.of("llvm-objdump-22", "-D", "-z", "-j", ".data",
-                "--no-show-raw-insn", "--mattr=" + MATTR, obj.toString()));
+                "--no-show-raw-insn", "--mattr=" + mattr, obj.toString()));
         if (exact) {
             cmd.addAll(1, List.of("-M", "no-aliases"));
         }
