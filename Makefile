@@ -45,6 +45,10 @@ RV_SHARED_DIR := $(PROG_DIR)/rv64-shared
 RV_SHARED := $(RV_SHARED_DIR)/libsplice_c.so $(RV_SHARED_DIR)/libsplice_cxx.so $(RV_SHARED_DIR)/clib_main \
 	$(RV_SHARED_DIR)/cxxlib_main
 
+# Programs with instructions of issue 14's scalar extensions (their Tag_RISCV_arch names them),
+# with --emit-relocs; C sources in tests/programs/rv64-ext/ (RISC-V only: inline assembly).
+RV_EXT := $(PROG_DIR)/rv64-ext/zbc_mix
+
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
 
@@ -84,7 +88,7 @@ $(JAR): $(SOURCES)
 		-XX:SharedArchiveFile=$(CURDIR)/target/splice.jsa -cp $(CURDIR)/$(JAR); } > build/cds.log 2>&1 \
 		|| rm -f target/splice.jsa
 
-programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_DYN) $(RV_SHARED)
+programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_DYN) $(RV_SHARED) $(RV_EXT)
 
 $(PROG_DIR)/rv64/%: tests/programs/%.c
 	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -o $@ $<
@@ -104,6 +108,8 @@ $(PROG_DIR)/rv64/%.relocs: tests/programs/%.S
 	@mkdir -p $(@D); $(RV_CC) $(RV_ASFLAGS) -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/rv64/%.norvc: tests/programs/%.S
 	@mkdir -p $(@D); $(RV_CC) $(RV_ASFLAGS) -march=rv64g -mabi=lp64d -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64-ext/zbc_mix: tests/programs/rv64-ext/zbc_mix.c
+	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -march=rv64gc_zbc -mabi=lp64d -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.c
 	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.cpp
