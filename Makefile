@@ -65,6 +65,10 @@ RV_G_FLAGS.dwarf4 := -gdwarf-4
 RV_G_FLAGS.strict4 := -gdwarf-4 -gstrict-dwarf
 RV_G_FLAGS.novt := -g -fno-var-tracking
 
+# Programs with instructions of issue 14's scalar extensions (their Tag_RISCV_arch names them),
+# with --emit-relocs; C sources in tests/programs/rv64-ext/ (RISC-V only: inline assembly).
+RV_EXT := $(PROG_DIR)/rv64-ext/zbc_mix
+
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
 
@@ -105,7 +109,7 @@ $(JAR): $(SOURCES)
 		-XX:SharedArchiveFile=$(CURDIR)/target/splice.jsa -cp $(CURDIR)/$(JAR); } > build/cds.log 2>&1 \
 		|| rm -f target/splice.jsa
 
-programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_DYN) $(RV_SHARED) $(RV_VECTOR)
+programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_DYN) $(RV_SHARED) $(RV_VECTOR) $(RV_EXT)
 
 $(PROG_DIR)/rv64v/%: tests/programs/vector/%.c
 	@mkdir -p $(@D); $(RV_VECTOR_CC) -o $@ $<
@@ -138,6 +142,8 @@ endef
 $(foreach v,$(RV_G_VARIANTS),$(eval $(call RV_G_RULES,$(v))))
 $(PROG_DIR)/rv64-g/units.%: tests/programs/dwarf/units_main.c tests/programs/dwarf/units_lib.c
 	@mkdir -p $(@D); $(RV_CC) -static -O2 $(RV_G_FLAGS.$*) -Wl,--emit-relocs -o $@ $^
+$(PROG_DIR)/rv64-ext/zbc_mix: tests/programs/rv64-ext/zbc_mix.c
+	@mkdir -p $(@D); $(RV_CC) $(RV_FLAGS) -march=rv64gc_zbc -mabi=lp64d -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.c
 	@mkdir -p $(@D); gcc -O2 -g0 -no-pie -fno-pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/x86_64/%.relocs: tests/programs/%.cpp

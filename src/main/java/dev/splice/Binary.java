@@ -4,6 +4,8 @@ import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.elf.reloc.RiscVAttributes;
+import dev.splice.isa.Extension;
 import dev.splice.listing.Region;
 import dev.splice.listing.SymbolMap;
 import dev.splice.patch.Point;
@@ -37,6 +39,17 @@ public final class Binary {
             throw new BadInputException(elf.name() + ": not a RISC-V ELF file");
         }
         this.elf = elf;
+    }
+
+    /**
+     * The extensions the file's code is disassembled with by default: those of its
+     * {@code .riscv.attributes} Tag_RISCV_arch string, as llvm-objdump chooses them; without the
+     * attribute, {@link Extension#classic()}.
+     *
+     * @return the extensions (a new, modifiable set)
+     */
+    public java.util.Set<Extension> extensions() {
+        return RiscVAttributes.arch(elf).map(Extension::parseArch).orElseGet(Extension::classic);
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.splice.base.AtomicFiles;
 import dev.splice.base.OutputPaths;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.SymbolAddress;
+import dev.splice.isa.Extension;
 import dev.splice.listing.JsonlWriter;
 import dev.splice.listing.ListingWriter;
 import dev.splice.listing.Region;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -69,6 +71,10 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
     @Option(names = "--raw", description = "FILE holds raw machine code, not an ELF file.")
     boolean raw;
 
+    @Option(names = "--target", paramLabel = "ISA|PROFILE",
+            description = "Decode only these extensions (an ISA string as -march spells it, rv64gcv_zfh_zbc, or a profile, rva22u64 or rva23u64); what they do not enable is listed raw, as llvm-objdump --mattr. Default: the ELF file's Tag_RISCV_arch; rv64gc with Zicbom, Zicboz, Zicond, Zihintpause, Zba, Zbb, Zbs for --raw input and ELF files without the attribute.")
+    String target;
+
     @Option(names = "--base", paramLabel = "ADDR", description = "With --raw: address of the first byte (default 0).",
             converter = AddressConverter.class)
     AddressText.Parsed base;
@@ -76,12 +82,12 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
     /** The decoder tables take as long to build as picocli takes to start: overlap them. */
     @Override
     public void warmUp() {
-        DecoderTables.startBuilding();
+        DecoderTables.startBuilding(DecoderTables.likelyTarget());
     }
 
     @Override
     public Integer call() throws Exception {
-        DecoderTables.startBuilding(); // builds the decoder tables while the input is read (if warmUp did not)
+        DecoderTables.startBuilding(DecoderTables.likelyTarget()); // while the input is read (if warmUp did not)
         OutputPaths.check(output, file);
         functions.removeIf(String::isEmpty); // --disassemble without a symbol: everything, as -d
         for (String option : disassemblerOptions) {
@@ -90,6 +96,14 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
                 case "no-aliases" -> aliases = false;
                 default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                         "-M " + option + ": Splice knows the disassembler options 'aliases' and 'no-aliases'");
+            }
+        }
+        Set<Extension> extensions = null;
+        if (target != null) {
+            try {
+                extensions = Extension.parseTarget(target);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--target: " + e.getMessage());
             }
         }
         List<Region> regions;
@@ -101,12 +115,19 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
                         "--section and --function need an ELF file, not --raw");
             }
             regions = List.of(Region.raw(base == null ? 0 : number(base, "--base"), Files.readAllBytes(file)));
+            if (extensions == null) {
+                extensions = Extension.classic();
+            }
         } else {
             if (base != null) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--base needs --raw");
             }
             Binary binary = Binary.open(file);
             elf = binary.elf();
+            if (extensions == null) {
+                extensions = binary.extensions();
+            }
+            DecoderTables.startBuilding(extensions); // if not the likely set: while the regions are cut out
             regions = binary.regions(sections, functions);
             symbols = binary.symbolMap();
         }
@@ -119,11 +140,12 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
         }
         SymbolMap names = symbols;
         List<Region> listed = regions;
+        Set<Extension> decoded = extensions;
         AtomicFiles.writeOrPrint(output, out -> {
             if (format == Format.jsonl) {
-                new JsonlWriter(aliases, names).write(listed, out);
+                new JsonlWriter(aliases, names, decoded).write(listed, out);
             } else {
-                new ListingWriter(aliases, names).write(listed, out);
+                new ListingWriter(aliases, names, decoded).write(listed, out);
             }
         });
         return Main.OK;

@@ -36,12 +36,12 @@ final class ExportCommand implements Callable<Integer>, Main.WarmsUp {
     /** The decoder tables take as long to build as picocli takes to start: overlap them. */
     @Override
     public void warmUp() {
-        DecoderTables.startBuilding();
+        DecoderTables.startBuilding(DecoderTables.all());
     }
 
     @Override
     public Integer call() throws Exception {
-        DecoderTables.startBuilding(); // builds the decoder tables while the input is read (if warmUp did not)
+        DecoderTables.startBuilding(DecoderTables.all()); // builds the decoder tables while the input is read (if warmUp did not)
         Binary binary = Binary.open(file);
         ListingWriter writer = new ListingWriter(aliases, binary.symbolMap());
         Files.createDirectories(outputDir);

@@ -56,7 +56,7 @@ public final class Decoder {
         List<Opcode> wide = new ArrayList<>();
         List<Opcode> narrow = new ArrayList<>();
         for (Opcode op : opcodes) {
-            if (enabled.containsAll(op.requires())) {
+            if (op.enabledBy(enabled)) {
                 (op.size() == 2 ? narrow : wide).add(op);
             }
         }

@@ -126,6 +126,7 @@ public final class Encoder {
             case CSR -> "CSR number";
             case RM, RMX -> "rounding mode";
             case FENCE -> "fence set";
+            case FLI -> "fli constant";
             default -> "immediate";
         };
     }

@@ -101,6 +101,7 @@ public final class Field {
             case VREG -> Type.VECTOR_REGISTER;
             case VMASK -> Type.VECTOR_MASK;
             case VTYPE -> Type.VECTOR_TYPE;
+            case FLI -> Type.IMMEDIATE;
         };
     }
 

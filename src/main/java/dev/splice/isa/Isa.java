@@ -45,6 +45,7 @@ public final class Isa {
         EnumSet<Extension> used = EnumSet.noneOf(Extension.class);
         for (Opcode op : opcodes) {
             used.addAll(op.requires());
+            used.addAll(op.anyOf());
         }
         this.extensions = Collections.unmodifiableSet(used);
         this.csrNames = Map.copyOf(csrNames);

@@ -25,6 +25,12 @@ final class Names {
     static final byte[][] VREG_BYTES = new byte[32][];
     /** The masked form of a vector instruction's vm operand. */
     static final byte[] V0_T = TextBuffer.ascii("v0.t");
+    /** Zfa's fli constants by index, spelled as llvm-objdump-22 prints them. */
+    static final String[] FLI = {"-1.0", "min", "1.52587890625e-05", "3.0517578125e-05", "0.00390625",
+        "0.0078125", "0.0625", "0.125", "0.25", "0.3125", "0.375", "0.4375", "0.5", "0.625", "0.75", "0.875",
+        "1.0", "1.25", "1.5", "1.75", "2.0", "2.5", "3.0", "4.0", "8.0", "16.0", "128.0", "256.0", "32768.0",
+        "65536.0", "inf", "nan"};
+    static final byte[][] FLI_BYTES = bytes(FLI);
     /** Fence sets by value: "0" or the "iorw" letters. */
     static final byte[][] FENCE_BYTES = new byte[16][];
 

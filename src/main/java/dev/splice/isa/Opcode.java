@@ -16,6 +16,7 @@ public final class Opcode {
     final byte[] mnemonicBytes;
     private final Extension extension;
     private final Set<Extension> requires;
+    private final Set<Extension> anyOf;
     private final int size;
     private final int mask;
     private final int match;
@@ -46,12 +47,13 @@ public final class Opcode {
     static final int FLOW_JAL = 1;
     static final int FLOW_JALR = 2;
 
-    Opcode(String mnemonic, Set<Extension> requires, Extension extension, int size, int mask, int match,
-           Template operands, Field[] constraintFields, long[][] forbidden, String expansion) {
+    Opcode(String mnemonic, Set<Extension> requires, Set<Extension> anyOf, Extension extension, int size, int mask,
+           int match, Template operands, Field[] constraintFields, long[][] forbidden, String expansion) {
         this.mnemonic = mnemonic;
         this.mnemonicBytes = TextBuffer.ascii(mnemonic);
         this.extension = extension;
         this.requires = Set.copyOf(requires);
+        this.anyOf = anyOf.isEmpty() ? Set.of() : java.util.Collections.unmodifiableSet(java.util.EnumSet.copyOf(anyOf)); // in enum order
         this.size = size;
         this.mask = mask;
         this.match = match;
@@ -91,6 +93,59 @@ public final class Opcode {
     /** {@return every extension that must be enabled for this instruction (c.fld: C and D)} */
     public Set<Extension> requires() {
         return requires;
+    }
+
+    /**
+     * {@return the extensions of which any one also enables this instruction, besides {@link
+     * #requires()} (rol: Zbb or Zbkb); empty for most rows}
+     */
+    public Set<Extension> anyOf() {
+        return anyOf;
+    }
+
+    /**
+     * Whether the instruction is one of these extensions': all of {@link #requires()} and, if
+     * the row has alternatives, one of {@link #anyOf()}.
+     *
+     * @param enabled the enabled extensions
+     * @return true if it decodes and assembles under {@code enabled}
+     */
+    public boolean enabledBy(Set<Extension> enabled) {
+        if (!enabled.containsAll(requires)) {
+            return false;
+        }
+        if (anyOf.isEmpty()) {
+            return true;
+        }
+        for (Extension e : anyOf) {
+            if (enabled.contains(e)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The extensions that this instruction needs under {@code enabled}: {@link #requires()} and
+     * the first alternative that {@code enabled} has (for the .target of a listing).
+     *
+     * @param enabled the enabled extensions (the instruction is {@link #enabledBy} them)
+     * @return the extensions it uses
+     */
+    public Set<Extension> usedIn(Set<Extension> enabled) {
+        if (anyOf.isEmpty()) {
+            return requires;
+        }
+        Set<Extension> used = java.util.EnumSet.noneOf(Extension.class);
+        used.addAll(requires);
+        for (Extension e : anyOf) {
+            if (enabled.contains(e)) {
+                used.add(e);
+                return used;
+            }
+        }
+        used.add(extension);
+        return used;
     }
 
     /** {@return the size in bytes: 2 or 4} */

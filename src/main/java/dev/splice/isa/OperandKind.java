@@ -33,7 +33,9 @@ enum OperandKind {
     /** A vector instruction's vm bit: 0 is masked by v0 (printed "v0.t"), 1 (the default) unmasked. */
     VMASK,
     /** The vtype immediate of vsetvli/vsetivli, printed as "e32, m2, ta, ma" (reserved values in hex). */
-    VTYPE;
+    VTYPE,
+    /** Zfa's fli constant index, printed and parsed as the constant ("1.0", "min", "inf"). */
+    FLI;
 
     boolean signed() {
         return this == SIMM || this == PCREL || this == CLUI;

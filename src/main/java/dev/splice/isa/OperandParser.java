@@ -174,6 +174,19 @@ final class OperandParser {
                 }
                 return set;
             }
+            case FLI -> {
+                int start = pos;
+                while (pos < text.length() && text.charAt(pos) != ',' && !Character.isWhitespace(text.charAt(pos))) {
+                    pos++;
+                }
+                String w = text.substring(start, pos);
+                for (int i = 0; i < Names.FLI.length; i++) {
+                    if (Names.FLI[i].equalsIgnoreCase(w)) {
+                        return i;
+                    }
+                }
+                throw error("'" + w + "' is not an fli constant (min, inf, nan, or one of the 29 values of Zfa's table: -1.0, 0.5, 1.0, 2.0, ...)", at);
+            }
             case CSR -> {
                 if (pos < text.length() && Character.isLetter(text.charAt(pos))) {
                     String w = word();

@@ -142,6 +142,7 @@ public final class Printer {
                     out.append(HEX_PREFIX).appendHex(v);
                 }
             }
+            case FLI -> out.append(Names.FLI_BYTES[(int) v]);
         }
     }
 

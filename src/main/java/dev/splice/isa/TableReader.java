@@ -208,10 +208,22 @@ final class TableReader {
         String[] head = words(cols[0].strip());
         String mnemonic = head[0];
         Set<Extension> req = EnumSet.noneOf(Extension.class);
+        Set<Extension> anyOf = EnumSet.noneOf(Extension.class);
         Extension ext = null;
         for (String e : head[1].split(",")) {
-            Extension x = Extension.valueOf(e);
-            req.add(x);
+            int slash = e.indexOf('/');
+            if (slash >= 0) { // "ZBB/ZBKB": either one enables the row
+                if (!anyOf.isEmpty()) {
+                    throw error(mnemonic + ": only one A/B group of alternative extensions");
+                }
+                for (String alternative : e.split("/")) {
+                    anyOf.add(Extension.valueOf(alternative));
+                }
+            }
+            Extension x = Extension.valueOf(slash >= 0 ? e.substring(0, slash) : e);
+            if (slash < 0) {
+                req.add(x);
+            }
             if (ext == null) {
                 ext = x;
             }
@@ -296,7 +308,7 @@ final class TableReader {
                 throw error(mnemonic + suffixes[k] + ": bits 0x" + Integer.toHexString(~covered & full)
                         + " are neither fixed nor in a field");
             }
-            Opcode op = new Opcode(mnemonic.concat(suffixes[k]), req, ext, size, m, v, t,
+            Opcode op = new Opcode(mnemonic.concat(suffixes[k]), req, anyOf, ext, size, m, v, t,
                     cf.toArray(new Field[0]), forbidden.toArray(new long[0][]), expansion);
             opcodes.add(op);
             if (byName.put(op.mnemonic(), op) != null) {
@@ -462,7 +474,7 @@ final class TableReader {
                 case 0xf8000000 -> Operand.RS3;
                 default -> null;
             };
-            case SIMM, UIMM, HEX20 -> Operand.IMM;
+            case SIMM, UIMM, HEX20, FLI -> Operand.IMM;
             case PCREL -> Operand.BRANCH_OFFSET;
             case CSR -> Operand.CSR;
             case RM, RMX -> Operand.RM;
@@ -544,8 +556,9 @@ final class TableReader {
         int i = 0;
         while (i < text.length()) {
             char c = text.charAt(i);
-            if (Template.isWordChar(c)) {
-                int j = i;
+            boolean negative = c == '-' && i + 1 < text.length() && Character.isDigit(text.charAt(i + 1)); // c.not: -1
+            if (Template.isWordChar(c) || negative) {
+                int j = negative ? i + 1 : i;
                 while (j < text.length() && Template.isWordChar(text.charAt(j))) {
                     j++;
                 }
@@ -570,11 +583,11 @@ final class TableReader {
                 try {
                     yield number(word);
                 } catch (NumberFormatException e) {
-                    yield -1;
+                    yield Long.MIN_VALUE;
                 }
             }
         };
-        if (v < 0 || target.check(v) != null) {
+        if (v == Long.MIN_VALUE || v < 0 && target.kind.register() || target.check(v) != null) {
             throw new IllegalStateException(source + ": " + op.mnemonic() + "'s expansion: '" + word
                     + "' is no value of " + target.name);
         }

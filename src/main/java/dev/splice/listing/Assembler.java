@@ -299,7 +299,15 @@ public final class Assembler {
                         + ", which is not in .target " + s.targetName);
             }
         }
-        if (op.extension() == Extension.C && !s.rvc) {
+        if (!op.enabledBy(s.target)) { // rol: Zbb or Zbkb
+            StringBuilder names = new StringBuilder();
+            for (Extension e : op.anyOf()) {
+                names.append(names.length() == 0 ? "" : " or ").append(e.isaName());
+            }
+            throw s.error(s.column, "'" + op.mnemonic() + "' needs extension " + names
+                    + ", neither of which is in .target " + s.targetName);
+        }
+        if (op.requires().contains(Extension.C) && !s.rvc) {
             throw s.error(s.column, "'" + op.mnemonic() + "' is a compressed instruction, but .option norvc is in effect");
         }
     }

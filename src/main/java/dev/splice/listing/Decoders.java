@@ -1,20 +1,18 @@
 package dev.splice.listing;
 
 import dev.splice.isa.Decoder;
+import dev.splice.isa.Extension;
 import dev.splice.isa.Isa;
+import java.util.Set;
 
 /**
- * The one decoder for every extension the listings know, built once per process (building it
- * costs far more than decoding a typical function).
+ * The decoders of the listings: one per set of extensions, built once per process by the isa
+ * package (building one costs far more than decoding a typical function).
  */
 final class Decoders {
     private Decoders() {}
 
-    private static final class Holder {
-        static final Decoder ALL = Isa.rv64().decoder(ListingWriter.ALL_EXTENSIONS);
-    }
-
-    static Decoder all() {
-        return Holder.ALL;
+    static Decoder of(Set<Extension> extensions) {
+        return Isa.rv64().decoder(extensions);
     }
 }

@@ -34,7 +34,19 @@ public final class JsonlWriter {
      * @param symbols names for the {@code symbol} field of branches (null: none)
      */
     public JsonlWriter(boolean aliases, SymbolMap symbols) {
-        this.decoder = Decoders.all();
+        this(aliases, symbols, ListingWriter.ALL_EXTENSIONS);
+    }
+
+    /**
+     * A writer that decodes only the instructions of the given extensions (the others are
+     * {@code valid: false}, as llvm-objdump with {@code --mattr}).
+     *
+     * @param aliases as {@link #JsonlWriter(boolean, SymbolMap)}
+     * @param symbols as {@link #JsonlWriter(boolean, SymbolMap)}
+     * @param extensions the extensions whose instructions are decoded
+     */
+    public JsonlWriter(boolean aliases, SymbolMap symbols, java.util.Set<dev.splice.isa.Extension> extensions) {
+        this.decoder = Decoders.of(extensions);
         this.printer = aliases ? Printer.ALIASES : Printer.EXACT;
         this.symbols = symbols == null ? SymbolMap.EMPTY : symbols;
     }

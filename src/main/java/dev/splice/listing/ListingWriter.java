@@ -61,6 +61,8 @@ public final class ListingWriter {
     private final Decoder decoder;
     private final Printer printer;
     private final SymbolMap symbols;
+    /** Per opcode id, a bit per Extension ordinal (fewer than 64) of what the row uses under the decoder's set. */
+    private final long[] usedBits;
 
     /**
      * @param aliases print readable aliases (li, mv, ret, ...) instead of the exact form; such a
@@ -68,9 +70,30 @@ public final class ListingWriter {
      * @param symbols names for comments on targets outside the region and for function headings
      */
     public ListingWriter(boolean aliases, SymbolMap symbols) {
-        this.decoder = Decoders.all();
+        this(aliases, symbols, ALL_EXTENSIONS);
+    }
+
+    /**
+     * A writer that decodes only the instructions of the given extensions: what they do not
+     * enable is listed raw ({@code .insn}), as llvm-objdump does with {@code --mattr}.
+     *
+     * @param aliases as {@link #ListingWriter(boolean, SymbolMap)}
+     * @param symbols as {@link #ListingWriter(boolean, SymbolMap)}
+     * @param extensions the extensions whose instructions are decoded
+     */
+    public ListingWriter(boolean aliases, SymbolMap symbols, Set<Extension> extensions) {
+        this.decoder = Decoders.of(extensions);
         this.printer = aliases ? Printer.ALIASES : Printer.EXACT;
         this.symbols = symbols == null ? SymbolMap.EMPTY : symbols;
+        List<Opcode> opcodes = Isa.rv64().opcodes();
+        this.usedBits = new long[opcodes.size()];
+        for (Opcode op : opcodes) {
+            if (op.enabledBy(extensions)) {
+                for (Extension e : op.usedIn(extensions)) {
+                    usedBits[op.id()] |= 1L << e.ordinal();
+                }
+            }
+        }
     }
 
     /** An exact-form writer without symbols. */
@@ -146,7 +169,7 @@ public final class ListingWriter {
             labels.markBoundary(offset);
             Opcode op = decoder.opcode(packed);
             if (op != null) {
-                extensions |= 1L << op.extension().ordinal();
+                extensions |= usedBits[op.id()];
                 if (op.hasBranchTarget()) {
                     long pc = region.address() + offset;
                     labels.markTarget(pc + op.branchOffset(wordAt(bytes, offset, Decoder.size(packed))));

@@ -41,6 +41,11 @@ final class Boundaries {
             }
             case RM -> v.addAll(List.of(0L, 1L, 2L, 3L, 4L, 7L));
             case RMX -> v.addAll(List.of(0L, 1L, 2L, 3L, 4L, 7L));
+            case FLI -> {
+                for (long s = 0; s < 32; s++) {
+                    v.add(s);
+                }
+            }
             case FENCE -> {
                 for (long s = 0; s < 16; s++) {
                     v.add(s);

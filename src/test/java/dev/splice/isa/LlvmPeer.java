@@ -76,7 +76,7 @@ final class LlvmPeer {
         return objdump(code, dir, exact, MATTR);
     }
 
-    /** Disassembles raw bytes with the given --mattr; {@code exact} adds -M no-aliases. */
+    /** Disassembles raw bytes with these llvm features; {@code exact} adds -M no-aliases. */
     static List<Line> objdump(byte[] code, Path dir, boolean exact, String mattr) throws IOException {
         Path bin = dir.resolve("code.bin");
         Path obj = dir.resolve("code.o");
