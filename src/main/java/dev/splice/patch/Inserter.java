@@ -77,7 +77,7 @@ final class Inserter {
         }
         // Grows .symtab: after the data area (whose address the fragments were assembled with, and
         // whose reserve covers the growth), before the code's address and file offset are chosen.
-        SymbolMover.markOldBodies(elf, moved, editor);
+        Map<MovedFunction, Integer> oldBodies = SymbolMover.markOldBodies(elf, moved, editor);
         long environ = fragments.symbols().environ();
         int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
         long base = NewSection.address(editor, moved, runtimeSize);
@@ -95,7 +95,8 @@ final class Inserter {
         Map<MovedFunction, long[]> blocks = inputBlocks.join();
         Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(moved, trampolines, blocks).encode(),
                 oldId == null ? null : BuildIds.start(oldId, text)));
-        List<Patch> patches = new ArrayList<>(new ReferenceRetargeter(in, moved, trampolines).run());
+        ReferenceRetargeter retargeter = new ReferenceRetargeter(in, moved, trampolines);
+        List<Patch> patches = new ArrayList<>(retargeter.run());
         patches.addAll(trampolines.write());
         patches.addAll(DynamicSection.retarget(elf, moved));
         Phases.mark("retarget references");
@@ -126,7 +127,8 @@ final class Inserter {
         if (withRuntime) {
             SpliceRuntime.addSymbols(editor, base, textIndex, data, slots);
         }
-        Phases.mark("eh_frame, symbols");
+        new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex);
+        Phases.mark("eh_frame, symbols, relocations");
         editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, side.join().bat());
         Phases.mark("BAT");
         if (oldId != null) {
