@@ -63,8 +63,13 @@ final class OutputRelocations {
     private final List<Symbol> symbols;
     private final Map<MovedFunction, Integer> oldBodySymbols;
     private final Map<Relocation, Reloc> resolved = new HashMap<>();
+    /** The moved functions by new start, and by old start; the symbol naming each. */
+    private final List<MovedFunction> byNewStart = new ArrayList<>();
+    private final Map<Long, MovedFunction> byStart = new HashMap<>();
+    private final Map<MovedFunction, Integer> functionSymbols = new HashMap<>();
     private long textBase;
     private byte[] text;
+    private int textIndex;
     private int textSymbol;
 
     OutputRelocations(Input in, MovedCode moved, ElfEditor editor, Map<MovedFunction, Integer> oldBodySymbols) {
@@ -91,8 +96,18 @@ final class OutputRelocations {
         }
         this.textBase = base;
         this.text = text;
-        this.textSymbol = editor.addSymbol(symtab.index(), new Symbol(0, TEXT_SYMBOL, base, text.length, Symbol.STT_NOTYPE,
-                Symbol.STB_GLOBAL, Symbol.STV_HIDDEN, textIndex));
+        this.textIndex = textIndex;
+        byNewStart.addAll(moved.functions());
+        byNewStart.sort(Comparator.comparingLong(m -> m.newStart));
+        for (MovedFunction m : moved.functions()) {
+            byStart.put(m.function.address(), m);
+        }
+        for (Symbol s : symbols) {
+            MovedFunction m = s.type() == Symbol.STT_FUNC && s.isDefinedInSection() ? byStart.get(s.value()) : null;
+            if (m != null && (!functionSymbols.containsKey(m) || s.size() == m.function.size())) {
+                functionSymbols.put(m, s.index());
+            }
+        }
         List<Relocation> newCode = new ArrayList<>();
         Map<Integer, List<Relocation>> oldEntries = oldEntryJumps(trampolines);
         for (RelocationSection rs : in.elf().relocations()) {
@@ -265,17 +280,26 @@ final class OutputRelocations {
                 return new Relocation(offset, type, index, r.addend());
             }
             long size = s.type() == Symbol.STT_SECTION ? in.elf().section(s.sectionIndex()).size() : s.size();
-            if (s.isDefinedInSection() && value >= now && value <= now + size) {
+            if (s.isDefinedInSection() && value >= now && value < now + size) {
                 return new Relocation(offset, type, index, value - now);
             }
         }
         return against(offset, type, value);
     }
 
-    /** A relocation at {@code offset} whose symbol plus addend is {@code value} in the output. */
+    /**
+     * A relocation at {@code offset} whose symbol plus addend is {@code value} in the output: in
+     * the new code, the symbol of the moved function holding the value (BOLT takes a reference
+     * from another function's symbol beyond its end for a non-standard one), else {@link #TEXT_SYMBOL}.
+     */
     private Relocation against(long offset, int type, long value) {
         if (value >= textBase && value <= textBase + text.length) {
-            return new Relocation(offset, type, textSymbol, value - textBase);
+            MovedFunction m = movedAt(value);
+            Integer symbol = m == null ? null : functionSymbols.get(m);
+            if (symbol != null) {
+                return new Relocation(offset, type, symbol, value - m.newStart);
+            }
+            return new Relocation(offset, type, textSymbol(), value - textBase);
         }
         MovedFunction old = moved.find(value);
         if (old != null && oldBodySymbols.containsKey(old)) {
@@ -290,6 +314,33 @@ final class OutputRelocations {
             }
         }
         return new Relocation(offset, type, 0, value);
+    }
+
+    /** The moved function whose new code holds {@code address}, or null (the runtime, padding). */
+    private MovedFunction movedAt(long address) {
+        int lo = 0;
+        int hi = byNewStart.size() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            MovedFunction m = byNewStart.get(mid);
+            if (address < m.newStart) {
+                hi = mid - 1;
+            } else if (address >= m.newStart + m.newSize) {
+                lo = mid + 1;
+            } else {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** The symbol that starts the new code, added on first use. */
+    private int textSymbol() {
+        if (textSymbol == 0) {
+            textSymbol = editor.addSymbol(symtab.index(), new Symbol(0, TEXT_SYMBOL, textBase, 0, Symbol.STT_NOTYPE,
+                    Symbol.STB_GLOBAL, Symbol.STV_HIDDEN, textIndex));
+        }
+        return textSymbol;
     }
 
     /** A symbol's value in the output ({@link SymbolMover} moves those of moved code). */
