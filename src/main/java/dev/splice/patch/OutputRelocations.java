@@ -253,6 +253,10 @@ final class OutputRelocations {
                         if (f.pair()) {
                             int low = Le.u32(text, at + 4);
                             long target = pc + Rv.upper(Rv.AUIPC, first) + f.low().operand(low, Operand.IMM);
+                            if (f.low() == Rv.JALR) { // call or tail: one relocation for both words, as the assembler makes
+                                out.add(against(pc, R_RISCV_CALL, target));
+                                continue;
+                            }
                             boolean store = f.low().has(Operand.RS2) && !f.low().has(Operand.RD);
                             out.add(against(pc, R_RISCV_PCREL_HI20, target));
                             out.add(against(pc + 4, store ? R_RISCV_PCREL_LO12_S : R_RISCV_PCREL_LO12_I, pc));
@@ -276,7 +280,9 @@ final class OutputRelocations {
         if (index != 0 && index < symbols.size()) {
             Symbol s = symbols.get(index);
             long now = outputValue(s);
-            if (now + r.addend() == value) {
+            Reloc known = resolved.get(r);
+            // Unchanged target and symbol (an import's PLT stub among them): the input's relocation stays true.
+            if (now + r.addend() == value || known != null && known.value() == value && now == s.value()) {
                 return new Relocation(offset, type, index, r.addend());
             }
             long size = s.type() == Symbol.STT_SECTION ? in.elf().section(s.sectionIndex()).size() : s.size();
