@@ -1,5 +1,6 @@
 package dev.splice.patch;
 
+import dev.splice.bat.BatTables;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
@@ -92,8 +93,9 @@ final class Inserter {
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
         byte[] oldId = elf.buildId().orElse(null);
         Trampolines trampolines = new Trampolines(in, moved);
+        BatTables previousBat = BatTables.enabledFor(elf) ? BatTables.read(elf) : null; // a second pass composes the maps
         Map<MovedFunction, long[]> blocks = inputBlocks.join();
-        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(moved, trampolines, blocks).encode(),
+        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(moved, trampolines, blocks, previousBat).encode(),
                 oldId == null ? null : BuildIds.start(oldId, text)));
         ReferenceRetargeter retargeter = new ReferenceRetargeter(in, moved, trampolines);
         List<Patch> patches = new ArrayList<>(retargeter.run());
@@ -129,7 +131,13 @@ final class Inserter {
         }
         new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex);
         Phases.mark("eh_frame, symbols, relocations");
-        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, side.join().bat());
+        byte[] bat = side.join().bat();
+        java.util.Optional<Section> oldBat = editor.section(BatTables.SECTION_NAME);
+        if (oldBat.isPresent()) { // a second pass: one note, which maps to the first input
+            editor.setContents(oldBat.get().index(), bat);
+        } else {
+            editor.addSection(BatTables.SECTION_NAME, Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, bat);
+        }
         Phases.mark("BAT");
         if (oldId != null) {
             editor.setBuildId(BuildIds.finish(side.join().codeHash(), oldId.length, BuildIds.patchedWords(patches)));

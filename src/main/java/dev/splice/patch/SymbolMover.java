@@ -43,6 +43,11 @@ final class SymbolMover {
             return indices;
         }
         java.util.Set<String> names = new java.util.HashSet<>();
+        for (Symbol s : elf.symbols(table)) { // a second pass: the first one's old bodies keep their names
+            if (s.name().endsWith(OLD_BODY_SUFFIX)) {
+                names.add(s.name());
+            }
+        }
         for (MovedFunction m : moved.functions()) {
             String name = m.function.name() + OLD_BODY_SUFFIX;
             if (!names.add(name)) {
