@@ -27,6 +27,11 @@ final class SymbolMover {
     /** The suffix of the symbol that covers a moved function's old body (its trampoline and the zeroed rest). */
     private static final String OLD_BODY_SUFFIX = ".splice.org";
 
+    /** True for the name {@link #markOldBodies} gives an old body (a second pass must not move it). */
+    static boolean isOldBody(String name) {
+        return name.endsWith(OLD_BODY_SUFFIX) || name.contains(OLD_BODY_SUFFIX + ".");
+    }
+
     /**
      * Gives the old body of every moved function a sized function symbol, {@code NAME.splice.org}
      * (with {@code .ADDRESS} appended when a name repeats). Without it BOLT takes the old body for
