@@ -81,7 +81,7 @@ final class Inserter {
         Map<MovedFunction, Integer> oldBodies = SymbolMover.markOldBodies(elf, moved, editor);
         long environ = fragments.symbols().environ();
         int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
-        long base = NewSection.address(editor, moved, runtimeSize);
+        long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved));
         long codeStart = (base + runtimeSize + 7) & -8;
         long end = layout.place(codeStart);
         Phases.mark("layout");

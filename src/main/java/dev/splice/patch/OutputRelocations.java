@@ -41,7 +41,8 @@ import java.util.Map;
  * <li>the relocations of moved code become {@code R_RISCV_NONE} in place (the old body is a jump and
  *     zeros) and are written again in {@code .rela.splice.text} at the new instructions, with the
  *     type of the new branch form and a symbol and addend that resolve to the new target;</li>
- * <li>the jump at every old entry and the placement-dependent words of fragments (auipc pairs,
+ * <li>the jump at every old entry (in {@code .rela.splice.org.SECTION}, so that the input's
+ *     sections keep their size) and the placement-dependent words of fragments (auipc pairs,
  *     {@code jal}) get relocations of their own;</li>
  * <li>relocations elsewhere that name moved code name what the bytes hold now: the new address
  *     when the reference was retargeted, the old body (symbol {@code NAME.splice.org}) when not;</li>
@@ -53,6 +54,8 @@ import java.util.Map;
 final class OutputRelocations {
     /** The relocation section of the new code. */
     static final String SECTION = ".rela" + NewSection.NAME;
+    /** The prefix of the relocation sections of the jumps at old entries ({@code .rela.splice.org.text}, ...). */
+    static final String OLD_ENTRIES = ".rela.splice.org";
     /** The hidden symbol at the start of the new code, which relocations into it without a better symbol name. */
     static final String TEXT_SYMBOL = "__splice_text";
 
@@ -128,13 +131,40 @@ final class OutputRelocations {
                     out.add(describeOutput(r, retargeted));
                 }
             }
-            out.addAll(oldEntries.getOrDefault(on.index(), List.of()));
-            editor.setContents(rs.section().index(), bytes(out));
+            editor.setContents(rs.section().index(), bytes(out)); // same size: in place
+        }
+        // In sections of their own: the input's keep their size, so they need not move to the end of the file.
+        for (Map.Entry<Integer, List<Relocation>> e : oldEntries.entrySet()) {
+            Section on = in.elf().section(e.getKey());
+            editor.addSection(OLD_ENTRIES + on.name(), Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE,
+                    symtab.index(), on.index(), bytes(e.getValue()));
         }
         addFragmentRelocations(newCode);
         newCode.sort(Comparator.comparingLong(Relocation::offset));
         editor.addSection(SECTION, Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE, symtab.index(), textIndex,
                 bytes(newCode));
+    }
+
+    /**
+     * An upper bound of the bytes {@link #write} appends to the file (its new relocation sections,
+     * each with a page of alignment slack), known before the new code's address is chosen: two
+     * relocations for every one of the moved code (a call split in two) and for every fixup of a
+     * fragment, one for every old entry.
+     */
+    static long reserve(Input in, MovedCode moved) {
+        long count = 0;
+        RelocationIndex relocations = in.relocations();
+        for (MovedFunction m : moved.functions()) {
+            int from = relocations.firstAt(m.function.address());
+            int to = relocations.firstAt(m.function.endAddress());
+            count += 2L * (to - from) + 1;
+            for (Item frag : m.fragments.values()) {
+                for (FragmentCode code : frag.codes) {
+                    count += 2L * code.fixups().length;
+                }
+            }
+        }
+        return count * Relocation.ENTRY_SIZE + 4 * ElfEditor.PAGE_SIZE;
     }
 
     /** The same place, no relocation: the entry count of the section stays (as ld does for relaxed-away relocations). */
@@ -165,7 +195,7 @@ final class OutputRelocations {
 
     /** The relocations of the jump at each old entry, by the index of the section holding the old body. */
     private Map<Integer, List<Relocation>> oldEntryJumps(Trampolines trampolines) {
-        Map<Integer, List<Relocation>> bySection = new HashMap<>();
+        Map<Integer, List<Relocation>> bySection = new java.util.TreeMap<>();
         for (MovedFunction m : moved.functions()) {
             long from = m.function.address();
             long to = trampolines.target(m);
