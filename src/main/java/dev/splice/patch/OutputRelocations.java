@@ -42,8 +42,8 @@ import java.util.Map;
  *     zeros) and are written again in {@code .rela.splice.text} at the new instructions, with the
  *     type of the new branch form and a symbol and addend that resolve to the new target;</li>
  * <li>the jump at every old entry (in {@code .rela.splice.org.SECTION}, so that the input's
- *     sections keep their size) and the placement-dependent words of fragments (auipc pairs,
- *     {@code jal}) get relocations of their own;</li>
+ *     sections keep their size), the jump back after a function and the placement-dependent
+ *     words of fragments (auipc pairs, {@code jal}) get relocations of their own;</li>
  * <li>relocations elsewhere that name moved code name what the bytes hold now: the new address
  *     when the reference was retargeted, the old body (symbol {@code NAME.splice.org}) when not;</li>
  * <li>.eh_frame relocations of moved functions' FDEs (rewritten or moved to
@@ -139,7 +139,7 @@ final class OutputRelocations {
             editor.addSection(OLD_ENTRIES + on.name(), Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE,
                     symtab.index(), on.index(), bytes(e.getValue()));
         }
-        addFragmentRelocations(newCode);
+        addNewCodeRelocations(newCode);
         newCode.sort(Comparator.comparingLong(Relocation::offset));
         editor.addSection(SECTION, Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE, symtab.index(), textIndex,
                 bytes(newCode));
@@ -149,7 +149,7 @@ final class OutputRelocations {
      * An upper bound of the bytes {@link #write} appends to the file (its new relocation sections,
      * each with a page of alignment slack), known before the new code's address is chosen: two
      * relocations for every one of the moved code (a call split in two) and for every fixup of a
-     * fragment, one for every old entry.
+     * fragment, one for every old entry and one for every jump back.
      */
     static long reserve(Input in, MovedCode moved) {
         long count = 0;
@@ -157,7 +157,7 @@ final class OutputRelocations {
         for (MovedFunction m : moved.functions()) {
             int from = relocations.firstAt(m.function.address());
             int to = relocations.firstAt(m.function.endAddress());
-            count += 2L * (to - from) + 1;
+            count += 2L * (to - from) + 2;
             for (Item frag : m.fragments.values()) {
                 for (FragmentCode code : frag.codes) {
                     count += 2L * code.fixups().length;
@@ -267,10 +267,18 @@ final class OutputRelocations {
                 && type != R_RISCV_PCREL_LO12_I && type != R_RISCV_PCREL_LO12_S;
     }
 
-    /** The auipc pairs and {@code jal}s of the fragments, whose targets are read back from the new code. */
-    private void addFragmentRelocations(List<Relocation> out) {
+    /**
+     * The relocations of code Splice added: the jump back after a function (to where execution
+     * continues now), and the auipc pairs and {@code jal}s of the fragments, whose targets are read
+     * back from the new code.
+     */
+    private void addNewCodeRelocations(List<Relocation> out) {
         for (MovedFunction m : moved.functions()) {
             for (Item frag : m.items) {
+                if (frag.kind == Kind.FALLTHROUGH) {
+                    long target = moved.mapFallThrough(frag.target);
+                    out.add(against(frag.newAddress, frag.form == BranchForm.FAR_JUMP ? R_RISCV_CALL : R_RISCV_JAL, target));
+                }
                 if (frag.kind != Kind.FRAGMENT) {
                     continue;
                 }
