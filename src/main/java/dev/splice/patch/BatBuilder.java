@@ -1,5 +1,8 @@
 package dev.splice.patch;
 
+import dev.splice.bat.BatFunction;
+import dev.splice.bat.BatMap;
+import dev.splice.bat.BatTables;
 import dev.splice.bat.BatWriter;
 import dev.splice.cfg.ControlFlowGraph;
 import dev.splice.cfg.LandingPads;
@@ -25,15 +28,20 @@ final class BatBuilder {
     private final MovedCode moved;
     private final Trampolines trampolines;
     private final Map<MovedFunction, long[]> inputBlocks;
+    /** The input's own BAT when the input is a Splice output (a second pass), else null. */
+    private final BatTables previous;
 
     /**
      * @param inputBlocks {@link #inputBlocks}: they depend only on the input and on which functions
      *     move, so the other core makes them while this one lays out the code
+     * @param previous the input's BAT when it is a rewritten binary (the new BAT composes both
+     *     maps: it maps the output to the first input), else null
      */
-    BatBuilder(MovedCode moved, Trampolines trampolines, Map<MovedFunction, long[]> inputBlocks) {
+    BatBuilder(MovedCode moved, Trampolines trampolines, Map<MovedFunction, long[]> inputBlocks, BatTables previous) {
         this.moved = moved;
         this.trampolines = trampolines;
         this.inputBlocks = inputBlocks;
+        this.previous = previous;
     }
 
     /** The block starts of every moved function's input function (see {@link InputBlocks}). */
@@ -48,14 +56,17 @@ final class BatBuilder {
 
     byte[] encode() {
         BatWriter writer = new BatWriter();
+        PreviousBat before = previous == null ? null : new PreviousBat(previous);
         for (MovedFunction m : moved.functions()) {
             long start = m.function.address();
-            long[] blocks = inputBlocks.get(m);
-            BatWriter.Function f = writer.function(m.newStart, 0, blocks.length);
+            BatFunction first = before == null ? null : before.hot(start);
+            long[] blocks = first == null ? inputBlocks.get(m) : before.blockStarts(start);
+            BatWriter.Function f = writer.function(m.newStart, first == null ? 0 : first.hash(), blocks.length);
             for (int index = 0; index < blocks.length; index++) {
                 f.block(blocks[index], index, 0);
             }
-            Entries entries = new Entries(f, blocks, new boolean[blocks.length]);
+            // A function the first pass moved: its offsets are the first output's, which the first map takes to the input.
+            Entries entries = new Entries(f, blocks, new boolean[blocks.length], first == null ? null : first.map());
             long lastInput = 0;
             for (Item i : m.items) {
                 long out = i.newAddress - m.newStart;
@@ -85,6 +96,13 @@ final class BatBuilder {
                 }
             }
             oldEntry(f, m);
+            if (first != null) {
+                before.copyColdFragments(start, f);
+                first.secondaryEntryPoints().forEach(f::secondaryEntryPoint);
+            }
+        }
+        if (before != null) {
+            before.copyUnmoved(writer, moved);
         }
         return writer.encodeNote();
     }
@@ -145,9 +163,14 @@ final class BatBuilder {
         }
     }
 
-    /** Adds entries, keeping the branch bit off only on the first entry of each input block. */
-    private record Entries(BatWriter.Function function, long[] blockStarts, boolean[] started) {
-        void add(long outputOffset, long inputOffset) {
+    /**
+     * Adds entries, keeping the branch bit off only on the first entry of each input block; with a
+     * {@code firstMap}, input offsets are the first output's and are translated by it first.
+     */
+    private record Entries(BatWriter.Function function, long[] blockStarts, boolean[] started, BatMap firstMap) {
+        void add(long outputOffset, long offset) {
+            // Every instruction start of the first output has an entry: the translation is exact.
+            long inputOffset = firstMap == null ? offset : firstMap.translate(offset, true);
             int b = Arrays.binarySearch(blockStarts, inputOffset);
             boolean blockStart = b >= 0 && !started[b];
             if (blockStart) {

@@ -59,6 +59,11 @@ final class FragmentCode {
         return bytes.length;
     }
 
+    /** The words that depend on the placement (the output's relocations describe them). */
+    Fixup[] fixups() {
+        return fixups;
+    }
+
     /**
      * Writes the fragment placed at {@code address} into {@code out} at {@code at}; {@code deltas}
      * holds each variable's value minus its reference value, by ordinal (the {@link Variable#ADDRESS}

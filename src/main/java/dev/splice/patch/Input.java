@@ -59,7 +59,8 @@ record Input(ElfFile elf, String file, BinaryTarget target, Decoder decoder, Inp
     }
 
     /**
-     * Refuses a binary that insertion does not handle: not RISC-V64, rewritten already, neither an
+     * Refuses a binary that insertion does not handle: not RISC-V64, rewritten by BOLT or by a Splice
+     * whose output relocations still describe its input (no {@link OutputRelocations#SECTION}), neither an
      * executable (static or dynamically linked, ET_EXEC or PIE) nor a shared library (ET_DYN).
      */
     static void requireInsertable(ElfFile elf) {
@@ -67,10 +68,15 @@ record Input(ElfFile elf, String file, BinaryTarget target, Decoder decoder, Inp
         if (!elf.isRiscV() || elf.header().elfClass() != ElfHeader.ELFCLASS64) {
             throw new PatchException(Reason.UNSUPPORTED_BINARY, file + ": insertion needs a RISC-V64 ELF file");
         }
-        if (elf.section(NewSection.NAME).isPresent()) {
-            throw new PatchException(Reason.ALREADY_REWRITTEN, file + ": already rewritten by Splice (has "
-                    + NewSection.NAME + "); its relocations describe the input, so insert into the original binary in one run");
+        if (elf.section(NewSection.NAME).isPresent() && elf.section(OutputRelocations.SECTION).isEmpty()) {
+            throw new PatchException(Reason.ALREADY_REWRITTEN, file + ": already rewritten by an older Splice (has "
+                    + NewSection.NAME + " but no " + OutputRelocations.SECTION + "); its relocations describe its input, so "
+                    + "insert into the original binary in one run");
         }
+        elf.sections().stream().filter(s -> s.name().startsWith(".bolt.org")).findFirst().ifPresent(s -> {
+            throw new PatchException(Reason.ALREADY_REWRITTEN, file + ": rewritten by BOLT (has " + s.name() + "); its "
+                    + "relocations describe its input, so patch the binary BOLT read");
+        });
         int type = elf.header().type();
         if (type != ElfHeader.ET_EXEC && type != ElfHeader.ET_DYN) {
             throw new PatchException(Reason.UNSUPPORTED_BINARY, file + ": insertion needs an executable or a shared library "

@@ -1,5 +1,6 @@
 package dev.splice.patch;
 
+import dev.splice.bat.BatTables;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
@@ -78,10 +79,10 @@ final class Inserter {
         }
         // Grows .symtab: after the data area (whose address the fragments were assembled with, and
         // whose reserve covers the growth), before the code's address and file offset are chosen.
-        SymbolMover.markOldBodies(elf, moved, editor);
+        Map<MovedFunction, Integer> oldBodies = SymbolMover.markOldBodies(elf, moved, editor);
         long environ = fragments.symbols().environ();
         int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
-        long base = NewSection.address(editor, moved, runtimeSize);
+        long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved));
         long codeStart = (base + runtimeSize + 7) & -8;
         long end = layout.place(codeStart);
         Phases.mark("layout");
@@ -93,10 +94,12 @@ final class Inserter {
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
         byte[] oldId = elf.buildId().orElse(null);
         Trampolines trampolines = new Trampolines(in, moved);
+        BatTables previousBat = BatTables.enabledFor(elf) ? BatTables.read(elf) : null; // a second pass composes the maps
         Map<MovedFunction, long[]> blocks = inputBlocks.join();
-        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(moved, trampolines, blocks).encode(),
+        Background<SideWork> side = Background.start("bat", () -> new SideWork(new BatBuilder(moved, trampolines, blocks, previousBat).encode(),
                 oldId == null ? null : BuildIds.start(oldId, text)));
-        List<Patch> patches = new ArrayList<>(new ReferenceRetargeter(in, moved, trampolines).run());
+        ReferenceRetargeter retargeter = new ReferenceRetargeter(in, moved, trampolines);
+        List<Patch> patches = new ArrayList<>(retargeter.run());
         patches.addAll(trampolines.write());
         patches.addAll(DynamicSection.retarget(elf, moved));
         Phases.mark("retarget references");
@@ -127,8 +130,15 @@ final class Inserter {
         if (withRuntime) {
             SpliceRuntime.addSymbols(editor, base, textIndex, data, slots);
         }
-        Phases.mark("eh_frame, symbols");
-        editor.addSection(".note.bolt_bat", Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, side.join().bat());
+        new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex);
+        Phases.mark("eh_frame, symbols, relocations");
+        byte[] bat = side.join().bat();
+        java.util.Optional<Section> oldBat = editor.section(BatTables.SECTION_NAME);
+        if (oldBat.isPresent()) { // a second pass: one note, which maps to the first input
+            editor.setContents(oldBat.get().index(), bat);
+        } else {
+            editor.addSection(BatTables.SECTION_NAME, Section.SHT_NOTE, 0, 0, 4, 0, 0, 0, bat);
+        }
         Phases.mark("BAT");
         if (oldId != null) {
             editor.setBuildId(BuildIds.finish(side.join().codeHash(), oldId.length, BuildIds.patchedWords(patches)));

@@ -82,6 +82,8 @@ final class LabelDifferenceReference implements ReferenceHandler {
         long subTo = subIn != null && sub.value() == subIn.function.address() ? subIn.newStart
                 : moved.mapBranchTarget(sub.value());
         long newValue = addTo - subTo;
+        refs.newValues().put(r.relocation(), addTo);
+        refs.newValues().put(sub.relocation(), subTo);
         if (r.type() == R_RISCV_ADD32) {
             refs.requireWord(r, refs.u32At(p, r), oldValue & 0xffffffffL, 4);
             if (!Rv.fits(newValue, 32)) {

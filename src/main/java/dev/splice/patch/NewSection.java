@@ -16,9 +16,10 @@ final class NewSection {
     /**
      * The first page above everything loaded that keeps the load base (see
      * ElfEditor.addressForNewSegments), for the moved code, its fragments (their assembled sizes:
-     * the text of a fragment, its comments, changes nothing) and {@code extra} more bytes.
+     * the text of a fragment, its comments, changes nothing) and {@code extra} more bytes; {@code
+     * appended} bytes of other sections (not loaded) are appended to the file afterwards.
      */
-    static long address(ElfEditor editor, MovedCode moved, long extra) {
+    static long address(ElfEditor editor, MovedCode moved, long extra, long appended) {
         long size = extra;
         for (MovedFunction m : moved.functions()) {
             size += 2 * m.function.size() + 64;
@@ -26,6 +27,6 @@ final class NewSection {
                 size += f.fragmentSize;
             }
         }
-        return editor.addressForNewSegments(8 * size + (1 << 16));
+        return editor.addressForNewSegments(8 * size + (1 << 16) + appended);
     }
 }

@@ -50,6 +50,11 @@ final class Planner {
             throw new PatchException(Reason.NOT_CODE, insertion.fragmentName() + ": function '" + f.name()
                     + "' is not in a code section");
         }
+        if (SymbolMover.isOldBody(f.name())) {
+            throw new PatchException(Reason.ALREADY_REWRITTEN, insertion.fragmentName() + ": function '" + f.name() + "' at 0x"
+                    + Long.toHexString(f.address()) + " is the old body of a function an earlier pass moved (a jump to its "
+                    + "copy, then zeros): insert into the copy", f.address());
+        }
         MovedFunction m = moved.add(f);
         if (m.function.size() != f.size()) {
             throw new PatchException(Reason.OVERLAPPING_FUNCTIONS, insertion.fragmentName() + ": functions overlap at 0x"

@@ -3,6 +3,7 @@ package dev.splice.patch;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD32;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD64;
 
+import dev.splice.elf.Relocation;
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.patch.RelocationIndex.Reloc;
 import java.util.ArrayList;
@@ -21,11 +22,20 @@ final class ReferenceRetargeter {
     private final Input in;
     private final MovedCode moved;
     private final Trampolines trampolines;
+    private final Map<Relocation, Long> newValues = new HashMap<>();
 
     ReferenceRetargeter(Input in, MovedCode moved, Trampolines trampolines) {
         this.in = in;
         this.moved = moved;
         this.trampolines = trampolines;
+    }
+
+    /**
+     * The value every relocation that {@link #run} retargeted has now (the new address it names;
+     * for a label difference, each label's), by relocation.
+     */
+    Map<Relocation, Long> newValues() {
+        return newValues;
     }
 
     /** The patches of every reference from outside the moved code, in relocation order. */
@@ -36,7 +46,7 @@ final class ReferenceRetargeter {
                 subtractions.computeIfAbsent(r.offset(), k -> new ArrayList<>(1)).add(r);
             }
         }
-        References refs = new References(in, moved, trampolines, subtractions, new ArrayList<>());
+        References refs = new References(in, moved, trampolines, subtractions, new ArrayList<>(), newValues);
         for (Reloc r : in.relocations().all()) {
             if (moved.find(r.offset()) != null && r.target().isExecutable()) {
                 continue; // re-encoded with the moved code
@@ -66,7 +76,12 @@ final class ReferenceRetargeter {
                 throw new PatchException(Reason.UNSUPPORTED_RELOCATION,
                         refs.describe(r, "refers to moved code; this relocation type is not handled"), m.function.address());
             }
+            int before = refs.patches().size();
             handler.retarget(r, m, to, refs);
+            // Retargeted when something was written, or when the loader writes the word (its relocation is retargeted).
+            if (refs.patches().size() > before || in.dynamicRelocations().at(r.offset()) != null) {
+                newValues.putIfAbsent(r.relocation(), to);
+            }
         }
         retargetDynamic(refs);
         return refs.patches();

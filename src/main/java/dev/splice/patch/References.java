@@ -1,5 +1,6 @@
 package dev.splice.patch;
 
+import dev.splice.elf.Relocation;
 import dev.splice.elf.reloc.RiscVRelocations;
 import dev.splice.isa.Decoder;
 import dev.splice.isa.Opcode;
@@ -11,10 +12,11 @@ import java.util.Map;
 /**
  * What the {@link ReferenceHandler}s share while references to moved code are retargeted: the
  * input, the moved code, the old entries' jumps, the subtractions of label differences by offset,
- * and the patches made so far (in relocation order).
+ * the patches made so far (in relocation order), and the value each retargeted relocation has now
+ * (for the output's relocation sections, {@link OutputRelocations}).
  */
 record References(Input in, MovedCode moved, Trampolines trampolines, Map<Long, List<Reloc>> subtractions,
-                  List<Patch> patches) {
+                  List<Patch> patches, Map<Relocation, Long> newValues) {
 
     /** Writes {@code bytes} at {@code address} of the input image. */
     void patch(long address, byte[] bytes) {

@@ -142,10 +142,12 @@ class InsertRefusalTest {
     }
 
     @Test
-    void splicesOwnOutputIsRefused() {
+    void splicesOwnOutputIsNoLongerRefused() {
+        // Its relocations describe it now (RepatchTest runs second passes; BOLT outputs stay refused there).
         ElfFile elf = loops();
         long a = elf.function("fib").orElseThrow().address();
         ElfFile once = ElfFile.parse(Inserter.insert(elf, List.of(new Insertion(a, NOP, BranchTarget.INSERTED))), "once");
-        refused(once, List.of(new Insertion(a, NOP, BranchTarget.INSERTED)), Reason.ALREADY_REWRITTEN, "already rewritten");
+        long moved = once.function("fib").orElseThrow().address();
+        assertTrue(Inserter.insert(once, List.of(new Insertion(moved, NOP, BranchTarget.INSERTED))).length > 0);
     }
 }

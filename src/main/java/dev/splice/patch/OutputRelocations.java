@@ -1,0 +1,406 @@
+package dev.splice.patch;
+
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ALIGN;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL_PLT;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_JAL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_NONE;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RELAX;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_JUMP;
+
+import dev.splice.base.Le;
+import dev.splice.elf.ElfEditor;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Relocation;
+import dev.splice.elf.RelocationSection;
+import dev.splice.elf.Section;
+import dev.splice.elf.Symbol;
+import dev.splice.isa.Operand;
+import dev.splice.patch.MovedFunction.Item;
+import dev.splice.patch.MovedFunction.Kind;
+import dev.splice.patch.MovedFunction.Partner;
+import dev.splice.patch.PatchException.Reason;
+import dev.splice.patch.RelocationIndex.Reloc;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Makes the output's static relocation sections (those {@code --emit-relocs} kept) describe the
+ * output, so that a second {@code splice patch} and BOLT's tools can read it (docs/patch.md,
+ * "The output's relocations"):
+ * <ul>
+ * <li>the relocations of moved code become {@code R_RISCV_NONE} in place (the old body is a jump and
+ *     zeros) and are written again in {@code .rela.splice.text} at the new instructions, with the
+ *     type of the new branch form and a symbol and addend that resolve to the new target;</li>
+ * <li>the jump at every old entry (in {@code .rela.splice.org.SECTION}, so that the input's
+ *     sections keep their size), the jump back after a function and the placement-dependent
+ *     words of fragments (auipc pairs, {@code jal}) get relocations of their own;</li>
+ * <li>relocations elsewhere that name moved code name what the bytes hold now: the new address
+ *     when the reference was retargeted, the old body (symbol {@code NAME.splice.org}) when not;</li>
+ * <li>.eh_frame relocations of moved functions' FDEs (rewritten or moved to
+ *     {@code .splice.eh_frame}) become {@code R_RISCV_NONE}.</li>
+ * </ul>
+ * Markers ({@code R_RISCV_RELAX}, {@code ALIGN}) of moved code are dropped: the new code is final.
+ */
+final class OutputRelocations {
+    /** The relocation section of the new code. */
+    static final String SECTION = ".rela" + NewSection.NAME;
+    /** The prefix of the relocation sections of the jumps at old entries ({@code .rela.splice.org.text}, ...). */
+    static final String OLD_ENTRIES = ".rela.splice.org";
+    /** The hidden symbol at the start of the new code, which relocations into it without a better symbol name. */
+    static final String TEXT_SYMBOL = "__splice_text";
+
+    private final Input in;
+    private final MovedCode moved;
+    private final ElfEditor editor;
+    private final Section symtab;
+    private final List<Symbol> symbols;
+    private final Map<MovedFunction, Integer> oldBodySymbols;
+    private final Map<Relocation, Reloc> resolved = new HashMap<>();
+    /** The moved functions by new start, and by old start; the symbol naming each. */
+    private final List<MovedFunction> byNewStart = new ArrayList<>();
+    private final Map<Long, MovedFunction> byStart = new HashMap<>();
+    private final Map<MovedFunction, Integer> functionSymbols = new HashMap<>();
+    private long textBase;
+    private byte[] text;
+    private int textIndex;
+    private int textSymbol;
+
+    OutputRelocations(Input in, MovedCode moved, ElfEditor editor, Map<MovedFunction, Integer> oldBodySymbols) {
+        this.in = in;
+        this.moved = moved;
+        this.editor = editor;
+        this.oldBodySymbols = oldBodySymbols;
+        ElfFile elf = in.elf();
+        this.symtab = elf.sections().stream().filter(s -> s.type() == Section.SHT_SYMTAB).findFirst().orElse(null);
+        this.symbols = symtab == null ? List.of() : elf.symbols(symtab);
+        for (Reloc r : in.relocations().all()) {
+            resolved.put(r.relocation(), r);
+        }
+    }
+
+    /**
+     * Rewrites the relocation sections; {@code retargeted} holds the new value of every reference
+     * the retarget stage moved, {@code text} the new code at {@code base} (section {@code textIndex}).
+     * Without a {@code .symtab} there is nothing to describe relocations with, and nothing changes.
+     */
+    void write(Map<Relocation, Long> retargeted, Trampolines trampolines, long base, byte[] text, int textIndex) {
+        if (symtab == null) {
+            return;
+        }
+        this.textBase = base;
+        this.text = text;
+        this.textIndex = textIndex;
+        byNewStart.addAll(moved.functions());
+        byNewStart.sort(Comparator.comparingLong(m -> m.newStart));
+        for (MovedFunction m : moved.functions()) {
+            byStart.put(m.function.address(), m);
+        }
+        for (Symbol s : symbols) {
+            MovedFunction m = s.type() == Symbol.STT_FUNC && s.isDefinedInSection() ? byStart.get(s.value()) : null;
+            if (m != null && (!functionSymbols.containsKey(m) || s.size() == m.function.size())) {
+                functionSymbols.put(m, s.index());
+            }
+        }
+        List<Relocation> newCode = new ArrayList<>();
+        Map<Integer, List<Relocation>> oldEntries = oldEntryJumps(trampolines);
+        for (RelocationSection rs : in.elf().relocations()) {
+            Section on = rs.target();
+            if (rs.section().isAllocated() || on.index() == 0 || !on.isAllocated() || rs.section().link() != symtab.index()) {
+                continue;
+            }
+            List<Relocation> out = new ArrayList<>(rs.relocations().size());
+            boolean frames = on.name().equals(".eh_frame");
+            long framesEnd = on.address() + editor.section(on.index()).size();
+            for (Relocation r : rs.relocations()) {
+                if (on.isExecutable() && moved.find(r.offset()) != null) {
+                    out.add(none(r));
+                    moveToNewCode(r, newCode);
+                } else if (frames) {
+                    out.add(r.offset() >= framesEnd || namesMovedCode(r) ? none(r) : r);
+                } else {
+                    out.add(describeOutput(r, retargeted));
+                }
+            }
+            editor.setContents(rs.section().index(), bytes(out)); // same size: in place
+        }
+        // In sections of their own: the input's keep their size, so they need not move to the end of the file.
+        for (Map.Entry<Integer, List<Relocation>> e : oldEntries.entrySet()) {
+            Section on = in.elf().section(e.getKey());
+            editor.addSection(OLD_ENTRIES + on.name(), Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE,
+                    symtab.index(), on.index(), bytes(e.getValue()));
+        }
+        addNewCodeRelocations(newCode);
+        newCode.sort(Comparator.comparingLong(Relocation::offset));
+        editor.addSection(SECTION, Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE, symtab.index(), textIndex,
+                bytes(newCode));
+    }
+
+    /**
+     * An upper bound of the bytes {@link #write} appends to the file (its new relocation sections,
+     * each with a page of alignment slack), known before the new code's address is chosen: two
+     * relocations for every one of the moved code (a call split in two) and for every fixup of a
+     * fragment, one for every old entry and one for every jump back.
+     */
+    static long reserve(Input in, MovedCode moved) {
+        long count = 0;
+        RelocationIndex relocations = in.relocations();
+        for (MovedFunction m : moved.functions()) {
+            int from = relocations.firstAt(m.function.address());
+            int to = relocations.firstAt(m.function.endAddress());
+            count += 2L * (to - from) + 2;
+            for (Item frag : m.fragments.values()) {
+                for (FragmentCode code : frag.codes) {
+                    count += 2L * code.fixups().length;
+                }
+            }
+        }
+        return count * Relocation.ENTRY_SIZE + 4 * ElfEditor.PAGE_SIZE;
+    }
+
+    /** The same place, no relocation: the entry count of the section stays (as ld does for relaxed-away relocations). */
+    private static Relocation none(Relocation r) {
+        return new Relocation(r.offset(), R_RISCV_NONE, 0, 0);
+    }
+
+    private boolean namesMovedCode(Relocation r) {
+        Reloc known = resolved.get(r);
+        return known != null && (moved.find(known.value()) != null || endOfMoved(known.value()));
+    }
+
+    private boolean endOfMoved(long value) {
+        MovedFunction m = moved.find(value - 1);
+        return m != null && m.function.endAddress() == value;
+    }
+
+    /** A relocation of code and data that stay: what the bytes at its place name now. */
+    private Relocation describeOutput(Relocation r, Map<Relocation, Long> retargeted) {
+        Long to = retargeted.get(r);
+        Reloc known = resolved.get(r);
+        if (to == null && (known == null || !namesMovedCode(r))) {
+            return r; // names nothing that moved: the symbol's value is unchanged, or it moved with the code it names
+        }
+        long value = to != null ? to : known.value();
+        return against(r.offset(), r.type(), r, value);
+    }
+
+    /** The relocations of the jump at each old entry, by the index of the section holding the old body. */
+    private Map<Integer, List<Relocation>> oldEntryJumps(Trampolines trampolines) {
+        Map<Integer, List<Relocation>> bySection = new java.util.TreeMap<>();
+        for (MovedFunction m : moved.functions()) {
+            long from = m.function.address();
+            long to = trampolines.target(m);
+            int type = BranchForm.JAL.reaches(to - from) ? R_RISCV_JAL : R_RISCV_CALL;
+            bySection.computeIfAbsent(m.function.section().index(), k -> new ArrayList<>())
+                    .add(against(from, type, to));
+        }
+        return bySection;
+    }
+
+    /** Writes {@code r}, a relocation of moved code, again at its instruction's new place. */
+    private void moveToNewCode(Relocation r, List<Relocation> out) {
+        int type = r.type();
+        if (type == R_RISCV_RELAX || type == R_RISCV_ALIGN || type == R_RISCV_NONE) {
+            return;
+        }
+        Reloc known = resolved.get(r);
+        MovedFunction m = moved.find(r.offset());
+        Item item = m.instructions.get(r.offset());
+        if (item == null || known == null && !keepsValue(type)) {
+            throw new PatchException(Reason.UNSUPPORTED_RELOCATION, in.file() + ": relocation type " + type + " at 0x"
+                    + Long.toHexString(r.offset()) + " in function '" + m.function.name() + "' cannot be described at the new code",
+                    m.function.address());
+        }
+        switch (type) {
+            case R_RISCV_BRANCH, R_RISCV_RVC_BRANCH, R_RISCV_JAL, R_RISCV_RVC_JUMP -> {
+                long target = moved.mapBranchTarget(item.target);
+                long at = item.newAddress;
+                int newType = switch (item.form) {
+                    case C_BRANCH -> R_RISCV_RVC_BRANCH;
+                    case BRANCH -> R_RISCV_BRANCH;
+                    case BRANCH_OVER_JAL -> R_RISCV_JAL;
+                    case C_JUMP -> R_RISCV_RVC_JUMP;
+                    case JAL -> R_RISCV_JAL;
+                    case FAR_JUMP -> R_RISCV_CALL;
+                };
+                if (item.form == BranchForm.BRANCH_OVER_JAL) {
+                    at += 4;
+                }
+                out.add(against(at, newType, r, target));
+            }
+            case R_RISCV_CALL, R_RISCV_CALL_PLT -> {
+                Partner jalr = item.partners.get(0);
+                long target = moved.mapBranchTarget(jalr.target());
+                if (jalr.item().newAddress == item.newAddress + 4) {
+                    out.add(against(item.newAddress, type, r, target));
+                } else { // something was inserted between them: no longer a call sequence
+                    out.add(against(item.newAddress, R_RISCV_PCREL_HI20, r, target));
+                    out.add(against(jalr.item().newAddress, R_RISCV_PCREL_LO12_I, item.newAddress));
+                }
+            }
+            case R_RISCV_PCREL_LO12_I, R_RISCV_PCREL_LO12_S ->
+                    out.add(against(item.newAddress, type, r, moved.mapInstruction(known.value())));
+            default -> {
+                if (known != null && moved.find(known.value()) != null) {
+                    out.add(against(item.newAddress, type, r, moved.mapBranchTarget(known.value())));
+                } else {
+                    // The target stayed (data, GOT, TLS, other code): same symbol, same addend.
+                    out.add(new Relocation(item.newAddress, type, r.symbolIndex(), r.addend()));
+                }
+            }
+        }
+    }
+
+    /** Types the relocation index leaves out (tp/gp-relative): the value does not depend on where the code is. */
+    private static boolean keepsValue(int type) {
+        return type != R_RISCV_BRANCH && type != R_RISCV_RVC_BRANCH && type != R_RISCV_JAL && type != R_RISCV_RVC_JUMP
+                && type != R_RISCV_CALL && type != R_RISCV_CALL_PLT && type != R_RISCV_PCREL_HI20
+                && type != R_RISCV_PCREL_LO12_I && type != R_RISCV_PCREL_LO12_S;
+    }
+
+    /**
+     * The relocations of code Splice added: the jump back after a function (to where execution
+     * continues now), and the auipc pairs and {@code jal}s of the fragments, whose targets are read
+     * back from the new code.
+     */
+    private void addNewCodeRelocations(List<Relocation> out) {
+        for (MovedFunction m : moved.functions()) {
+            for (Item frag : m.items) {
+                if (frag.kind == Kind.FALLTHROUGH) {
+                    long target = moved.mapFallThrough(frag.target);
+                    out.add(against(frag.newAddress, frag.form == BranchForm.FAR_JUMP ? R_RISCV_CALL : R_RISCV_JAL, target));
+                }
+                if (frag.kind != Kind.FRAGMENT) {
+                    continue;
+                }
+                long address = frag.newAddress;
+                for (FragmentCode code : frag.codes) {
+                    for (FragmentCode.Fixup f : code.fixups()) {
+                        long pc = address + f.offset();
+                        int at = (int) (pc - textBase);
+                        int first = Le.u32(text, at);
+                        if (f.pair()) {
+                            int low = Le.u32(text, at + 4);
+                            long target = pc + Rv.upper(Rv.AUIPC, first) + f.low().operand(low, Operand.IMM);
+                            if (f.low() == Rv.JALR) { // call or tail: one relocation for both words, as the assembler makes
+                                out.add(against(pc, R_RISCV_CALL, target));
+                                continue;
+                            }
+                            boolean store = f.low().has(Operand.RS2) && !f.low().has(Operand.RD);
+                            out.add(against(pc, R_RISCV_PCREL_HI20, target));
+                            out.add(against(pc + 4, store ? R_RISCV_PCREL_LO12_S : R_RISCV_PCREL_LO12_I, pc));
+                        } else {
+                            out.add(against(pc, R_RISCV_JAL, pc + Rv.JAL.operand(first, Operand.BRANCH_OFFSET)));
+                        }
+                    }
+                    address += code.size();
+                }
+            }
+        }
+    }
+
+    /**
+     * A relocation at {@code offset} whose symbol plus addend is {@code value} in the output, with
+     * the symbol of {@code r} when that symbol still covers the value (its value in the output is
+     * used), else the new code's symbol, the old body's or the input section's holding the value.
+     */
+    private Relocation against(long offset, int type, Relocation r, long value) {
+        int index = r.symbolIndex();
+        if (index != 0 && index < symbols.size()) {
+            Symbol s = symbols.get(index);
+            long now = outputValue(s);
+            Reloc known = resolved.get(r);
+            // Unchanged target and symbol (an import's PLT stub among them): the input's relocation stays true.
+            if (now + r.addend() == value || known != null && known.value() == value && now == s.value()) {
+                return new Relocation(offset, type, index, r.addend());
+            }
+            long size = s.type() == Symbol.STT_SECTION ? in.elf().section(s.sectionIndex()).size() : s.size();
+            if (s.isDefinedInSection() && value >= now && value < now + size) {
+                return new Relocation(offset, type, index, value - now);
+            }
+        }
+        return against(offset, type, value);
+    }
+
+    /**
+     * A relocation at {@code offset} whose symbol plus addend is {@code value} in the output: in
+     * the new code, the symbol of the moved function holding the value (BOLT takes a reference
+     * from another function's symbol beyond its end for a non-standard one), else {@link #TEXT_SYMBOL}.
+     */
+    private Relocation against(long offset, int type, long value) {
+        if (value >= textBase && value <= textBase + text.length) {
+            MovedFunction m = movedAt(value);
+            Integer symbol = m == null ? null : functionSymbols.get(m);
+            if (symbol != null) {
+                return new Relocation(offset, type, symbol, value - m.newStart);
+            }
+            return new Relocation(offset, type, textSymbol(), value - textBase);
+        }
+        MovedFunction old = moved.find(value);
+        if (old != null && oldBodySymbols.containsKey(old)) {
+            return new Relocation(offset, type, oldBodySymbols.get(old), value - old.function.address());
+        }
+        for (Symbol s : symbols) {
+            if (s.type() == Symbol.STT_SECTION && s.isDefinedInSection()) {
+                Section sec = in.elf().section(s.sectionIndex());
+                if (sec.isAllocated() && value >= sec.address() && value < sec.address() + sec.size()) {
+                    return new Relocation(offset, type, s.index(), value - sec.address());
+                }
+            }
+        }
+        return new Relocation(offset, type, 0, value);
+    }
+
+    /** The moved function whose new code holds {@code address}, or null (the runtime, padding). */
+    private MovedFunction movedAt(long address) {
+        int lo = 0;
+        int hi = byNewStart.size() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            MovedFunction m = byNewStart.get(mid);
+            if (address < m.newStart) {
+                hi = mid - 1;
+            } else if (address >= m.newStart + m.newSize) {
+                lo = mid + 1;
+            } else {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** The symbol that starts the new code, added on first use. */
+    private int textSymbol() {
+        if (textSymbol == 0) {
+            textSymbol = editor.addSymbol(symtab.index(), new Symbol(0, TEXT_SYMBOL, textBase, 0, Symbol.STT_NOTYPE,
+                    Symbol.STB_GLOBAL, Symbol.STV_HIDDEN, textIndex));
+        }
+        return textSymbol;
+    }
+
+    /** A symbol's value in the output ({@link SymbolMover} moves those of moved code). */
+    private long outputValue(Symbol s) {
+        return SymbolMover.newValue(in.elf(), moved, s);
+    }
+
+    private static byte[] bytes(List<Relocation> relocations) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(relocations.size() * Relocation.ENTRY_SIZE);
+        byte[] entry = new byte[Relocation.ENTRY_SIZE];
+        for (Relocation r : relocations) {
+            Le.putU64(entry, 0, r.offset());
+            Le.putU64(entry, 8, r.info());
+            Le.putU64(entry, 16, r.addend());
+            out.write(entry, 0, entry.length);
+        }
+        return out.toByteArray();
+    }
+}
