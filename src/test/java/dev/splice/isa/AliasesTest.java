@@ -32,7 +32,7 @@ class AliasesTest {
     @BeforeAll
     static void setUp() {
         dir = LlvmPeer.tempDir();
-        decoder = Isa.rv64().decoder(Extension.classic()); // the extensions of LlvmPeer.MATTR
+        decoder = Isa.rv64().decoder(LlvmPeer.extensions()); // the extensions of LlvmPeer.MATTR
     }
 
     @AfterAll

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The scalar extensions of issue 14 against the peers, one extension at a time: Splice decodes
- * with {@link Extension#classic()} and that extension, llvm-objdump-22 with {@link LlvmPeer#MATTR}
+ * with {@link Extension#classic()} and that extension, llvm-objdump-22 with {@link LlvmPeer#CLASSIC_MATTR}
  * and {@code +ext}. For each extension with 32-bit rows, 200,000 words over its opcode space (its
  * rows with random operand bits, a quarter of them with one bit flipped, and a quarter random
  * words in its major opcodes); for Zcb and Zcmop every 16-bit parcel. Same validity and mnemonic
@@ -156,7 +156,7 @@ class ExtensionsPeerTest {
                 buf.putInt(w);
             }
         }
-        List<LlvmPeer.Line> lines = LlvmPeer.objdump(buf.array(), dir, true, LlvmPeer.MATTR + ",+" + extension);
+        List<LlvmPeer.Line> lines = LlvmPeer.objdump(buf.array(), dir, true, LlvmPeer.CLASSIC_MATTR + ",+" + extension);
         assertEquals(words.length, lines.size(), extension + ": llvm-objdump printed one line per instruction");
         Map<String, Integer> mismatches = new TreeMap<>();
         List<String> examples = new ArrayList<>();
@@ -207,7 +207,7 @@ class ExtensionsPeerTest {
         assertTrue(ownWords >= (size == 2 ? 8 : words.length / 4), extension + ": " + ownWords + " words of its rows");
         byte[] ours = new byte[expected.position()];
         expected.flip().get(ours);
-        String mattr = (size == 2 ? LlvmPeer.MATTR : LlvmPeer.MATTR_NO_C) + ",+" + extension;
+        String mattr = (size == 2 ? LlvmPeer.CLASSIC_MATTR : LlvmPeer.CLASSIC_MATTR_NO_C) + ",+" + extension;
         byte[] theirs = LlvmPeer.assemble(text, mattr, dir);
         for (int i = 0, k = 0; i < ours.length; i += size, k++) {
             if (i + size > theirs.length || !java.util.Arrays.equals(ours, i, i + size, theirs, i, i + size)) {

@@ -39,7 +39,7 @@ class LlvmDecodeTest {
 
     @BeforeAll
     static void setUp() {
-        decoder = Isa.rv64().decoder(Extension.classic()); // the extensions of LlvmPeer.MATTR
+        decoder = Isa.rv64().decoder(LlvmPeer.extensions()); // the extensions of LlvmPeer.MATTR
         dir = LlvmPeer.tempDir();
     }
 

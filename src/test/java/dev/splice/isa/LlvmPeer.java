@@ -20,10 +20,21 @@ import java.util.concurrent.TimeUnit;
 final class LlvmPeer {
     /** The vector extensions (V 1.0 and the Zv* ones Splice has). */
     static final String VECTOR_MATTR = ",+v,+zvbb,+zvbc,+zvkg,+zvkned,+zvknha,+zvknhb,+zvksed,+zvksh,+zvkt,+zvfhmin";
-    static final String MATTR =
-            "+m,+a,+f,+d,+c,+zicsr,+zifencei,+zihintpause,+zicbom,+zicboz,+zba,+zbb,+zbs,+zicond" + VECTOR_MATTR;
-    static final String MATTR_NO_C =
-            "+m,+a,+f,+d,+zicsr,+zifencei,+zihintpause,+zicbom,+zicboz,+zba,+zbb,+zbs,+zicond" + VECTOR_MATTR;
+    /** {@link Extension#classic()}'s extensions, as llvm features. */
+    static final String CLASSIC_MATTR = "+m,+a,+f,+d,+c,+zicsr,+zifencei,+zihintpause,+zicbom,+zicboz,+zba,+zbb,+zbs,+zicond";
+    /** The same without C. */
+    static final String CLASSIC_MATTR_NO_C = "+m,+a,+f,+d,+zicsr,+zifencei,+zihintpause,+zicbom,+zicboz,+zba,+zbb,+zbs,+zicond";
+    /** The features of {@link #extensions()}: the classic set and the vector extensions. */
+    static final String MATTR = CLASSIC_MATTR + VECTOR_MATTR;
+    static final String MATTR_NO_C = CLASSIC_MATTR_NO_C + VECTOR_MATTR;
+
+    /** {@return the extensions {@link #MATTR} names, for Splice's side of a comparison (a new set)} */
+    static java.util.Set<Extension> extensions() {
+        java.util.Set<Extension> set = Extension.classic();
+        set.addAll(java.util.EnumSet.of(Extension.V, Extension.ZVBB, Extension.ZVBC, Extension.ZVKG, Extension.ZVKNED,
+                Extension.ZVKNHA, Extension.ZVKNHB, Extension.ZVKSED, Extension.ZVKSH, Extension.ZVKT, Extension.ZVFHMIN));
+        return set;
+    }
 
     private LlvmPeer() {}
 

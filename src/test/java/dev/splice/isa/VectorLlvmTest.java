@@ -66,7 +66,7 @@ class VectorLlvmTest {
 
     @BeforeAll
     static void setUp() {
-        decoder = Isa.rv64().decoder(Extension.all());
+        decoder = Isa.rv64().decoder(LlvmPeer.extensions()); // the extensions of MATTR
         dir = LlvmPeer.tempDir();
     }
 
