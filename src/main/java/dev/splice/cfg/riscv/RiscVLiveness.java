@@ -15,8 +15,9 @@ import dev.splice.isa.Operand;
  * Register liveness ({@link Liveness}) of a RISC-V function, with the psABI's conventions where
  * control leaves the function's sight: a call reads the argument registers a0-a7 and clobbers the
  * caller-saved ones (ra, t0-t6, a0-a7); a return needs a0, a1 and the callee-saved s0-s11; a jump
- * or a conditional branch out of the function (a tail call, or a jump into GCC's {@code .cold} part
- * of the function, which shares its registers), an indirect jump that is not a return, a trap, an
+ * or a conditional branch out of the function to a function that follows the ABI (a tail call)
+ * needs a0-a7, s0-s11 and ra; one elsewhere (into GCC's {@code .cold} part of the function, which
+ * shares its registers, or anywhere not known), an indirect jump that is not a return, a trap, an
  * undecodable word and running off the function's end make every register live; an ecall reads a0-a7 and clobbers nothing. sp, gp and tp are live
  * everywhere. A call may throw to any of the function's landing pads (every entry block but the
  * first). Only integer registers are tracked; floating-point and vector operands are ignored.
@@ -35,6 +36,7 @@ public final class RiscVLiveness {
     /** Every register but x0. */
     public static final int ALL = ~1;
     private static final int RETURNED = 0b11 << 10 | CALLEE_SAVED;
+    private static final int TAIL_CALL = ARGUMENTS | CALLEE_SAVED | 1 << 1;
 
     private static final class Table {
         static final Isa ISA = Isa.rv64();
@@ -53,6 +55,24 @@ public final class RiscVLiveness {
      * @return the solution
      */
     public static Liveness of(byte[] code, int base, int size, ControlFlowGraph cfg) {
+        return of(code, base, size, cfg, 0, target -> false);
+    }
+
+    /**
+     * The liveness of a function whose jumps out of it may be tail calls: a jump or conditional
+     * branch to an address {@code abiEntry} accepts needs what a call's callee may read, not everything.
+     *
+     * @param code the bytes of the function's section
+     * @param base where the function starts in {@code code}
+     * @param size its size in bytes
+     * @param cfg its write-back graph
+     * @param address the function's address
+     * @param abiEntry whether an address is the entry of a function that follows the psABI (not a
+     *     {@code .cold} part)
+     * @return the solution
+     */
+    public static Liveness of(byte[] code, int base, int size, ControlFlowGraph cfg, long address,
+                              java.util.function.LongPredicate abiEntry) {
         Effect[] effects = new Effect[size + 1];
         java.util.List<Block> blocks = cfg.blocks();
         int pads = 0;
@@ -71,7 +91,7 @@ public final class RiscVLiveness {
             for (int i = 0; i < insns.size(); i++) {
                 int at = insns.get(i);
                 boolean last = i == insns.size() - 1;
-                effects[at] = effect(code, base, size, at, last && b.successors().isEmpty() ? ALL : 0);
+                effects[at] = effect(code, base, size, at, last && b.successors().isEmpty() ? ALL : 0, address, abiEntry);
             }
         }
         return Liveness.solve(cfg, effects, landingPads, ALWAYS);
@@ -83,7 +103,8 @@ public final class RiscVLiveness {
      * @param deadEnd what leaving needs when the instruction ends a block without successors in
      *     the graph and is not itself a return or a tail call (everything: running off the end, a trap)
      */
-    private static Effect effect(byte[] code, int base, int size, int at, int deadEnd) {
+    private static Effect effect(byte[] code, int base, int size, int at, int deadEnd, long address,
+                                 java.util.function.LongPredicate abiEntry) {
         int packed = Table.DECODER.decodeAt(code, base + at, base + size);
         Opcode op = Table.DECODER.opcode(packed);
         if (op == null || op.mnemonic().startsWith("cm.")) {
@@ -106,7 +127,8 @@ public final class RiscVLiveness {
             case JUMP, BRANCH -> {
                 long target = at + op.branchOffset(bits);
                 boolean out = target < 0 || target >= size;
-                yield new Effect(uses, defs, out ? ALL : deadEnd, false, out ? -1 : (int) target);
+                int leaving = !out ? deadEnd : abiEntry.test(address + target) ? TAIL_CALL : ALL;
+                yield new Effect(uses, defs, leaving, false, out ? -1 : (int) target);
             }
             case INDIRECT_JUMP, TRAP, TRAP_RETURN -> new Effect(uses, defs, ALL, false, -1);
             default -> op == Table.ECALL ? new Effect(uses | ARGUMENTS, 0, deadEnd, false, -1)
