@@ -10,40 +10,54 @@ import java.util.Map;
 
 /**
  * The fragments of {@code splice instrument}'s counters (docs/instrument.md): add 1 to the
- * insertion's own slot ({@code {counter}}), in two registers the function never names when it has
- * two such caller-saved ones (dead everywhere in it), else in t0 and t1 saved below a lowered sp;
- * before a conditional branch, the branch's inverse first, over the increment, so that only a taken
- * branch counts. The condition is tested before anything is changed, so a branch on sp, t0 or t1
- * tests the program's values.
+ * insertion's own slot ({@code {counter}}), in two registers dead at the point ({@code
+ * cfg.Liveness}) when there are two, else in one dead register and one saved below a lowered sp,
+ * else in t0 and t1 both saved; before a conditional branch, the branch's inverse first, over the
+ * increment, so that only a taken branch counts. The condition is tested before anything is
+ * changed, so a branch on sp, t0 or t1 tests the program's values.
  */
 final class CounterFragments {
     private static final Isa ISA = Isa.rv64();
     private static final Decoder DECODER = ISA.decoder(ISA.extensions());
     private static final Map<String, String> INVERSE = Map.of("beq", "bne", "bne", "beq", "blt", "bge", "bge", "blt",
             "bltu", "bgeu", "bgeu", "bltu", "c.beqz", "bne", "c.bnez", "beq");
+    /**
+     * The registers a counter may take where they are dead: temporaries, then arguments, then ra.
+     * Caller-saved ones only: the unwinder restores callee-saved registers from frames' save
+     * slots, and overwriting dead callee-saved registers broke a C++ program's exception path
+     * (RiscVLivenessTest checks the caller-saved ones under QEMU).
+     */
+    private static final int[] CANDIDATES = {5, 6, 7, 28, 29, 30, 31, 17, 16, 15, 14, 13, 12, 11, 10, 1};
 
-    private final String increment;
+    private final boolean atomic;
 
     /**
-     * The fragments for one function.
+     * The fragments of a binary.
      *
      * @param atomic amoadd.d (right with several threads) or a plain load, add and store
-     * @param unused caller-saved registers the function never names, in order of preference
      */
-    CounterFragments(boolean atomic, int[] unused) {
-        boolean free = unused.length >= 2;
-        String a = free ? "x" + unused[0] : "t0";
-        String b = free ? "x" + unused[1] : "t1";
+    CounterFragments(boolean atomic) {
+        this.atomic = atomic;
+    }
+
+    /**
+     * The fragment that counts every execution of the instruction it precedes.
+     *
+     * @param live the registers live at the point (bit r for xr)
+     * @return the fragment's text
+     */
+    String always(int live) {
+        int[] dead = dead(live);
+        String a = dead.length >= 1 ? "x" + dead[0] : "t0";
+        String b = dead.length >= 2 ? "x" + dead[1] : dead.length == 1 && dead[0] == 5 ? "t1" : dead.length == 1 ? "t0" : "t1";
         String add = atomic ? "li " + b + ", 1\namoadd.d zero, " + b + ", (" + a + ")\n"
                 : "ld " + b + ", 0(" + a + ")\naddi " + b + ", " + b + ", 1\nsd " + b + ", 0(" + a + ")\n";
         String body = "la " + a + ", {counter}\n" + add;
-        increment = free ? body : "addi sp, sp, -16\nsd t0, 0(sp)\nsd t1, 8(sp)\n" + body
-                + "ld t1, 8(sp)\nld t0, 0(sp)\naddi sp, sp, 16\n";
-    }
-
-    /** {@return the fragment that counts every execution of the instruction it precedes} */
-    String always() {
-        return increment;
+        return switch (dead.length) {
+            case 0 -> "addi sp, sp, -16\nsd t0, 0(sp)\nsd t1, 8(sp)\n" + body + "ld t1, 8(sp)\nld t0, 0(sp)\naddi sp, sp, 16\n";
+            case 1 -> "addi sp, sp, -16\nsd " + b + ", 0(sp)\n" + body + "ld " + b + ", 0(sp)\naddi sp, sp, 16\n";
+            default -> body;
+        };
     }
 
     /**
@@ -51,9 +65,10 @@ final class CounterFragments {
      *
      * @param elf the binary
      * @param address the branch's address
+     * @param live the registers live before the branch (its own operands among them)
      * @return the fragment's text
      */
-    String ifTaken(ElfFile elf, long address) {
+    String ifTaken(ElfFile elf, long address, int live) {
         Section s = elf.sectionContaining(address).orElseThrow();
         byte[] code = elf.contents(s);
         int at = (int) (address - s.address());
@@ -69,6 +84,10 @@ final class CounterFragments {
         }
         long rs1 = op.operand(bits, Operand.RS1);
         long rs2 = op.has(Operand.RS2) ? op.operand(bits, Operand.RS2) : 0;
-        return inverse + " x" + rs1 + ", x" + rs2 + ", 1f\n" + increment + "1:\n";
+        return inverse + " x" + rs1 + ", x" + rs2 + ", 1f\n" + always(live) + "1:\n";
+    }
+
+    private static int[] dead(int live) {
+        return java.util.Arrays.stream(CANDIDATES).filter(r -> (live & 1 << r) == 0).limit(2).toArray();
     }
 }

@@ -5,7 +5,10 @@ import dev.splice.base.BadInputException;
 import dev.splice.cfg.EdgeProfileException;
 import dev.splice.cfg.FunctionEdges;
 import dev.splice.cfg.FunctionEdges.FlowEdge;
+import dev.splice.cfg.Liveness;
+import dev.splice.cfg.riscv.RiscVCfg;
 import dev.splice.cfg.riscv.RiscVEdges;
+import dev.splice.cfg.riscv.RiscVLiveness;
 import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
@@ -113,19 +116,21 @@ public final class Instrumentation {
         for (Function f : functions) {
             names.putIfAbsent(f.address(), f.name());
         }
+        CounterFragments fragments = new CounterFragments(atomic);
+        Set<Long> abiEntries = new HashSet<>();
+        functions.stream().filter(f -> !f.name().contains(".cold")).forEach(f -> abiEntries.add(f.address()));
+        functions.stream().filter(f -> f.name().contains(".cold")).forEach(f -> abiEntries.remove(f.address()));
         while (true) {
             List<Insertion> insertions = new ArrayList<>();
             List<EdgeMap.FunctionMap> maps = new ArrayList<>();
             Map<FlowEdge, Integer> order = new java.util.IdentityHashMap<>();
             for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
                 Function f = n.getKey();
-                byte[] code = elf.contents(f.section());
-                CounterFragments fragments = new CounterFragments(atomic, dev.splice.cfg.riscv.RiscVRegisters.unusedCallerSaved(
-                        code, (int) (f.address() - f.section().address()), (int) f.size()));
+                Liveness live = liveness(binary, abiEntries, f);
                 for (int c : n.getValue().counters().counted()) {
                     FlowEdge e = n.getValue().edges().get(c);
                     order.put(e, insertions.size());
-                    insertions.add(insertion(elf, n.getKey(), e, fragments));
+                    insertions.add(insertion(elf, n.getKey(), e, fragments, live.liveBefore(e.probeOffset())));
                 }
             }
             int[] slotOf = slots(insertions);
@@ -196,13 +201,26 @@ public final class Instrumentation {
         return new Converted(map.functions().size(), profile.branches().size());
     }
 
-    private static Insertion insertion(ElfFile elf, Function f, FlowEdge e, CounterFragments fragments) {
+    /**
+     * The registers live in a function (its write-back graph, the landing pads it may throw to);
+     * a jump out of it to a function's start is a tail call, except into a {@code .cold} part.
+     */
+    private static Liveness liveness(RiscVEdges.Binary binary, Set<Long> abiEntries, Function f) {
+        byte[] code = binary.elf().contents(f.section());
+        int base = (int) (f.address() - f.section().address());
+        int size = (int) f.size();
+        int[] pads = java.util.Arrays.stream(binary.landingPads().getOrDefault(f.address(), new long[0]))
+                .filter(f::contains).mapToInt(a -> (int) (a - f.address())).toArray();
+        return RiscVLiveness.of(code, base, size, RiscVCfg.of(code, base, size, pads), f.address(), abiEntries::contains);
+    }
+
+    private static Insertion insertion(ElfFile elf, Function f, FlowEdge e, CounterFragments fragments, int live) {
         long at = f.address() + e.probeOffset();
         String name = "edge counter (" + e.kind().name().toLowerCase(Locale.ROOT) + ") in " + f.name();
         return switch (e.probe()) {
-            case BEFORE -> new Insertion(at, fragments.always(), name, BranchTarget.INSERTED);
-            case BEFORE_IF_TAKEN -> new Insertion(at, fragments.ifTaken(elf, at), name, BranchTarget.INSERTED);
-            case AT_FALL_THROUGH -> new Insertion(at, fragments.always(), name, BranchTarget.ORIGINAL);
+            case BEFORE -> new Insertion(at, fragments.always(live), name, BranchTarget.INSERTED);
+            case BEFORE_IF_TAKEN -> new Insertion(at, fragments.ifTaken(elf, at, live), name, BranchTarget.INSERTED);
+            case AT_FALL_THROUGH -> new Insertion(at, fragments.always(live), name, BranchTarget.ORIGINAL);
             case NONE -> throw new IllegalStateException("a counter on an edge without a probe: " + e);
         };
     }
