@@ -52,7 +52,7 @@ final class Json {
     /** Reads a JSON file (an empty one is a missing node); invalid JSON is refused as {@code FILE: not valid JSON: why}. */
     static JsonNode read(Path file) {
         try {
-            JsonNode n = MAPPER.readTree(file.toFile());
+            JsonNode n = MAPPER.readTree(dev.splice.base.InputFiles.readBytes(file));
             return n == null ? MissingNode.getInstance() : n;
         } catch (JsonProcessingException e) {
             throw new BadInputException(file + ": not valid JSON: " + e.getOriginalMessage());
