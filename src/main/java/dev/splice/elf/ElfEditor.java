@@ -248,7 +248,7 @@ public final class ElfEditor {
     public int addSection(String sectionName, int type, long flags, long address, long alignment, long entrySize,
                           int link, int info, byte[] data) {
         if (sections.isEmpty()) {
-            throw new IllegalStateException(name + " has no section header table to add a section to");
+            throw new ElfFormatException(name, 60, "no section header table (e_shnum 0) to add a section to");
         }
         if (alignment < 0 || (alignment & (alignment - 1)) != 0) {
             throw new IllegalArgumentException("alignment " + alignment + " is not a power of two");
@@ -637,7 +637,7 @@ public final class ElfEditor {
         }
         if (newNames) {
             if (shstrndx == 0) {
-                throw new IllegalStateException(name + " has no section name string table for the new names");
+                throw new ElfFormatException(name, 62, "no section name string table (e_shstrndx 0) for the new section names");
             }
             ByteArrayOutputStream table = new ByteArrayOutputStream();
             byte[] old = contents(shstrndx);
@@ -767,7 +767,7 @@ public final class ElfEditor {
             Arrays.fill(bytes, originalShoff, originalShoff + count * Section.HEADER_SIZE, (byte) 0);
         }
         if (phoff + (long) finalSegments.size() * Segment.HEADER_SIZE > bytes.length) {
-            throw new IllegalStateException("program header table at 0x" + Long.toHexString(phoff) + " does not fit the file");
+            throw new ElfFormatException(name, 32, "program header table at 0x" + Long.toHexString(phoff) + " does not fit the file");
         }
         writeSegments(bytes, phoff, finalSegments);
         writeSections(bytes, shoff, placed, nameOffsets, finalSegments.size());
@@ -889,7 +889,7 @@ public final class ElfEditor {
             at += s.size();
         }
         if (!fitsInPlace(count)) {
-            throw new IllegalStateException(name + ": the program header table does not fit after moving the notes");
+            throw new ElfFormatException(name, 32, "the program header table does not fit after moving the notes");
         }
         int[] moved = notes.stream().mapToInt(Integer::intValue).toArray();
         for (int g : noteSegments) {
@@ -973,7 +973,7 @@ public final class ElfEditor {
             }
         }
         if (clash || x - out.size() > MAX_GAP) {
-            throw new IllegalStateException(name + ": found no free address for the moved program header table"
+            throw new ElfFormatException(name, 32, "found no free address for the moved program header table"
                     + " (load base 0x" + Long.toHexString(base) + "); place it with setProgramHeaderOffset");
         }
         pad(out, x + size);
