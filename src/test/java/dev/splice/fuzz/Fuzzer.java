@@ -71,7 +71,8 @@ public final class Fuzzer {
     }
 
     /**
-     * Runs every target for its share of the time, or until it had {@code maxInputs} inputs.
+     * Runs every target for its share of the time, or until it had {@code maxInputs} inputs (time a
+     * target leaves unused goes to the next ones).
      *
      * @param targets the targets
      * @param seed the random seed (the same seed and limits give the same inputs)
@@ -82,8 +83,12 @@ public final class Fuzzer {
      */
     public Report run(List<FuzzTarget> targets, long seed, long millisPerTarget, long maxInputs, PrintWriter progress) {
         List<Counts> counts = new ArrayList<>();
-        for (FuzzTarget t : targets) {
-            Counts c = run(t, new Random(seed ^ t.name().hashCode()), millisPerTarget, maxInputs);
+        long end = System.currentTimeMillis() + millisPerTarget * targets.size();
+        for (int i = 0; i < targets.size(); i++) {
+            FuzzTarget t = targets.get(i);
+            // Time a target leaves unused (it reached maxInputs) goes to the targets after it.
+            long share = Math.max(0, (end - System.currentTimeMillis()) / (targets.size() - i));
+            Counts c = run(t, new Random(seed ^ t.name().hashCode()), share, maxInputs);
             counts.add(c);
             if (progress != null) {
                 progress.printf("%-18s %,12d inputs %,12d refused %,12d accepted %4d findings%n",

@@ -53,7 +53,8 @@ public final class Targets {
 
     private static Path work() {
         try {
-            Path d = TestPrograms.root().resolve("target/fuzz");
+            // One directory per process: a fuzzing run and the test suite's pass may run at once.
+            Path d = TestPrograms.root().resolve("target/fuzz/" + ProcessHandle.current().pid());
             Files.createDirectories(d);
             return d;
         } catch (IOException e) {
@@ -163,7 +164,7 @@ public final class Targets {
 
     /** A BOLT output with BAT tables, made once per build directory. */
     private static Path bolted() {
-        Path out = WORK.resolve("bat_entries.bolt");
+        Path out = WORK.getParent().resolve("bat_entries.bolt");
         if (!Files.exists(out)) {
             Tools.run(List.of("llvm-bolt-22", TestPrograms.rv64("bat_entries.relocs").toString(), "-o", out.toString(),
                     "--enable-bat", "--reorder-blocks=reverse"), null, 300).checked("llvm-bolt-22");
