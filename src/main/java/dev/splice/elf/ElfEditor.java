@@ -395,7 +395,7 @@ public final class ElfEditor {
         long fileEnd = image.length;
         for (Entry e : sections) {
             if (e.contents != null) {
-                fileEnd += e.length + Math.max(e.header.alignment(), PAGE_SIZE);
+                fileEnd += e.length + Math.max(Math.min(e.header.alignment(), MAX_GAP), PAGE_SIZE);
             }
         }
         long needed = loadBase() + fileEnd + reserve + PAGE_SIZE;
@@ -670,7 +670,8 @@ public final class ElfEditor {
 
         long room = image.length + 4096 + (long) (segments.size() + count) * 64 + 2 * PAGE_SIZE + (names == null ? 0 : names.length);
         for (Entry e : sections) {
-            room += e.contents == null ? 0 : e.length + Math.max(e.header.alignment(), PAGE_SIZE);
+            // An alignment beyond MAX_GAP is refused below: it must not size the buffer first.
+            room += e.contents == null ? 0 : e.length + Math.max(Math.min(e.header.alignment(), MAX_GAP), PAGE_SIZE);
         }
         // Sized for everything appended, so that the buffer does not grow (and copy) a few times on the way.
         ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(room, Integer.MAX_VALUE - 16));
@@ -710,6 +711,12 @@ public final class ElfEditor {
                 long at = out.size();
                 if (s.type() != Section.SHT_NOBITS) {
                     at = alignUp(at, Math.max(1, s.alignment()));
+                }
+                if (at < out.size() || at - out.size() > MAX_GAP) {
+                    // A forged sh_addralign (2^62) would pad gigabytes of zeros before the section.
+                    throw new ElfFormatException(name, (long) originalShoff + (long) i * Section.HEADER_SIZE + 48, "section ["
+                            + i + "] alignment 0x" + Long.toHexString(s.alignment()) + " would pad more than "
+                            + (MAX_GAP >> 20) + " MiB of zeros");
                 }
                 if (s.isAllocated() && s.address() != 0) {
                     // Also for NOBITS: the segment over it needs p_offset congruent to p_vaddr, inside the file.
@@ -776,9 +783,17 @@ public final class ElfEditor {
                 bytes.length));
     }
 
+    /**
+     * Whether e_phnum is PN_XNUM with the count in section 0's sh_info: when the count needs it, or
+     * when the input used it (an unedited file is written back as it was).
+     */
+    private boolean extendedProgramHeaderCount(int segmentCount, int sectionCount) {
+        return segmentCount >= ElfHeader.PN_XNUM || header.phnum() == ElfHeader.PN_XNUM && sectionCount > 0;
+    }
+
     private void writeHeader(byte[] bytes, long phoff, long shoff, int count, int shstrndx, int segmentCount) {
         ElfHeader h = header;
-        int phnum = segmentCount >= ElfHeader.PN_XNUM ? ElfHeader.PN_XNUM : segmentCount;
+        int phnum = extendedProgramHeaderCount(segmentCount, count) ? ElfHeader.PN_XNUM : segmentCount;
         int shnum = count >= Section.SHN_LORESERVE ? 0 : count;
         int strndx = shstrndx >= Section.SHN_LORESERVE ? Section.SHN_XINDEX : shstrndx;
         ElfHeader out = new ElfHeader(h.elfClass(), h.dataEncoding(), h.identVersion(), h.osAbi(), h.abiVersion(),
@@ -1073,7 +1088,7 @@ public final class ElfEditor {
             if (i == 0 && count >= Section.SHN_LORESERVE) {
                 size = count;
             }
-            if (i == 0 && segmentCount >= ElfHeader.PN_XNUM) {
+            if (i == 0 && extendedProgramHeaderCount(segmentCount, count)) {
                 info = segmentCount;
             }
             Le.putU32(bytes, at, nameOffsets[i]);

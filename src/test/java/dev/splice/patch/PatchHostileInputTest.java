@@ -93,4 +93,21 @@ class PatchHostileInputTest {
         }
         refusedOrSkipped(b, "BOLT's CFG rules form no blocks");
     }
+
+    @Test
+    void aForgedAlignmentIsRefusedBeforePadding() throws IOException {
+        for (String section : java.util.List.of(".text", ".symtab", ".strtab")) {
+            byte[] b = program("count_loop.relocs");
+            ElfFile elf = ElfFile.parse(b, "seed");
+            int header = (int) (elf.header().shoff() + (long) elf.section(section).orElseThrow().index() * 64);
+            ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(header + 48, 1L << 40); // sh_addralign
+            long started = System.nanoTime();
+            try {
+                Rewrite.of(ElfFile.parse(b, "forged")).insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED).run();
+            } catch (BadInputException e) {
+                assertTrue(e.getMessage().startsWith("forged"), e.getMessage());
+            }
+            assertTrue(System.nanoTime() - started < 10_000_000_000L, section + ": padded for seconds");
+        }
+    }
 }
