@@ -109,8 +109,11 @@ public final class ListingWriter {
         }
         TextBuffer text = new TextBuffer(DRAIN_BYTES + 4096);
         text.append(".target ").append(Extension.targetName(used)).append((byte) '\n');
+        // One cache for every region listed on this thread: a cache per region allocated 266 KB for
+        // each, and a file of many small functions or sections has thousands.
+        TextCache cache = new TextCache();
         for (int i = 0; i < labels.length; i++) {
-            writeRegion(regions.get(i), labels[i], text, out);
+            writeRegion(regions.get(i), labels[i], text, out, cache);
         }
         text.drainTo(out);
         out.flush();
@@ -169,7 +172,7 @@ public final class ListingWriter {
     }
 
     /** Pass 2: the text, in chunks rendered in parallel on big regions and written in order. */
-    private void writeRegion(Region region, Labels labels, TextBuffer text, OutputStream out)
+    private void writeRegion(Region region, Labels labels, TextBuffer text, OutputStream out, TextCache cache)
             throws IOException {
         long base = region.address();
         text.append(region.kind().directive()).append((byte) ' ');
@@ -181,7 +184,7 @@ public final class ListingWriter {
         int length = region.bytes().length;
         int threads = Math.min(Runtime.getRuntime().availableProcessors(), 8);
         if (threads < 2 || length < 2 * CHUNK_BYTES) {
-            writeRange(region, labels, 0, 0, length, text, out);
+            writeRange(region, labels, 0, 0, length, text, out, cache);
             return;
         }
         text.drainTo(out);
@@ -241,7 +244,7 @@ public final class ListingWriter {
     private TextBuffer render(Region region, Labels labels, int firstItem, int from, int to, TextBuffer reuse)
             throws IOException {
         TextBuffer text = reuse != null ? reuse : new TextBuffer((to - from) * 24);
-        writeRange(region, labels, firstItem, from, to, text, null);
+        writeRange(region, labels, firstItem, from, to, text, null, new TextCache());
         return text;
     }
 
@@ -251,7 +254,7 @@ public final class ListingWriter {
      * every {@link #DRAIN_BYTES}.
      */
     private void writeRange(Region region, Labels labels, int firstItem, int from, int to, TextBuffer text,
-            OutputStream out) throws IOException {
+            OutputStream out, TextCache cache) throws IOException {
         long base = region.address();
         List<SymbolMap.Entry> headings = symbols.startingIn(base + from, base + to);
         int headingCount = headings.size();
@@ -260,7 +263,6 @@ public final class ListingWriter {
         Namer namer = new Namer(labels);
         InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, labels.items, firstItem, from, to);
         PcRelativePair pair = new PcRelativePair();
-        TextCache cache = new TextCache();
         // Addresses in the range nearly always have the same number of hex digits: count once.
         int pcDigits = hexDigits(base + from) == hexDigits(base + Math.max(from, to - 1)) ? hexDigits(base + from) : 0;
         while (cursor.advance()) {
