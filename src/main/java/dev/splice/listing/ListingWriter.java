@@ -177,7 +177,8 @@ public final class ListingWriter {
         long base = region.address();
         text.append(region.kind().directive()).append((byte) ' ');
         if (region.kind() != Region.Kind.RAW) {
-            text.append(region.name()).append(", ");
+            appendName(text, region.name());
+            text.append(", ");
         }
         text.append("0x").appendHex(base);
         text.append("    # ").appendDecimal(region.bytes().length).append(" bytes\n");
@@ -357,11 +358,28 @@ public final class ListingWriter {
         if (region.kind() == Region.Kind.FUNCTION && heading.address() == region.address()) {
             return; // the region line already names it
         }
-        text.append("\n# ").append(heading.name());
+        text.append("\n# ");
+        appendName(text, heading.name());
         if (heading.address() != pc) {
             text.append(" (starts at 0x").appendHex(heading.address()).append(", inside an instruction)");
         }
         text.append((byte) '\n');
+    }
+
+    /**
+     * A symbol name as the listing prints it: control characters (a newline would turn the rest of a
+     * forged name into code), DEL and non-ASCII are written as {@code \xNN} escapes (four hex digits past 0xff), so no name can
+     * end its line. Other names are written as they are.
+     */
+    static void appendName(TextBuffer text, String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c >= 0x7f) {
+                text.append(c > 0xff ? String.format("\\u%04x", (int) c) : String.format("\\x%02x", (int) c));
+            } else {
+                text.append((byte) c);
+            }
+        }
     }
 
     /** Prints in-region targets at instruction boundaries as labels, others as absolute addresses. */
