@@ -177,7 +177,12 @@ public final class ListingWriter {
         long base = region.address();
         text.append(region.kind().directive()).append((byte) ' ');
         if (region.kind() != Region.Kind.RAW) {
-            appendName(text, region.name());
+            if (region.name().isEmpty()) {
+                // No section name table: a stable placeholder the assembler reads back (was ".section , ADDR").
+                text.append(UNNAMED_PREFIX).appendHex(base);
+            } else {
+                appendName(text, region.name());
+            }
             text.append(", ");
         }
         text.append("0x").appendHex(base);
@@ -365,6 +370,9 @@ public final class ListingWriter {
         }
         text.append((byte) '\n');
     }
+
+    /** The name a listing gives a region without one: this prefix and the region's address in hex. */
+    static final String UNNAMED_PREFIX = "unnamed_0x";
 
     /**
      * A symbol name as the listing prints it: control characters (a newline would turn the rest of a

@@ -56,4 +56,20 @@ class HostileNamesTest {
         }
         return -1;
     }
+
+    @Test
+    void sectionsWithoutNamesGetAPlaceholderThatReassembles() throws IOException {
+        byte[] b = Files.readAllBytes(TestPrograms.rv64("loops"));
+        java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putShort(62, (short) 0); // e_shstrndx
+        Binary binary = Binary.of(b, "unnamed");
+        List<Region> regions = binary.regions(List.of(), List.of());
+        assertTrue(regions.stream().anyMatch(r -> r.name().isEmpty()), "the forged file still names its sections");
+        String text = new ListingWriter(false, binary.symbolMap()).toText(regions);
+        assertFalse(text.contains(" , 0x"), "a region line without a name");
+        List<Region> back = Assembler.assemble(text, "unnamed.s").regions();
+        for (int i = 0; i < regions.size(); i++) {
+            assertArrayEquals(regions.get(i).bytes(), back.get(i).bytes(), regions.get(i).name());
+            assertTrue(back.get(i).address() == regions.get(i).address());
+        }
+    }
 }
