@@ -162,7 +162,7 @@ public record PointPlan(List<Entry> entries) {
         try {
             return InputFiles.readString(path);
         } catch (BadInputException e) {
-            throw new BadInputException(what + ": " + e.getMessage(), e);
+            throw new BadInputException(what + ": cannot read " + e.getMessage(), e);
         }
     }
 
