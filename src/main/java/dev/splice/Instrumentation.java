@@ -24,7 +24,6 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -184,12 +183,7 @@ public final class Instrumentation {
         Section s = elf.section(EdgeMap.SECTION).orElseThrow(() -> new BadInputException(instrumented
                 + ": no " + EdgeMap.SECTION + " section: not a binary 'splice instrument' wrote"));
         EdgeMap map = EdgeMap.parse(new String(elf.contents(s), StandardCharsets.UTF_8), instrumented + " " + EdgeMap.SECTION);
-        byte[] raw;
-        try {
-            raw = Files.readAllBytes(counters);
-        } catch (IOException e) {
-            throw new BadInputException("cannot read " + counters + ": " + e.getMessage(), e);
-        }
+        byte[] raw = dev.splice.base.InputFiles.readBytes(counters);
         Fdata profile = EdgeProfile.fdata(map, EdgeProfile.counters(raw, map, counters.toString()));
         StringWriter text = new StringWriter();
         try {

@@ -63,7 +63,8 @@ final class BatCodec {
     private static int count(ByteReader r, int minBytesEach, String what) {
         int at = r.position();
         long n = r.uleb();
-        if (n < 0 || n * minBytesEach > r.remaining()) {
+        // Divided, not multiplied: a ULEB128 count near 2^63 must not overflow past the check.
+        if (n < 0 || n > r.remaining() / minBytesEach) {
             throw r.error(at, what + " " + Long.toUnsignedString(n) + " exceeds what the remaining "
                     + r.remaining() + " bytes can hold");
         }
@@ -119,7 +120,7 @@ final class BatCodec {
         int n = count(r, 1, "entry count");
         int at = r.position();
         long equal = r.uleb();
-        if (equal < 0 || (equal + 7) / 8 > r.remaining()) {
+        if (equal < 0 || equal > 8L * r.remaining()) {
             throw r.error(at, "equal-offset count " + Long.toUnsignedString(equal) + " exceeds the remaining bytes");
         }
         byte[] bitmap = r.bytes((int) ((equal + 7) / 8));

@@ -3,6 +3,7 @@ package dev.splice.cli;
 import dev.splice.Binary;
 import dev.splice.base.AddressText;
 import dev.splice.base.AtomicFiles;
+import dev.splice.base.InputFiles;
 import dev.splice.base.OutputPaths;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.SymbolAddress;
@@ -11,7 +12,6 @@ import dev.splice.listing.JsonlWriter;
 import dev.splice.listing.ListingWriter;
 import dev.splice.listing.Region;
 import dev.splice.listing.SymbolMap;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,7 +114,7 @@ final class DisasmCommand implements Callable<Integer>, Main.WarmsUp {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                         "--section and --function need an ELF file, not --raw");
             }
-            regions = List.of(Region.raw(base == null ? 0 : number(base, "--base"), Files.readAllBytes(file)));
+            regions = List.of(Region.raw(base == null ? 0 : number(base, "--base"), InputFiles.readBytes(file)));
             if (extensions == null) {
                 extensions = Extension.classic();
             }

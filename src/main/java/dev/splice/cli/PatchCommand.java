@@ -2,6 +2,7 @@ package dev.splice.cli;
 
 import dev.splice.base.AddressText;
 import dev.splice.base.BadInputException;
+import dev.splice.base.InputFiles;
 import dev.splice.base.OutputPaths;
 import dev.splice.isa.Extension;
 import dev.splice.isa.Isa;
@@ -21,8 +22,6 @@ import dev.splice.patch.PointSpecException;
 import dev.splice.patch.Replacement;
 import dev.splice.patch.Rewrite;
 import dev.splice.patch.RewriteSummary;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -263,11 +262,7 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
     }
 
     private static String read(Path p) {
-        try {
-            return Files.readString(p, StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
-            throw new BadInputException(p + ": cannot read: " + e.getMessage());
-        }
+        return InputFiles.readString(p);
     }
 
     /** An address as {@link AddressText} reads it; a symbol is looked up in the input. */

@@ -248,7 +248,7 @@ public final class ElfEditor {
     public int addSection(String sectionName, int type, long flags, long address, long alignment, long entrySize,
                           int link, int info, byte[] data) {
         if (sections.isEmpty()) {
-            throw new IllegalStateException(name + " has no section header table to add a section to");
+            throw new ElfFormatException(name, 60, "no section header table (e_shnum 0) to add a section to");
         }
         if (alignment < 0 || (alignment & (alignment - 1)) != 0) {
             throw new IllegalArgumentException("alignment " + alignment + " is not a power of two");
@@ -395,7 +395,7 @@ public final class ElfEditor {
         long fileEnd = image.length;
         for (Entry e : sections) {
             if (e.contents != null) {
-                fileEnd += e.length + Math.max(e.header.alignment(), PAGE_SIZE);
+                fileEnd += e.length + Math.max(Math.min(e.header.alignment(), MAX_GAP), PAGE_SIZE);
             }
         }
         long needed = loadBase() + fileEnd + reserve + PAGE_SIZE;
@@ -646,7 +646,7 @@ public final class ElfEditor {
         }
         if (newNames) {
             if (shstrndx == 0) {
-                throw new IllegalStateException(name + " has no section name string table for the new names");
+                throw new ElfFormatException(name, 62, "no section name string table (e_shstrndx 0) for the new section names");
             }
             ByteArrayOutputStream table = new ByteArrayOutputStream();
             byte[] old = contents(shstrndx);
@@ -715,6 +715,12 @@ public final class ElfEditor {
                 if (s.type() != Section.SHT_NOBITS) {
                     at = alignUp(at, Math.max(1, s.alignment()));
                 }
+                if (at < out.size() || at - out.size() > MAX_GAP) {
+                    // A forged sh_addralign (2^62) would pad gigabytes of zeros before the section.
+                    throw new ElfFormatException(name, (long) originalShoff + (long) i * Section.HEADER_SIZE + 48, "section ["
+                            + i + "] alignment 0x" + Long.toHexString(s.alignment()) + " would pad more than "
+                            + (MAX_GAP >> 20) + " MiB of zeros");
+                }
                 if (s.isAllocated() && s.address() != 0) {
                     // Also for NOBITS: the segment over it needs p_offset congruent to p_vaddr, inside the file.
                     at += Math.floorMod(s.address() - at, PAGE_SIZE);
@@ -771,7 +777,7 @@ public final class ElfEditor {
             Arrays.fill(bytes, originalShoff, originalShoff + count * Section.HEADER_SIZE, (byte) 0);
         }
         if (phoff + (long) finalSegments.size() * Segment.HEADER_SIZE > bytes.length) {
-            throw new IllegalStateException("program header table at 0x" + Long.toHexString(phoff) + " does not fit the file");
+            throw new ElfFormatException(name, 32, "program header table at 0x" + Long.toHexString(phoff) + " does not fit the file");
         }
         writeSegments(bytes, phoff, finalSegments);
         writeSections(bytes, shoff, placed, nameOffsets, finalSegments.size());
@@ -780,9 +786,17 @@ public final class ElfEditor {
                 bytes.length));
     }
 
+    /**
+     * Whether e_phnum is PN_XNUM with the count in section 0's sh_info: when the count needs it, or
+     * when the input used it (an unedited file is written back as it was).
+     */
+    private boolean extendedProgramHeaderCount(int segmentCount, int sectionCount) {
+        return segmentCount >= ElfHeader.PN_XNUM || header.phnum() == ElfHeader.PN_XNUM && sectionCount > 0;
+    }
+
     private void writeHeader(byte[] bytes, long phoff, long shoff, int count, int shstrndx, int segmentCount) {
         ElfHeader h = header;
-        int phnum = segmentCount >= ElfHeader.PN_XNUM ? ElfHeader.PN_XNUM : segmentCount;
+        int phnum = extendedProgramHeaderCount(segmentCount, count) ? ElfHeader.PN_XNUM : segmentCount;
         int shnum = count >= Section.SHN_LORESERVE ? 0 : count;
         int strndx = shstrndx >= Section.SHN_LORESERVE ? Section.SHN_XINDEX : shstrndx;
         ElfHeader out = new ElfHeader(h.elfClass(), h.dataEncoding(), h.identVersion(), h.osAbi(), h.abiVersion(),
@@ -893,7 +907,7 @@ public final class ElfEditor {
             at += s.size();
         }
         if (!fitsInPlace(count)) {
-            throw new IllegalStateException(name + ": the program header table does not fit after moving the notes");
+            throw new ElfFormatException(name, 32, "the program header table does not fit after moving the notes");
         }
         int[] moved = notes.stream().mapToInt(Integer::intValue).toArray();
         for (int g : noteSegments) {
@@ -977,7 +991,7 @@ public final class ElfEditor {
             }
         }
         if (clash || x - out.size() > MAX_GAP) {
-            throw new IllegalStateException(name + ": found no free address for the moved program header table"
+            throw new ElfFormatException(name, 32, "found no free address for the moved program header table"
                     + " (load base 0x" + Long.toHexString(base) + "); place it with setProgramHeaderOffset");
         }
         out.zerosTo(x + size);
@@ -1077,7 +1091,7 @@ public final class ElfEditor {
             if (i == 0 && count >= Section.SHN_LORESERVE) {
                 size = count;
             }
-            if (i == 0 && segmentCount >= ElfHeader.PN_XNUM) {
+            if (i == 0 && extendedProgramHeaderCount(segmentCount, count)) {
                 info = segmentCount;
             }
             Le.putU32(bytes, at, nameOffsets[i]);

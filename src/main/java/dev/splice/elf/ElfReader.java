@@ -220,6 +220,12 @@ final class ElfReader {
                         + " overlaps the section header table at 0x" + Long.toHexString(shoff));
             }
         }
+        if (type == Section.SHT_NULL && (r[1] & (Section.SHF_ALLOC | Section.SHF_EXECINSTR)) != 0 && size != 0) {
+            // An inactive header has no bytes in the file; one that claims to be loaded code would give readers a size
+            // its (empty) contents do not have.
+            throw bad(at + 8, "section [" + i + "] of type NULL (inactive) is flagged allocated or executable with size 0x"
+                    + Long.toHexString(size));
+        }
         if (!isPowerOfTwoOrZero(r[7])) {
             throw bad(at + 48, "section [" + i + "] has alignment 0x" + Long.toHexString(r[7]) + ", not a power of two");
         }

@@ -9,8 +9,6 @@ import dev.splice.isa.Isa;
 import dev.splice.isa.Opcode;
 import dev.splice.isa.OperandException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -100,7 +98,7 @@ public final class Assembler {
      * @throws ListingException if a line does not assemble
      */
     public static Assembly assemble(Path listing) throws IOException {
-        return assemble(Files.readString(listing, StandardCharsets.UTF_8), listing.toString());
+        return assemble(dev.splice.base.InputFiles.readString(listing), listing.toString());
     }
 
     /**

@@ -132,8 +132,11 @@ public final class ListingWriter {
         }
         TextBuffer text = new TextBuffer(DRAIN_BYTES + 4096);
         text.append(".target ").append(Extension.targetName(used)).append((byte) '\n');
+        // One cache for every region listed on this thread: a cache per region allocated 266 KB for
+        // each, and a file of many small functions or sections has thousands.
+        TextCache cache = new TextCache();
         for (int i = 0; i < labels.length; i++) {
-            writeRegion(regions.get(i), labels[i], text, out);
+            writeRegion(regions.get(i), labels[i], text, out, cache);
         }
         text.drainTo(out);
         out.flush();
@@ -192,19 +195,25 @@ public final class ListingWriter {
     }
 
     /** Pass 2: the text, in chunks rendered in parallel on big regions and written in order. */
-    private void writeRegion(Region region, Labels labels, TextBuffer text, OutputStream out)
+    private void writeRegion(Region region, Labels labels, TextBuffer text, OutputStream out, TextCache cache)
             throws IOException {
         long base = region.address();
         text.append(region.kind().directive()).append((byte) ' ');
         if (region.kind() != Region.Kind.RAW) {
-            text.append(region.name()).append(", ");
+            if (region.name().isEmpty()) {
+                // No section name table: a stable placeholder the assembler reads back (was ".section , ADDR").
+                text.append(UNNAMED_PREFIX).appendHex(base);
+            } else {
+                appendName(text, region.name());
+            }
+            text.append(", ");
         }
         text.append("0x").appendHex(base);
         text.append("    # ").appendDecimal(region.bytes().length).append(" bytes\n");
         int length = region.bytes().length;
         int threads = Math.min(Runtime.getRuntime().availableProcessors(), 8);
         if (threads < 2 || length < 2 * CHUNK_BYTES) {
-            writeRange(region, labels, 0, 0, length, text, out);
+            writeRange(region, labels, 0, 0, length, text, out, cache);
             return;
         }
         text.drainTo(out);
@@ -264,7 +273,7 @@ public final class ListingWriter {
     private TextBuffer render(Region region, Labels labels, int firstItem, int from, int to, TextBuffer reuse)
             throws IOException {
         TextBuffer text = reuse != null ? reuse : new TextBuffer((to - from) * 24);
-        writeRange(region, labels, firstItem, from, to, text, null);
+        writeRange(region, labels, firstItem, from, to, text, null, new TextCache());
         return text;
     }
 
@@ -274,7 +283,7 @@ public final class ListingWriter {
      * every {@link #DRAIN_BYTES}.
      */
     private void writeRange(Region region, Labels labels, int firstItem, int from, int to, TextBuffer text,
-            OutputStream out) throws IOException {
+            OutputStream out, TextCache cache) throws IOException {
         long base = region.address();
         List<SymbolMap.Entry> headings = symbols.startingIn(base + from, base + to);
         int headingCount = headings.size();
@@ -283,7 +292,6 @@ public final class ListingWriter {
         Namer namer = new Namer(labels);
         InstructionCursor cursor = new InstructionCursor(region.bytes(), decoder, labels.items, firstItem, from, to);
         PcRelativePair pair = new PcRelativePair();
-        TextCache cache = new TextCache();
         // Addresses in the range nearly always have the same number of hex digits: count once.
         int pcDigits = hexDigits(base + from) == hexDigits(base + Math.max(from, to - 1)) ? hexDigits(base + from) : 0;
         while (cursor.advance()) {
@@ -378,11 +386,31 @@ public final class ListingWriter {
         if (region.kind() == Region.Kind.FUNCTION && heading.address() == region.address()) {
             return; // the region line already names it
         }
-        text.append("\n# ").append(heading.name());
+        text.append("\n# ");
+        appendName(text, heading.name());
         if (heading.address() != pc) {
             text.append(" (starts at 0x").appendHex(heading.address()).append(", inside an instruction)");
         }
         text.append((byte) '\n');
+    }
+
+    /** The name a listing gives a region without one: this prefix and the region's address in hex. */
+    static final String UNNAMED_PREFIX = "unnamed_0x";
+
+    /**
+     * A symbol name as the listing prints it: control characters (a newline would turn the rest of a
+     * forged name into code), DEL and non-ASCII are written as {@code \xNN} escapes (four hex digits past 0xff), so no name can
+     * end its line. Other names are written as they are.
+     */
+    static void appendName(TextBuffer text, String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c >= 0x7f) {
+                text.append(c > 0xff ? String.format("\\u%04x", (int) c) : String.format("\\x%02x", (int) c));
+            } else {
+                text.append((byte) c);
+            }
+        }
     }
 
     /** Prints in-region targets at instruction boundaries as labels, others as absolute addresses. */

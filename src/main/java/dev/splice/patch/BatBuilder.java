@@ -157,7 +157,10 @@ final class BatBuilder {
                 cfg = RiscVCfg.of(code, base, size, pads);
             }
             if (cfg == null) {
-                throw new IllegalStateException("no CFG of moved function " + f.name()); // it was decoded from start to end
+                // Decoded from start to end, yet a forged input (a function outside its section) can still defeat BOLT's rules.
+                throw new PatchException(PatchException.Reason.MALFORMED_INPUT, elf.name() + ": function '" + f.name()
+                        + "' at 0x" + Long.toHexString(f.address()) + ": BOLT's CFG rules form no blocks of it in section "
+                        + f.section().name() + ", so no BAT can describe its move", f.address());
             }
             return Arrays.stream(cfg.blockStarts()).asLongStream().toArray();
         }

@@ -90,6 +90,11 @@ final class FunctionDecoder {
                 m.addSequenceStart(item);
             }
         }
+        if (m.items.isEmpty()) {
+            // A forged section table can give a function no bytes in the file to decode.
+            throw new PatchException(Reason.MALFORMED_INPUT, file + ": function '" + f.name() + "' at 0x"
+                    + Long.toHexString(f.address()) + " has no bytes in the file", f.address());
+        }
         requireFragmentsAtBoundaries(m);
         Item last = m.items.get(m.items.size() - 1);
         if (canFallThrough(last) && f.endAddress() >= f.section().endAddress()) {

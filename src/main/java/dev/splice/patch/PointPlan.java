@@ -7,9 +7,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.splice.base.BadInputException;
+import dev.splice.base.InputFiles;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -161,9 +160,9 @@ public record PointPlan(List<Entry> entries) {
 
     private static String readText(Path path, String what) {
         try {
-            return Files.readString(path, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new BadInputException(what + ": cannot read " + path + ": " + e.getMessage());
+            return InputFiles.readString(path);
+        } catch (BadInputException e) {
+            throw new BadInputException(what + ": cannot read " + e.getMessage(), e);
         }
     }
 

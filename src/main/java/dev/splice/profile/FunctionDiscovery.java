@@ -172,12 +172,16 @@ final class FunctionDiscovery {
             }
             String name = s.name();
             if (!absolute) {
+                if (s.sectionIndex() >= elf.sections().size()) {
+                    continue; // a forged section index: no section to lie in
+                }
                 Section section = elf.section(s.sectionIndex());
                 if (!section.isAllocated()) {
                     continue;
                 }
-                // BOLT ignores symbols that do not lie inside their section.
-                if (s.value() < section.address() || s.value() + s.size() > section.address() + section.size()) {
+                // BOLT ignores symbols that do not lie inside their section (sizes from the file: no overflow).
+                if (Long.compareUnsigned(s.value() - section.address(), section.size()) > 0
+                        || Long.compareUnsigned(s.size(), section.size() - (s.value() - section.address())) > 0) {
                     continue;
                 }
                 if (s.type() == Symbol.STT_SECTION) {
@@ -204,7 +208,8 @@ final class FunctionDiscovery {
                 continue;
             }
             fileSymRefs.computeIfAbsent(address, a -> new ArrayList<>()).add(sym);
-            Section home = s.sectionIndex() == Section.SHN_ABS ? null : elf.section(s.sectionIndex());
+            Section home = s.sectionIndex() == Section.SHN_ABS || s.sectionIndex() >= elf.sections().size() ? null
+                    : elf.section(s.sectionIndex());
             if (s.type() == Symbol.STT_SECTION && home != null && isPlt(home.name())) {
                 continue;
             }

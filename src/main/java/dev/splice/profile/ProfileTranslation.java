@@ -1,13 +1,13 @@
 package dev.splice.profile;
 
 import dev.splice.base.BadInputException;
+import dev.splice.base.InputFiles;
 import dev.splice.bat.BatTables;
 import dev.splice.elf.ElfFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.function.LongConsumer;
 
@@ -77,14 +77,10 @@ public final class ProfileTranslation {
      */
     public static TranslatedProfile translate(Path binary, Path profile, InputFormat format, Options options) {
         Setup setup = setup(ElfFile.read(binary), options);
-        long size;
-        try {
-            size = Files.size(profile);
-        } catch (NoSuchFileException e) {
-            throw new BadInputException(profile + ": no such file", e);
-        } catch (IOException e) {
-            throw new BadInputException(profile + ": cannot read: " + e.getMessage(), e);
+        if (InputFiles.isOpenDescriptor(profile)) {
+            return streamed(setup, profile, format, options);
         }
+        long size = InputFiles.requireRegular(profile);
         int parts = size < PARALLEL_THRESHOLD ? 1 : Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         // splice.bat.threads overrides the number of parts (tests check that the result does not depend on it).
         parts = Integer.getInteger("splice.bat.threads", parts);
@@ -123,6 +119,21 @@ public final class ProfileTranslation {
             }
         }
         return finish(setup, readers, translators, failures);
+    }
+
+    /** A pipe (/dev/stdin): one part, read as it comes (the reader bounds each line). */
+    private static TranslatedProfile streamed(Setup setup, Path profile, InputFormat format, Options options) {
+        ProfileTranslator translator = new ProfileTranslator(setup.bat, setup.binary, options.basicSamples());
+        ProfileReader reader = new ProfileReader(format, profile.toString(), options.skipBadLines(), options.progress());
+        RuntimeException[] failure = new RuntimeException[1];
+        try (InputStream in = InputFiles.openStream(profile)) {
+            reader.read(in, translator);
+        } catch (IOException e) {
+            failure[0] = new BadInputException(profile + ": cannot read: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            failure[0] = e;
+        }
+        return finish(setup, new ProfileReader[] {reader}, new ProfileTranslator[] {translator}, failure);
     }
 
     /**

@@ -259,19 +259,27 @@ final class RewrittenBinary {
     }
 
     private static boolean sameBytes(dev.splice.elf.ElfFile a, dev.splice.elf.ElfFile b, long address, long size) {
-        byte[] x = bytesAt(a, address, size);
-        byte[] y = bytesAt(b, address, size);
-        return x != null && y != null && java.util.Arrays.equals(x, y);
+        java.nio.ByteBuffer x = bytesAt(a, address, size);
+        java.nio.ByteBuffer y = bytesAt(b, address, size);
+        return x != null && y != null && x.equals(y);
     }
 
-    private static byte[] bytesAt(dev.splice.elf.ElfFile elf, long address, long size) {
+    /**
+     * A view of {@code size} bytes at {@code address}, or null where the file has none. A view, not
+     * a copy: a forged symbol table names a function per symbol, and copying its section each time
+     * allocated gigabytes for a 32 KB input. Sizes are from the file: checked without overflow.
+     */
+    private static java.nio.ByteBuffer bytesAt(dev.splice.elf.ElfFile elf, long address, long size) {
         dev.splice.elf.Section s = elf.sectionContaining(address).orElse(null);
-        if (s == null || s.isNobits() || address + size > s.address() + s.size() || size > Integer.MAX_VALUE) {
+        if (s == null || s.isNobits() || size < 0 || s.fileSize() != s.size()) {
             return null;
         }
-        byte[] all = elf.contents(s);
-        int from = (int) (address - s.address());
-        return java.util.Arrays.copyOfRange(all, from, from + (int) size);
+        long from = address - s.address();
+        if (from < 0 || from > s.size() || size > s.size() - from) {
+            return null;
+        }
+        java.nio.ByteBuffer all = elf.buffer(s);
+        return all.slice((int) from, (int) size);
     }
 
     /** BOLT flips the last bit of the build-id: the output's id must be the input's, so changed. */

@@ -146,6 +146,7 @@ public record TraceRecords(long loadedCode, List<ThreadTrace> threads, long lost
      * @throws BadInputException if it cannot be read or does not follow the format (with file:line)
      */
     public static TraceRecords read(Path file) {
+        dev.splice.base.InputFiles.requireRegular(file);
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.US_ASCII)) {
             return parse(in, file.toString());
         } catch (NoSuchFileException e) {

@@ -99,6 +99,21 @@ class PluginRecordsTest {
     }
 
     @Test
+    void numbersBeyond64BitsAreRefusedNotThrown() {
+        // Issue 15: 19 digits above Long.MAX_VALUE threw NumberFormatException; counts whose sum overflows, ArithmeticException.
+        assertRefused(validation.replace("vcpus 1", "vcpus 9999999999999999999"), "out of range");
+        int first = validation.indexOf("\ne ") + 1;
+        int second = validation.indexOf("\ne ", first) + 1;
+        String big = " " + Long.MAX_VALUE;
+        StringBuilder t = new StringBuilder(validation);
+        int eol2 = t.indexOf("\n", second);
+        t.replace(t.lastIndexOf(" ", eol2), eol2, big);
+        int eol1 = t.indexOf("\n", first);
+        t.replace(t.lastIndexOf(" ", eol1), eol1, big);
+        assertRefused(t.toString(), "overflow");
+    }
+
+    @Test
     void everySingleCharacterCorruptionIsRefusedOrStillConsistent() {
         // Never an unchecked exception, whatever character is damaged.
         for (String text : new String[] {validation, timing, catalog}) {

@@ -6,10 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -195,14 +191,7 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks) {
      * @throws BadInputException on malformed input (with file and line or entry) or a repeated key
      */
     public static Catalog read(Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (java.nio.charset.MalformedInputException e) {
-            throw new BadInputException(file + ": not UTF-8 text");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        String text = dev.splice.base.InputFiles.readString(file);
         String t = text.stripLeading();
         Catalog c = t.startsWith("{") || t.startsWith("[") ? json(file, text) : csv(file, text);
         Set<String> seen = new HashSet<>();

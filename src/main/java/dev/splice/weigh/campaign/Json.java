@@ -56,7 +56,7 @@ final class Json {
      */
     static JsonNode read(Path file) {
         try {
-            JsonNode n = MAPPER.readTree(file.toFile());
+            JsonNode n = MAPPER.readTree(dev.splice.base.InputFiles.readBytes(file));
             return n == null ? MissingNode.getInstance() : n;
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();

@@ -107,6 +107,7 @@ public final class PairRows {
     public static List<PairRow> read(Path file, boolean pluginOff, boolean skipBadRows, List<BadRow> bad) {
         List<PairRow> out = new ArrayList<>();
         String name = file.getFileName().toString();
+        dev.splice.base.InputFiles.requireRegular(file);
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             long lineNo = 0;
             String line;

@@ -3,7 +3,6 @@ package dev.splice.weigh.campaign;
 import dev.splice.base.BadInputException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
@@ -222,7 +221,7 @@ public record PluginRecords(
      * @throws BadInputException when it is not ASCII text or does not follow the format
      */
     public static PluginRecords read(Path file) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
+        byte[] bytes = dev.splice.base.InputFiles.readBytes(file);
         for (int i = 0; i < bytes.length; i++) {
             int b = bytes[i] & 0xff;
             if (b != '\n' && (b < 0x20 || b > 0x7e)) {

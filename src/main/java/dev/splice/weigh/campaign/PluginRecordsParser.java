@@ -132,7 +132,10 @@ final class PluginRecordsParser {
                     throw error("encodings are not sorted by size, then encoding, without repeats");
                 }
             }
-            sum = Math.addExact(sum, count);
+            if (count > Long.MAX_VALUE - sum) {
+                throw error("the window's encoding counts overflow 64 bits");
+            }
+            sum += count;
             encodings.add(new EncodingCount(encoding, size, count));
         }
         if (sum != executed) {
@@ -262,6 +265,10 @@ final class PluginRecordsParser {
     private long number(String text, long max) {
         if (text.isEmpty() || text.length() > 19 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw error("'" + abbreviate(text) + "' is not a decimal number");
+        }
+        // 19 digits can exceed Long.MAX_VALUE: compared as text, not parsed into an exception.
+        if (text.length() == 19 && text.compareTo(Long.toString(Long.MAX_VALUE)) > 0) {
+            throw error(text + " is out of range (at most " + max + ")");
         }
         long v = Long.parseLong(text);
         if (v > max) {

@@ -1,0 +1,32 @@
+package dev.splice.fuzz;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The short fixed-seed fuzzing pass of {@code make test} (issue 15): every target for about three
+ * seconds; any finding (an exception that is not a refusal, CPU over 1 s per MB, allocation beyond
+ * the target's multiple of the input, a hang) fails the build, with the saved input named.
+ * {@code bench/fuzz.sh SECONDS} runs the same targets for as long as asked.
+ */
+class FuzzPassTest {
+    @Test
+    void noFindingsOnAShortFixedSeedPass() throws IOException {
+        List<FuzzTarget> targets = Targets.all();
+        PrintWriter out = new PrintWriter(System.out, true);
+        Fuzzer.Report report = new Fuzzer(Path.of("target/fuzz-findings/pass")).run(targets, 15, 3000, 200_000, out);
+        assertEquals(targets.size(), report.counts().size());
+        for (Fuzzer.Counts c : report.counts()) {
+            assertTrue(c.inputs() >= 10, c.target() + " ran only " + c.inputs() + " inputs");
+        }
+        assertTrue(report.findings().isEmpty(), report.findings().stream().map(Fuzzer.Finding::toString)
+                .collect(Collectors.joining("\n")));
+    }
+}

@@ -1,0 +1,75 @@
+package dev.splice.listing;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.Binary;
+import dev.splice.testing.TestPrograms;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 15: a symbol name is data, never code. A forged .strtab entry with a newline and an
+ * instruction after it was written into the listing as a line of code, and the unedited listing
+ * assembled to different bytes (one injected instruction).
+ */
+class HostileNamesTest {
+    @Test
+    void aNewlineInASymbolNameCannotBecomeCode() throws IOException {
+        byte[] b = Files.readAllBytes(TestPrograms.rv64("loops"));
+        Binary original = Binary.of(b, "seed");
+        String victim = original.functions().stream().map(dev.splice.Function::name)
+                .filter(n -> n.length() >= 8).findFirst().orElseThrow();
+        // Same length: "x\nnop" padded with spaces, in place of the name's bytes in .strtab.
+        byte[] forged = String.format("%-" + victim.length() + "s", "x\nnop").getBytes(StandardCharsets.US_ASCII);
+        byte[] needle = (victim + "\0").getBytes(StandardCharsets.US_ASCII);
+        int at = indexOf(b, needle);
+        assertTrue(at > 0, victim);
+        System.arraycopy(forged, 0, b, at, forged.length);
+        Binary binary = Binary.of(b, "forged");
+        List<Region> regions = binary.regions(List.of(), List.of());
+        String text = new ListingWriter(false, binary.symbolMap()).toText(regions);
+        assertFalse(text.contains("\nnop"), "the name's newline reached the listing");
+        assertTrue(text.contains("x\\x0anop"), "the name is escaped");
+        List<Region> back = Assembler.assemble(text, "forged.s").regions();
+        for (int i = 0; i < regions.size(); i++) {
+            assertArrayEquals(regions.get(i).bytes(), back.get(i).bytes(), regions.get(i).name());
+        }
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 1; i + needle.length <= hay.length; i++) {
+            if (hay[i - 1] != 0) {
+                continue;
+            }
+            for (int k = 0; k < needle.length; k++) {
+                if (hay[i + k] != needle[k]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
+    @Test
+    void sectionsWithoutNamesGetAPlaceholderThatReassembles() throws IOException {
+        byte[] b = Files.readAllBytes(TestPrograms.rv64("loops"));
+        java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putShort(62, (short) 0); // e_shstrndx
+        Binary binary = Binary.of(b, "unnamed");
+        List<Region> regions = binary.regions(List.of(), List.of());
+        assertTrue(regions.stream().anyMatch(r -> r.name().isEmpty()), "the forged file still names its sections");
+        String text = new ListingWriter(false, binary.symbolMap()).toText(regions);
+        assertFalse(text.contains(" , 0x"), "a region line without a name");
+        List<Region> back = Assembler.assemble(text, "unnamed.s").regions();
+        for (int i = 0; i < regions.size(); i++) {
+            assertArrayEquals(regions.get(i).bytes(), back.get(i).bytes(), regions.get(i).name());
+            assertTrue(back.get(i).address() == regions.get(i).address());
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.splice.patch;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.base.BadInputException;
+import dev.splice.elf.ElfFile;
+import dev.splice.elf.Segment;
+import dev.splice.elf.Symbol;
+import dev.splice.testing.TestPrograms;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Forged inputs to {@code patch --insert-at-entries} the fuzzer found (issue 15): each threw an
+ * IllegalStateException or IndexOutOfBoundsException (exit 3, "internal error") from the editor,
+ * the function decoder or the BAT builder; each is now a located refusal (exit 2).
+ */
+class PatchHostileInputTest {
+    private static byte[] program(String name) throws IOException {
+        return Files.readAllBytes(TestPrograms.rv64(name));
+    }
+
+    private static BadInputException refused(byte[] input) {
+        return assertThrows(BadInputException.class, () -> Rewrite.of(ElfFile.parse(input, "forged"))
+                .insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED).run());
+    }
+
+    /** Refused as a whole, or the function is left out with the reason (--insert-at-entries skips what it cannot move). */
+    private static void refusedOrSkipped(byte[] input, String fragment) {
+        try {
+            Rewrite.Result r = Rewrite.of(ElfFile.parse(input, "forged"))
+                    .insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED).run();
+            assertTrue(r.skipped().stream().anyMatch(k -> k.reason() == PatchException.Reason.MALFORMED_INPUT
+                    && k.message().contains(fragment)), r.skipped().toString());
+        } catch (BadInputException e) {
+            assertTrue(e.getMessage().startsWith("forged"), e.getMessage());
+        }
+    }
+
+    @Test
+    void noSectionNameTableForTheNewSectionNames() throws IOException {
+        byte[] b = program("count_loop.relocs");
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putShort(62, (short) 0); // e_shstrndx
+        BadInputException e = refused(b);
+        assertTrue(e.getMessage().contains("section name string table"), e.getMessage());
+    }
+
+    @Test
+    void noFreeAddressForTheMovedProgramHeaders() throws IOException {
+        byte[] b = program("bat_entries.relocs");
+        ElfFile elf = ElfFile.parse(b, "seed");
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        // The last PT_LOAD grows by 1 GiB of memory: no page is left for the table within reach.
+        for (int i = elf.segments().size() - 1; i >= 0; i--) {
+            Segment s = elf.segments().get(i);
+            if (s.isLoad()) {
+                long at = elf.header().phoff() + (long) i * Segment.HEADER_SIZE + 40;
+                buf.putLong((int) at, s.memorySize() + 0x40000000L);
+                break;
+            }
+        }
+        BadInputException e = refused(b);
+        assertTrue(e.getMessage().contains("program header table"), e.getMessage());
+    }
+
+    @Test
+    void aFunctionSizeRunningPastTheFileIsRefused() throws IOException {
+        byte[] b = program("call_pairs.relocs");
+        ElfFile elf = ElfFile.parse(b, "seed");
+        var symtab = elf.section(".symtab").orElseThrow();
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        for (Symbol s : elf.symbols()) {
+            if (s.type() == Symbol.STT_FUNC && s.size() >= 4) {
+                buf.putLong((int) (symtab.offset() + 24L * s.index() + 16), Long.MAX_VALUE); // st_size
+            }
+        }
+        refusedOrSkipped(b, "has no bytes in the file");
+    }
+
+    @Test
+    void aFunctionBoltsRulesFormNoBlocksOfIsRefused() throws IOException {
+        byte[] b = program("entries.relocs");
+        // The fuzzer's input, as its byte edits: symbol section indices and names, .strtab and .rela.text bytes.
+        int[][] edits = {{718, 0}, {880, 0}, {884, 0}, {979, 0150}, {980, 0165}, {981, 0102}, {982, 070}, {983, 0153},
+            {984, 0165}, {1256, 0241}, {1257, 0276}, {1258, 034}, {1259, 0215}, {1260, 0150}, {1261, 0147}, {1262, 0353},
+            {1263, 031}, {1616, 071}};
+        for (int[] e : edits) {
+            b[e[0]] = (byte) e[1];
+        }
+        refusedOrSkipped(b, "BOLT's CFG rules form no blocks");
+    }
+
+    @Test
+    void aForgedAlignmentIsRefusedBeforePadding() throws IOException {
+        for (String section : java.util.List.of(".text", ".symtab", ".strtab")) {
+            byte[] b = program("count_loop.relocs");
+            ElfFile elf = ElfFile.parse(b, "seed");
+            int header = (int) (elf.header().shoff() + (long) elf.section(section).orElseThrow().index() * 64);
+            ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(header + 48, 1L << 40); // sh_addralign
+            long started = System.nanoTime();
+            try {
+                Rewrite.of(ElfFile.parse(b, "forged")).insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED).run();
+            } catch (BadInputException e) {
+                assertTrue(e.getMessage().startsWith("forged"), e.getMessage());
+            }
+            assertTrue(System.nanoTime() - started < 10_000_000_000L, section + ": padded for seconds");
+        }
+    }
+}
