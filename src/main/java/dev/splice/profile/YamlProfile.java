@@ -104,20 +104,20 @@ final class YamlProfile {
                     exec += en.getValue();
                 }
                 BatTables.Block b = blocks.byOffset().get(en.getKey().offset());
-                if (b != null && b.index() < nblocks) {
+                if (b != null && isBlock(b.index(), nblocks)) {
                     profile.computeIfAbsent((int) b.index(), k -> new Block()).exec += en.getValue();
                 }
             }
             for (Fdata.Branch b : e.getValue()) {
                 BatTables.Block from = blocks.containing(b.from().offset());
-                if (from == null || from.index() >= nblocks) {
+                if (from == null || !isBlock(from.index(), nblocks)) {
                     continue;
                 }
                 Block yb = profile.computeIfAbsent((int) from.index(), k -> new Block());
                 String mis = b.mispreds() != 0 ? ", mis: " + b.mispreds() : "";
                 if (b.to().name() != null && b.to().name().equals(b.from().name()) && b.to().offset() != 0) {
                     BatTables.Block to = blocks.containing(b.to().offset());
-                    if (to != null) {
+                    if (to != null && isBlock(to.index(), nblocks)) {
                         yb.successors.add("{ bid: " + to.index() + ", cnt: " + b.count() + mis + " }");
                     }
                 } else {
@@ -183,5 +183,10 @@ final class YamlProfile {
             s.append(String.format("%02x", x));
         }
         return s.toString();
+    }
+
+    /** A block index the function's table can have (a forged table may give negative or huge ones). */
+    private static boolean isBlock(long index, int nblocks) {
+        return index >= 0 && index < nblocks;
     }
 }
