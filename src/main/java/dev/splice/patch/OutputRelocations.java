@@ -70,6 +70,8 @@ final class OutputRelocations {
     private final List<MovedFunction> byNewStart = new ArrayList<>();
     private final Map<Long, MovedFunction> byStart = new HashMap<>();
     private final Map<MovedFunction, Integer> functionSymbols = new HashMap<>();
+    /** The section symbols of allocated sections, with their sections: few, searched for every reference into data. */
+    private final List<Map.Entry<Symbol, Section>> sectionSymbols = new ArrayList<>();
     private long textBase;
     private byte[] text;
     private int textIndex;
@@ -85,6 +87,14 @@ final class OutputRelocations {
         this.symbols = symtab == null ? List.of() : elf.symbols(symtab);
         for (Reloc r : in.relocations().all()) {
             resolved.put(r.relocation(), r);
+        }
+        for (Symbol s : symbols) {
+            if (s.type() == Symbol.STT_SECTION && s.isDefinedInSection()) {
+                Section sec = elf.section(s.sectionIndex());
+                if (sec.isAllocated()) {
+                    sectionSymbols.add(Map.entry(s, sec));
+                }
+            }
         }
     }
 
@@ -349,12 +359,10 @@ final class OutputRelocations {
         if (old != null && oldBodySymbols.containsKey(old)) {
             return new Relocation(offset, type, oldBodySymbols.get(old), value - old.function.address());
         }
-        for (Symbol s : symbols) {
-            if (s.type() == Symbol.STT_SECTION && s.isDefinedInSection()) {
-                Section sec = in.elf().section(s.sectionIndex());
-                if (sec.isAllocated() && value >= sec.address() && value < sec.address() + sec.size()) {
-                    return new Relocation(offset, type, s.index(), value - sec.address());
-                }
+        for (Map.Entry<Symbol, Section> e : sectionSymbols) {
+            Section sec = e.getValue();
+            if (value >= sec.address() && value < sec.address() + sec.size()) {
+                return new Relocation(offset, type, e.getKey().index(), value - sec.address());
             }
         }
         return new Relocation(offset, type, 0, value);
