@@ -38,12 +38,8 @@ public final class InputFiles {
         BasicFileAttributes attributes;
         try {
             attributes = Files.readAttributes(path, BasicFileAttributes.class);
-        } catch (NoSuchFileException e) {
-            throw new BadInputException(path + ": no such file", e);
-        } catch (AccessDeniedException e) {
-            throw new BadInputException(path + ": permission denied", e);
         } catch (IOException e) {
-            throw new BadInputException(path + ": cannot read: " + e.getMessage(), e);
+            throw unreadable(path, e);
         }
         if (attributes.isDirectory()) {
             throw new BadInputException(path + ": is a directory, not a file");
@@ -85,10 +81,8 @@ public final class InputFiles {
                 throw tooLarge(path, bytes.length, limit);
             }
             return bytes;
-        } catch (AccessDeniedException e) {
-            throw new BadInputException(path + ": permission denied", e);
         } catch (IOException e) {
-            throw new BadInputException(path + ": cannot read: " + e.getMessage(), e);
+            throw unreadable(path, e);
         }
     }
 
@@ -130,12 +124,8 @@ public final class InputFiles {
         }
         try {
             return Files.newInputStream(path);
-        } catch (NoSuchFileException e) {
-            throw new BadInputException(path + ": no such file", e);
-        } catch (AccessDeniedException e) {
-            throw new BadInputException(path + ": permission denied", e);
         } catch (IOException e) {
-            throw new BadInputException(path + ": cannot read: " + e.getMessage(), e);
+            throw unreadable(path, e);
         }
     }
 
@@ -161,5 +151,22 @@ public final class InputFiles {
         java.nio.CharBuffer out = java.nio.CharBuffer.allocate(Math.max(16, bytes.length));
         decoder.decode(in, out, true);
         return in.position();
+    }
+
+    /**
+     * The refusal for a file that could not be read: missing, not permitted, or another I/O error.
+     *
+     * @param file the file, as the message should name it
+     * @param e what reading it threw
+     * @return the exception to throw
+     */
+    public static BadInputException unreadable(Object file, IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return new BadInputException(file + ": no such file", e);
+        }
+        if (e instanceof AccessDeniedException) {
+            return new BadInputException(file + ": permission denied", e);
+        }
+        return new BadInputException(file + ": cannot read: " + e.getMessage(), e);
     }
 }

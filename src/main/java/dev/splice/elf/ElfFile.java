@@ -2,13 +2,12 @@ package dev.splice.elf;
 
 import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
+import dev.splice.base.InputFiles;
 import dev.splice.base.Le;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -77,12 +76,8 @@ public final class ElfFile {
                 throw new ElfFormatException(name, 0, "file of " + size + " bytes is too large (limit 2 GiB)");
             }
             return new ElfFile(Files.readAllBytes(path), name);
-        } catch (NoSuchFileException e) {
-            throw new BadInputException(name + ": no such file", e);
-        } catch (AccessDeniedException e) {
-            throw new BadInputException(name + ": permission denied", e);
         } catch (IOException e) {
-            throw new BadInputException(name + ": cannot read: " + e.getMessage(), e);
+            throw InputFiles.unreadable(name, e);
         }
     }
 

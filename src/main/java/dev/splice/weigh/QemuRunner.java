@@ -385,7 +385,12 @@ public final class QemuRunner {
         }
     }
 
-    private static void deleteRecursively(Path dir) {
+    /**
+     * Removes a temporary directory and what it holds; a leftover file is harmless, so errors are ignored.
+     *
+     * @param dir the directory
+     */
+    public static void deleteRecursively(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

@@ -2,17 +2,15 @@ package dev.splice.weigh.system;
 
 import dev.splice.base.BadInputException;
 import dev.splice.weigh.QemuPlugin;
+import dev.splice.weigh.QemuRunner;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Runs a {@link SystemImage} on {@code qemu-system-riscv64 -machine virt -nographic -smp 1 -bios
@@ -81,7 +79,9 @@ public final class SystemQemu {
             Thread.currentThread().interrupt();
             throw new BadInputException(QEMU + " was interrupted", e);
         } finally {
-            delete(dir);
+            if (dir != null) {
+                QemuRunner.deleteRecursively(dir);
+            }
         }
     }
 
@@ -93,16 +93,5 @@ public final class SystemQemu {
      */
     public static QemuPlugin.CodeRange codeRange(SystemImage image) {
         return new QemuPlugin.CodeRange(image.codeStart(), image.codeEnd());
-    }
-
-    private static void delete(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
