@@ -26,7 +26,7 @@ public final class WeighModelCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT_DIR", description = "Output directory (created if needed).")
     Path out;
 
-    @Option(names = "--bootstrap", paramLabel = "N", defaultValue = "999", description = "Bootstrap replicates (default: ${DEFAULT-VALUE}, at least 19).")
+    @Option(names = "--bootstrap", paramLabel = "N", defaultValue = "999", description = "Bootstrap replicates (default: ${DEFAULT-VALUE}, from 19 to 99999).")
     int replicates;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "20260809", description = "Bootstrap seed (default: ${DEFAULT-VALUE}).")

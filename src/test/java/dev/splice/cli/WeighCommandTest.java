@@ -99,6 +99,18 @@ class WeighCommandTest {
         assertEquals(Main.USAGE, run(err, "weigh"));
     }
 
+    /** A replicate count from the command line never sizes an allocation unchecked (it was an OutOfMemoryError). */
+    @Test
+    void aHugeBootstrapIsRefusedBeforeAnyWork() {
+        Path c = campaign();
+        String[] err = new String[1];
+        assertEquals(Main.BAD_INPUT, run(err, "weigh", "model", c.toString(), "-o", dir.resolve("h").toString(),
+                "--bootstrap", "2147483647", "--no-progress"));
+        assertTrue(err[0].contains("--bootstrap must be from 19 to 99999, got 2147483647"), err[0]);
+        assertFalse(err[0].contains("Exception") || err[0].contains("\tat "), "no stack trace: " + err[0]);
+        assertFalse(Files.exists(dir.resolve("h")), "nothing written");
+    }
+
     @Test
     void mapPublishesPerPolicy() throws IOException {
         Path c = campaign();

@@ -5,7 +5,7 @@ import java.util.function.IntConsumer;
 /**
  * How {@link WeighModel#run} fits a campaign.
  *
- * @param replicates bootstrap replicates (B), at least {@link #MIN_REPLICATES}
+ * @param replicates bootstrap replicates (B), from {@link #MIN_REPLICATES} to {@link #MAX_REPLICATES}
  * @param seed the bootstrap seed: the same seed gives the same result
  * @param threads worker threads of the bootstrap (the result does not depend on it)
  * @param fit how each Huber IRLS fit is computed
@@ -18,6 +18,13 @@ public record ModelOptions(int replicates, long seed, int threads, FitOptions fi
     public static final long DEFAULT_SEED = 20260809L;
     /** Fewer replicates cannot place a 95% quantile of the max statistic. */
     public static final int MIN_REPLICATES = 19;
+    /**
+     * More replicates add nothing a user can see (the critical value's Monte Carlo error at 99,999 is
+     * about 0.1% of it) and would size the replicate table by a number from the command line.
+     */
+    public static final int MAX_REPLICATES = 99_999;
+    /** The replicate table ({@code B x contexts} doubles) may take at most this many bytes. */
+    public static final long MAX_TABLE_BYTES = 512L << 20;
 
     /**
      * The defaults: 999 replicates, seed 20260809, one thread per processor, Splice's fit settings,

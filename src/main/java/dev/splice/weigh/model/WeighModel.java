@@ -28,16 +28,24 @@ public final class WeighModel {
      * @param campaign the campaign ({@link Campaign#read})
      * @param o replicates, seed, threads, fit settings and progress
      * @return the result: {@link ModelResult#weights()} and {@link ModelResult#writeTo}
-     * @throws BadInputException when fewer than {@link ModelOptions#MIN_REPLICATES} replicates are asked for
+     * @throws BadInputException when the replicates asked for are outside {@link ModelOptions#MIN_REPLICATES}
+     *     to {@link ModelOptions#MAX_REPLICATES}, or their table for this campaign would exceed
+     *     {@link ModelOptions#MAX_TABLE_BYTES}
      */
     public static ModelResult run(Campaign campaign, ModelOptions o) {
-        if (o.replicates() < ModelOptions.MIN_REPLICATES) {
-            throw new BadInputException("--bootstrap must be at least " + ModelOptions.MIN_REPLICATES + ", got "
-                    + o.replicates());
+        if (o.replicates() < ModelOptions.MIN_REPLICATES || o.replicates() > ModelOptions.MAX_REPLICATES) {
+            throw new BadInputException("--bootstrap must be from " + ModelOptions.MIN_REPLICATES + " to "
+                    + ModelOptions.MAX_REPLICATES + ", got " + o.replicates());
         }
         CampaignData data = CampaignData.of(campaign);
         List<ContextData> contexts = data.contexts();
         int k = contexts.size();
+        long tableBytes = 8L * o.replicates() * k;
+        if (tableBytes > ModelOptions.MAX_TABLE_BYTES) {
+            throw new BadInputException("--bootstrap " + o.replicates() + " with " + k + " contexts needs a "
+                    + (tableBytes >> 20) + " MiB replicate table; at most " + (ModelOptions.MAX_TABLE_BYTES >> 20)
+                    + " MiB: use at most " + ModelOptions.MAX_TABLE_BYTES / (8L * k) + " replicates");
+        }
         List<ContextAnalysis> analyses = analyse(data, o);
         List<ReferenceGraph.Resolution> res = ReferenceGraph.resolve(contexts, campaign.expectedContexts());
         int runs = data.runs().size();
