@@ -127,8 +127,10 @@ public final class ListingWriter {
     public void write(List<Region> regions, OutputStream out) throws IOException {
         Labels[] labels = new Labels[regions.size()];
         EnumSet<Extension> used = EnumSet.copyOf(BASE_TARGET);
+        boolean[] overlapping = overlapping(regions);
         for (int i = 0; i < labels.length; i++) {
             labels[i] = scan(regions.get(i), used);
+            labels[i].suffix = overlapping[i] ? TextBuffer.ascii("_r" + i) : null;
         }
         TextBuffer text = new TextBuffer(DRAIN_BYTES + 4096);
         text.append(".target ").append(Extension.targetName(used)).append((byte) '\n');
@@ -140,6 +142,30 @@ public final class ListingWriter {
         }
         text.drainTo(out);
         out.flush();
+    }
+
+    /**
+     * Which regions start inside an earlier one in address order (forged or unusual section
+     * tables): their labels get the suffix {@code _r<index>}, since {@code .L<address>} alone would be
+     * defined twice. Of two overlapping regions at least one is marked, so every label is unique.
+     */
+    private static boolean[] overlapping(List<Region> regions) {
+        Integer[] order = new Integer[regions.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Long.compareUnsigned(regions.get(a).address(), regions.get(b).address()));
+        boolean[] out = new boolean[order.length];
+        long furthestEnd = 0; // of the regions before, in address order (0: none yet)
+        for (Integer i : order) {
+            Region r = regions.get(i);
+            long end = r.address() + r.bytes().length;
+            out[i] = r.bytes().length > 0 && Long.compareUnsigned(r.address(), furthestEnd) < 0;
+            if (Long.compareUnsigned(end, furthestEnd) > 0) {
+                furthestEnd = end;
+            }
+        }
+        return out;
     }
 
     /**
@@ -302,7 +328,11 @@ public final class ListingWriter {
                 headingAt = nextHeading < headingCount ? headings.get(nextHeading).address() : 0;
             }
             if (labels.isLabel(cursor.offset)) {
-                text.append(LABEL_PREFIX).appendHex(pc).append(LABEL_END);
+                text.append(LABEL_PREFIX).appendHex(pc);
+                if (labels.suffix != null) {
+                    text.append(labels.suffix);
+                }
+                text.append(LABEL_END);
             }
             int lineStart = text.length();
             namer.outside = false;
@@ -428,6 +458,9 @@ public final class ListingWriter {
             long offset = target - labels.base;
             if (offset >= 0 && offset < labels.length && labels.isLabel((int) offset)) {
                 out.append(LABEL_PREFIX).appendHex(target);
+                if (labels.suffix != null) {
+                    out.append(labels.suffix);
+                }
             } else {
                 out.append(HEX_PREFIX).appendHex(target);
                 outside = true;
@@ -492,6 +525,8 @@ public final class ListingWriter {
         final long base;
         final int length;
         final int[] items;
+        /** Appended to every label of a region that overlaps another ({@code _r<index>}), else null. */
+        byte[] suffix;
         private final long[] boundaries;
         private final long[] targets;
 

@@ -72,4 +72,51 @@ class HostileNamesTest {
             assertTrue(back.get(i).address() == regions.get(i).address());
         }
     }
+
+    /**
+     * Two executable sections over the same addresses (a forged header: {@code .comment} made a copy
+     * of {@code .text}'s) gave both regions the same {@code .L} labels, so the unedited listing did not
+     * assemble ("duplicate label").
+     */
+    @Test
+    void overlappingExecutableSectionsGetDistinctLabels() throws IOException {
+        byte[] b = Files.readAllBytes(TestPrograms.rv64("loops"));
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int shoff = (int) buf.getLong(0x28);
+        int shnum = buf.getShort(0x3c) & 0xffff;
+        int names = (int) buf.getLong(shoff + 64 * (buf.getShort(0x3e) & 0xffff) + 0x18);
+        int text = -1;
+        int comment = -1;
+        for (int i = 0; i < shnum; i++) {
+            int at = names + buf.getInt(shoff + 64 * i);
+            String name = new String(b, at, indexOf(b, new byte[] {0}, at) - at, StandardCharsets.US_ASCII);
+            text = name.equals(".text") ? i : text;
+            comment = name.equals(".comment") ? i : comment;
+        }
+        assertTrue(text > 0 && comment > 0, "loops has .text and .comment");
+        // .comment's header becomes .text's (name kept), so two executable sections cover the same code.
+        System.arraycopy(b, shoff + 64 * text + 4, b, shoff + 64 * comment + 4, 60);
+        Binary binary = Binary.of(b, "overlapping");
+        List<Region> regions = binary.regions(List.of(), List.of());
+        assertTrue(regions.stream().filter(r -> r.address() == regions.stream().filter(q -> q.name().equals(".text"))
+                .findFirst().orElseThrow().address()).count() == 2, "two regions at .text's address");
+        String listing = new ListingWriter(false, binary.symbolMap()).toText(regions);
+        List<Region> back = Assembler.assemble(listing, "overlapping.s").regions();
+        for (int i = 0; i < regions.size(); i++) {
+            assertArrayEquals(regions.get(i).bytes(), back.get(i).bytes(), regions.get(i).name());
+            assertTrue(back.get(i).address() == regions.get(i).address());
+        }
+        // Files without overlap keep their labels unchanged.
+        Binary plain = Binary.of(Files.readAllBytes(TestPrograms.rv64("loops")), "loops");
+        assertFalse(new ListingWriter(false, plain.symbolMap()).toText(plain.regions(List.of(), List.of())).contains("_r1:"));
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle, int from) {
+        for (int i = from; i + needle.length <= hay.length; i++) {
+            if (java.util.Arrays.equals(hay, i, i + needle.length, needle, 0, needle.length)) {
+                return i;
+            }
+        }
+        return -1;
+    }
 }
