@@ -258,7 +258,8 @@ final class RewrittenBinary {
         return slash > 0 && name.substring(slash + 1).matches("[0-9]+") && sectionNames.contains(name.substring(0, slash));
     }
 
-    private static boolean sameBytes(dev.splice.elf.ElfFile a, dev.splice.elf.ElfFile b, long address, long size) {
+    /** Whether both files hold the same bytes at the address; false where either has none or the size is forged. */
+    static boolean sameBytes(dev.splice.elf.ElfFile a, dev.splice.elf.ElfFile b, long address, long size) {
         java.nio.ByteBuffer x = bytesAt(a, address, size);
         java.nio.ByteBuffer y = bytesAt(b, address, size);
         return x != null && y != null && x.equals(y);
