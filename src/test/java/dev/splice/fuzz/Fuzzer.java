@@ -88,16 +88,39 @@ public final class Fuzzer {
             FuzzTarget t = targets.get(i);
             // Time a target leaves unused (it reached maxInputs) goes to the targets after it.
             long share = Math.max(0, (end - System.currentTimeMillis()) / (targets.size() - i));
-            Counts c = run(t, new Random(seed ^ t.name().hashCode()), share, maxInputs);
-            counts.add(c);
-            if (progress != null) {
-                progress.printf("%-18s %,12d inputs %,12d refused %,12d accepted %4d findings%n",
-                        c.target(), c.inputs(), c.refused(), c.accepted(), c.findings());
-                progress.flush();
-            }
+            counts.add(progress(run(t, new Random(seed ^ t.name().hashCode()), share, maxInputs), progress));
         }
         worker.shutdownNow();
         return new Report(counts, List.copyOf(findings.values()));
+    }
+
+    /**
+     * Runs each target for exactly its number of inputs, whatever the machine's speed: the same
+     * seed and counts give the same inputs, so a pass reaches the same depth everywhere.
+     *
+     * @param targets the targets
+     * @param seed the random seed
+     * @param inputs inputs per target, by target name (every target must have one)
+     * @param progress where a line per target goes, or null
+     * @return counts and findings
+     */
+    public Report runCounted(List<FuzzTarget> targets, long seed, Map<String, Long> inputs, PrintWriter progress) {
+        List<Counts> counts = new ArrayList<>();
+        for (FuzzTarget t : targets) {
+            long n = java.util.Objects.requireNonNull(inputs.get(t.name()), t.name());
+            counts.add(progress(run(t, new Random(seed ^ t.name().hashCode()), Long.MAX_VALUE / 2_000_000, n), progress));
+        }
+        worker.shutdownNow();
+        return new Report(counts, List.copyOf(findings.values()));
+    }
+
+    private static Counts progress(Counts c, PrintWriter progress) {
+        if (progress != null) {
+            progress.printf("%-18s %,12d inputs %,12d refused %,12d accepted %4d findings%n",
+                    c.target(), c.inputs(), c.refused(), c.accepted(), c.findings());
+            progress.flush();
+        }
+        return c;
     }
 
     private Counts run(FuzzTarget t, Random r, long millis, long maxInputs) {
