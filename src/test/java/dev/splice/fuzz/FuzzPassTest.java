@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class FuzzPassTest {
     /** Inputs per target: about 1 to 3 s each (the model and pairs targets read a whole campaign per input). */
     static final Map<String, Long> PASS_INPUTS = Map.ofEntries(Map.entry("elf", 20_000L), Map.entry("disasm", 4_000L),
-            Map.entry("asm", 1_000L), Map.entry("bat-note", 50_000L), Map.entry("bolted", 200L),
+            Map.entry("asm", 1_000L), Map.entry("bat-note", 50_000L), Map.entry("bolted", 2_000L),
             Map.entry("profile-pa", 1_500L), Map.entry("profile-perf-script", 2_000L), Map.entry("fragment", 2_000L),
             Map.entry("patch", 3_000L), Map.entry("pairs", 300L), Map.entry("model", 100L), Map.entry("weights", 1_000L),
             Map.entry("catalog", 600L), Map.entry("plugin-records", 600L));
@@ -47,7 +47,7 @@ class FuzzPassTest {
      */
     @Test
     void theBoltedTargetsFirstInputsAreAllRefusedOrTranslated() throws IOException {
-        FuzzTarget bolted = Targets.all().stream().filter(t -> t.name().equals("bolted")).findFirst().orElseThrow();
+        FuzzTarget bolted = Targets.boltedHugePagesTarget();
         Fuzzer.Report report = new Fuzzer(Path.of("target/fuzz-findings/bolted")).run(List.of(bolted), 15, 600_000, 1_300, null);
         assertEquals(1_300, report.counts().get(0).inputs());
         assertTrue(report.findings().isEmpty(), report.findings().stream().map(Fuzzer.Finding::toString)

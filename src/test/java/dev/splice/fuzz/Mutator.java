@@ -129,7 +129,7 @@ interface Mutator {
                     }
                     lines.add(at, chain.toString());
                 }
-                case 7 -> lines.set(at, lines.get(at).replaceAll("[0-9a-fx]+", Long.toString(r.nextLong())));
+                case 7 -> lines.set(at, NUMBER_TOKEN.matcher(lines.get(at)).replaceAll(Long.toString(r.nextLong())));
                 default -> {
                     return bytes(String.join("\n", lines).getBytes(StandardCharsets.UTF_8), r);
                 }
@@ -149,7 +149,7 @@ interface Mutator {
 
     /** Replaces one whitespace- or comma-separated token of the line. */
     static String replaceToken(String line, String token, Random r) {
-        String[] parts = line.split("(?<=[\\s,()])|(?=[\\s,()])");
+        String[] parts = TOKEN_EDGE.split(line);
         if (parts.length == 0) {
             return token;
         }
@@ -172,21 +172,34 @@ interface Mutator {
         int edits = 1 + r.nextInt(3);
         for (int e = 0; e < edits && !s.isEmpty(); e++) {
             switch (r.nextInt(6)) {
-                case 0 -> s = replaceNth(s, "-?[0-9][0-9.eE+-]*", JSON_NUMBERS.get(r.nextInt(JSON_NUMBERS.size())), r);
-                case 1 -> s = replaceNth(s, "\"[a-z_]+\"\\s*:\\s*[^,}\\]]*,?", "", r);
+                case 0 -> s = replaceNth(s, JSON_NUMBER, JSON_NUMBERS.get(r.nextInt(JSON_NUMBERS.size())), r);
+                case 1 -> s = replaceNth(s, JSON_MEMBER, "", r);
                 case 2 -> {
-                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"[a-z_]+\"\\s*:\\s*[^,}\\]]*,").matcher(s);
+                    java.util.regex.Matcher m = JSON_MEMBER_WITH_COMMA.matcher(s);
                     if (m.find()) {
                         s = s.substring(0, m.end()) + m.group() + s.substring(m.end());
                     }
                 }
                 case 3 -> s = s.substring(0, r.nextInt(s.length()));
-                case 4 -> s = replaceNth(s, "\"[^\"]*\"", JSON_STRINGS.get(r.nextInt(JSON_STRINGS.size())), r);
+                case 4 -> s = replaceNth(s, JSON_STRING, JSON_STRINGS.get(r.nextInt(JSON_STRINGS.size())), r);
                 default -> s = new String(text(s.getBytes(StandardCharsets.UTF_8), r, JSON_NUMBERS), StandardCharsets.UTF_8);
             }
         }
         return s.getBytes(StandardCharsets.UTF_8);
     }
+
+    /** The patterns the mutations match, compiled once. */
+    java.util.regex.Pattern NUMBER_TOKEN = java.util.regex.Pattern.compile("[0-9a-fx]+");
+    /** Where a line splits into tokens: around whitespace, commas and parentheses. */
+    java.util.regex.Pattern TOKEN_EDGE = java.util.regex.Pattern.compile("(?<=[\\s,()])|(?=[\\s,()])");
+    /** A JSON number. */
+    java.util.regex.Pattern JSON_NUMBER = java.util.regex.Pattern.compile("-?[0-9][0-9.eE+-]*");
+    /** A JSON object member, with its comma if it has one. */
+    java.util.regex.Pattern JSON_MEMBER = java.util.regex.Pattern.compile("\"[a-z_]+\"\\s*:\\s*[^,}\\]]*,?");
+    /** A JSON object member followed by a comma. */
+    java.util.regex.Pattern JSON_MEMBER_WITH_COMMA = java.util.regex.Pattern.compile("\"[a-z_]+\"\\s*:\\s*[^,}\\]]*,");
+    /** A JSON string. */
+    java.util.regex.Pattern JSON_STRING = java.util.regex.Pattern.compile("\"[^\"]*\"");
 
     /** Numbers JSON readers meet in hostile files. */
     List<String> JSON_NUMBERS = List.of("NaN", "Infinity", "-Infinity", "1e309", "-1e309", "1e-400", "-1", "-0",
@@ -197,8 +210,8 @@ interface Mutator {
     List<String> JSON_STRINGS = List.of("\"\"", "\"\\u0000\"", "\"a\\nb\"", "\"x\"", "\"" + "y".repeat(5000) + "\"", "1", "null");
 
     /** Replaces one randomly chosen match of the pattern. */
-    static String replaceNth(String s, String pattern, String with, Random r) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(pattern).matcher(s);
+    static String replaceNth(String s, java.util.regex.Pattern pattern, String with, Random r) {
+        java.util.regex.Matcher m = pattern.matcher(s);
         List<int[]> spans = new ArrayList<>();
         while (m.find() && spans.size() < 10_000) {
             spans.add(new int[] {m.start(), m.end()});

@@ -74,8 +74,8 @@ public final class Targets {
         for (String p : List.of("count_loop.relocs", "call_pairs.relocs", "entries.relocs", "bat_entries.relocs")) {
             relocatable.add(Files.readAllBytes(TestPrograms.rv64(p)));
         }
-        Path bolted = bolted();
-        byte[] boltedBytes = Files.readAllBytes(bolted);
+        // Regular pages: a 15 KB output where huge-page alignment gives 4 MB of zeros to mutate.
+        Path bolted = bolted("bat_entries.bolt.small", "--no-huge-pages");
         ElfFile boltedElf = ElfFile.read(bolted);
         ElfFile boltInput = ElfFile.read(TestPrograms.rv64("bat_entries.relocs"));
         Section note = boltedElf.section(BatTables.SECTION_NAME).orElseThrow();
@@ -89,16 +89,20 @@ public final class Targets {
         Path campaignDir = WORK.resolve("campaign");
         SyntheticCampaign synthetic = SyntheticCampaign.typical(2, 3).with(b -> {
             b.runs = 3;
-            b.rounds = 20;
+            b.rounds = 8;
             return b;
         });
         synthetic.write(campaignDir);
         CampaignLayout layout = new CampaignLayout(campaignDir);
         List<byte[]> pairs = List.of(Files.readAllBytes(layout.pairs()));
+        // The reader's target needs rows, not a whole campaign: the first 48 (about 8 KB).
+        List<byte[]> pairRows = List.of(String.join("\n", Files.readAllLines(layout.pairs()).subList(0, 48))
+                .concat("\n").getBytes(StandardCharsets.UTF_8));
         ModelResult model = WeighModel.run(synthetic.campaign(), options());
         model.writeTo(WORK.resolve("weights"));
         List<byte[]> weights = List.of(Files.readAllBytes(WORK.resolve("weights/weights.json")));
         List<byte[]> catalogs = List.of(catalog().toJson().getBytes(StandardCharsets.UTF_8));
+        var contextWeights = Weights.read(WORK.resolve("weights/weights.json")).contexts();
         List<byte[]> records = pluginRecords();
         Mutator elfMutator = new ElfMutator();
         Mutator listing = (s, r) -> Mutator.text(s, r, Mutator.LISTING_TOKENS);
@@ -108,9 +112,7 @@ public final class Targets {
                 new FuzzTarget("disasm", elves, elfMutator, Targets::disassemble, 4096),
                 new FuzzTarget("asm", listings, listing, b -> Assembler.assemble(text(b), "fuzz.s"), 4096),
                 new FuzzTarget("bat-note", List.of(noteBytes), elfMutatorOfNote(), Targets::batQueries, 256),
-                new FuzzTarget("bolted", List.of(boltedBytes), elfMutator,
-                        b -> translate(ElfFile.parse(b, "bolted"), pa.get(0), ProfileTranslation.InputFormat.PRE_AGGREGATED,
-                                (b.length & 1) == 0 ? TestPrograms.rv64("bat_entries.relocs") : null), 16),
+                boltedTarget(bolted, pa.get(0)),
                 new FuzzTarget("profile-pa", pa, listing,
                         b -> translate(boltedElf, b, ProfileTranslation.InputFormat.PRE_AGGREGATED,
                                 TestPrograms.rv64("bat_entries.relocs")), 4096),
@@ -123,7 +125,7 @@ public final class Targets {
                             .insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED).run();
                     ElfFile.parse(result.bytes(), "patch-output");
                 }, 4096),
-                new FuzzTarget("pairs", pairs, json, b -> PairRows.read(file("pairs.jsonl", b), false, true, new ArrayList<BadRow>()), 64),
+                new FuzzTarget("pairs", pairRows, json, b -> PairRows.read(file("pairs.jsonl", b), false, true, new ArrayList<BadRow>()), 64),
                 new FuzzTarget("model", pairs, json, b -> {
                     Path dir = WORK.resolve("model");
                     Files.createDirectories(dir);
@@ -132,7 +134,7 @@ public final class Targets {
                 }, 1 << 16),
                 new FuzzTarget("weights", weights, json, b -> Weights.read(file("weights.json", b)), 256),
                 new FuzzTarget("catalog", catalogs, json, b -> CatalogMapper.map(
-                        Weights.read(WORK.resolve("weights/weights.json")).contexts(), Catalog.read(file("catalog.json", b))), 256),
+                        contextWeights, Catalog.read(file("catalog.json", b))), 256),
                 new FuzzTarget("plugin-records", records, listing, b -> PluginRecords.read(file("plugin.records", b)), 256));
     }
 
@@ -162,12 +164,41 @@ public final class Targets {
         return out;
     }
 
-    /** A BOLT output with BAT tables, made once per build directory. */
-    private static Path bolted() {
-        Path out = WORK.getParent().resolve("bat_entries.bolt");
+    /**
+     * The BOLTed-binary target over one BOLT output: its bytes mutated, then translation of a
+     * profile (with the input named on every other input).
+     *
+     * @param bolted the BOLT output ({@link #bolted})
+     * @param profile a pre-aggregated profile over its functions
+     * @return the target
+     * @throws IOException if the output cannot be read
+     */
+    static FuzzTarget boltedTarget(Path bolted, byte[] profile) throws IOException {
+        return new FuzzTarget("bolted", List.of(Files.readAllBytes(bolted)), new ElfMutator(),
+                b -> translate(ElfFile.parse(b, "bolted"), profile, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                        (b.length & 1) == 0 ? TestPrograms.rv64("bat_entries.relocs") : null), 16);
+    }
+
+    /**
+     * The same over BOLT's default (huge-page aligned, 4 MB) output of bat_entries.relocs, on which
+     * a forged block table once reached the YAML writer ({@code FuzzPassTest} replays it).
+     *
+     * @return the target
+     * @throws IOException if the output cannot be made or read
+     */
+    static FuzzTarget boltedHugePagesTarget() throws IOException {
+        Path bolted = bolted("bat_entries.bolt");
+        return boltedTarget(bolted, preAggregated(ElfFile.read(bolted)).getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** A BOLT output of bat_entries.relocs with BAT tables and the extra options, made once per build directory. */
+    private static Path bolted(String name, String... options) {
+        Path out = WORK.getParent().resolve(name);
         if (!Files.exists(out)) {
-            Tools.run(List.of("llvm-bolt-22", TestPrograms.rv64("bat_entries.relocs").toString(), "-o", out.toString(),
-                    "--enable-bat", "--reorder-blocks=reverse"), null, 300).checked("llvm-bolt-22");
+            List<String> command = new ArrayList<>(List.of("llvm-bolt-22", TestPrograms.rv64("bat_entries.relocs").toString(),
+                    "-o", out.toString(), "--enable-bat", "--reorder-blocks=reverse"));
+            command.addAll(List.of(options));
+            Tools.run(command, null, 300).checked("llvm-bolt-22");
         }
         return out;
     }
