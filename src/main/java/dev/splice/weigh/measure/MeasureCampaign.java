@@ -22,7 +22,6 @@ import dev.splice.weigh.probe.ProbeProgram;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +62,7 @@ public final class MeasureCampaign {
 
     private final MeasureOptions options;
     private final ContextTable table;
-    private final QemuRunner runner;
+    private final ProbeRunner runner;
     private final QemuPlugin plugin;
     private final Progress progress;
 
@@ -76,10 +75,24 @@ public final class MeasureCampaign {
      * @param progress receives passes done out of all passes
      */
     public MeasureCampaign(MeasureOptions options, ContextTable table, QemuPlugin plugin, Progress progress) {
+        this(options, table, plugin, new UserProbeRunner(plugin), progress);
+    }
+
+    /**
+     * A campaign whose passes run through {@code runner}, not yet run.
+     *
+     * @param options what to measure and where to write it
+     * @param table the context table ({@link ContextTable#load()})
+     * @param plugin the Splice QEMU plugin ({@link QemuPlugin#locate()})
+     * @param runner how the probes run (user mode, on a CPU model, or system mode)
+     * @param progress receives passes done out of all passes
+     */
+    public MeasureCampaign(MeasureOptions options, ContextTable table, QemuPlugin plugin, ProbeRunner runner,
+            Progress progress) {
         this.options = options;
         this.table = table;
         this.plugin = plugin;
-        this.runner = new QemuRunner(plugin);
+        this.runner = runner;
         this.progress = progress;
     }
 
@@ -280,9 +293,7 @@ public final class MeasureCampaign {
     }
 
     private PluginRecords pluginPass(RunPlan p, PluginRecords.Mode mode, String name, Path clock, Path records) {
-        QemuRunner.Result r = runner.run(p.elf(), List.of(), mode, Optional.empty(),
-                new QemuRunner.Streams(Redirect.PIPE, Redirect.to(clock.toFile()), Redirect.INHERIT),
-                Optional.of(records));
+        QemuRunner.Result r = runner.withPlugin(p.elf(), mode, clock, records);
         if (r.exitCode() != 0 || r.records().isEmpty()) {
             throw new BadInputException(p.elf() + ": the probe exited with status " + r.exitCode() + " in the "
                     + name + " pass");
@@ -302,8 +313,7 @@ public final class MeasureCampaign {
 
     private void offRun(RunPlan p) {
         Path out = p.files().offClock();
-        int exit = QemuRunner.runPlain(p.elf(), List.of(),
-                new QemuRunner.Streams(Redirect.PIPE, Redirect.to(out.toFile()), Redirect.INHERIT));
+        int exit = runner.plain(p.elf(), out);
         if (exit != 0) {
             throw new BadInputException(p.elf() + ": the probe exited with status " + exit + " in the plugin-off pass");
         }
