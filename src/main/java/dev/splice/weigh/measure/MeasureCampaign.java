@@ -128,7 +128,7 @@ public final class MeasureCampaign {
         List<String> redone = new ArrayList<>();
         int resumed = 0;
         for (RunPlan p : plans) {
-            Resume state = options.resume() ? resumable(p) : Resume.UNFINISHED;
+            Resume state = options.resume() ? resumable(p, runner.mode()) : Resume.UNFINISHED;
             if (state.keep()) {
                 resumed++;
             } else {
@@ -210,10 +210,10 @@ public final class MeasureCampaign {
     }
 
     /**
-     * A run is kept when its run.json names the same probe and every file it recorded a checksum
-     * of still has that checksum (a truncated pairs.jsonl would otherwise be trusted).
+     * A run is kept when its run.json names the same probe and mode and every file it recorded a
+     * checksum of still has that checksum (a truncated pairs.jsonl would otherwise be trusted).
      */
-    private static Resume resumable(RunPlan p) {
+    private static Resume resumable(RunPlan p, String mode) {
         CampaignLayout.Run files = p.files();
         if (!Files.isRegularFile(files.finished())) {
             return Resume.UNFINISHED;
@@ -224,7 +224,7 @@ public final class MeasureCampaign {
         } catch (BadInputException e) {
             return new Resume(false, Optional.of(e.getMessage() + "; the run is measured again"));
         }
-        if (!p.sha256().equals(done.probeSha256())) {
+        if (!p.sha256().equals(done.probeSha256()) || !mode.equals(done.mode())) {
             return Resume.UNFINISHED;
         }
         for (Path f : files.checksummed()) {
@@ -348,7 +348,7 @@ public final class MeasureCampaign {
             AtomicFiles.write(files.pairs(), PairRows.lines(onRows));
             AtomicFiles.write(files.pairsOff(), PairRows.lines(offRows));
             new FinishedRun(p.id(), p.seed(), p.sha256(), pairs.size(), windows, on.ticksPerNs(), off.ticksPerNs(),
-                    timing.footer(), Instant.now().toString(), checksums(files)).write(files.finished());
+                    timing.footer(), Instant.now().toString(), checksums(files), runner.mode()).write(files.finished());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -425,7 +425,7 @@ public final class MeasureCampaign {
             Map<String, Double> blocks) {
         Manifest.Host host = new Manifest.Host(readTrimmed(Path.of("/proc/sys/kernel/hostname")), cpuModel(),
                 Runtime.getRuntime().availableProcessors(), readTrimmed(Path.of("/proc/sys/kernel/osrelease")),
-                qemuVersion(), System.getProperty("java.version"));
+                qemuVersion(runner.emulator()), System.getProperty("java.version"));
         Manifest.Hashes hashes = new Manifest.Hashes(sha256(readAll(plugin.library())), sha256(contextTableBytes()));
         Manifest.Options o = new Manifest.Options(options.profile(), options.contexts(), options.runs(),
                 options.rounds(), options.seed(), options.jobs(), ProbeProgram.SLOTS,
@@ -435,7 +435,7 @@ public final class MeasureCampaign {
                 .map(c -> new Manifest.Baseline(c, table.context(c).flatMap(Context::baseline).orElse("")))
                 .toList();
         return new Manifest(host, hashes, o, contexts, targets.stream().map(Context::key).toList(), baselines,
-                started.toString(), Instant.now().toString(), runs, blocks);
+                started.toString(), Instant.now().toString(), runs, blocks, runner.mode());
     }
 
     private static String cpuModel() {
@@ -447,9 +447,9 @@ public final class MeasureCampaign {
         return "unknown";
     }
 
-    private static String qemuVersion() {
+    private static String qemuVersion(String emulator) {
         try {
-            Process p = new ProcessBuilder(QemuRunner.QEMU, "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(emulator, "--version").redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             p.waitFor();
             return out.lines().findFirst().orElse("unknown").trim();

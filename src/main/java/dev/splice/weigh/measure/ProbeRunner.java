@@ -1,15 +1,19 @@
 package dev.splice.weigh.measure;
 
+import dev.splice.base.BadInputException;
+import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
+import dev.splice.weigh.campaign.Manifest;
 import dev.splice.weigh.campaign.PluginRecords;
 import java.nio.file.Path;
 
 /**
  * How a campaign runs its probe executable: the two passes {@link MeasureCampaign} makes of every
  * run, with the plugin (validation, timing) and without it (plugin-off). {@link UserProbeRunner}
- * runs the probe under {@code qemu-riscv64}.
+ * runs the probe under {@code qemu-riscv64}, {@link SystemProbeRunner} on {@code
+ * qemu-system-riscv64} under Splice's monitor (docs/weigh-system.md).
  */
-public sealed interface ProbeRunner permits UserProbeRunner {
+public sealed interface ProbeRunner permits UserProbeRunner, SystemProbeRunner {
     /**
      * Runs the probe with the plugin.
      *
@@ -30,4 +34,34 @@ public sealed interface ProbeRunner permits UserProbeRunner {
      */
     int plain(Path probe, Path out);
 
+
+    /**
+     * The mode's name, as the campaign's manifest and run files record it.
+     *
+     * @return {@link Manifest#USER_MODE} or {@link Manifest#SYSTEM_MODE}
+     */
+    String mode();
+
+    /**
+     * The emulator's command, whose {@code --version} the manifest records.
+     *
+     * @return {@code qemu-riscv64} or {@code qemu-system-riscv64}
+     */
+    String emulator();
+
+    /**
+     * The runner of a mode on QEMU's default CPU.
+     *
+     * @param mode {@code user} or {@code system}
+     * @param plugin the Splice QEMU plugin
+     * @return the runner
+     * @throws BadInputException for another mode
+     */
+    static ProbeRunner of(String mode, QemuPlugin plugin) {
+        return switch (mode) {
+            case Manifest.USER_MODE -> new UserProbeRunner(plugin);
+            case Manifest.SYSTEM_MODE -> new SystemProbeRunner(plugin, SystemProbeRunner.PASS_TIMEOUT);
+            default -> throw new BadInputException("unknown mode '" + mode + "' (user or system)");
+        };
+    }
 }

@@ -3,6 +3,7 @@ package dev.splice.weigh.measure;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
 import dev.splice.weigh.Sysroot;
+import dev.splice.weigh.campaign.Manifest;
 import dev.splice.weigh.campaign.PluginRecords;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Path;
@@ -34,6 +35,16 @@ public record UserProbeRunner(QemuPlugin plugin, Optional<String> cpu) implement
     @Override
     public int plain(Path probe, Path out) {
         return QemuRunner.runPlain(probe, List.of(), streams(out), Sysroot.choose(Optional.empty()), cpu);
+    }
+
+    @Override
+    public String mode() {
+        return Manifest.USER_MODE;
+    }
+
+    @Override
+    public String emulator() {
+        return QemuRunner.QEMU;
     }
 
     private static QemuRunner.Streams streams(Path out) {
