@@ -57,7 +57,8 @@ public final class WeighMeasureCommand implements Callable<Integer> {
         MeasureOptions options = MeasureOptions.of(profile, contexts, runs, rounds, seed, resume, jobs, out);
         ProgressBar[] bar = new ProgressBar[1];
         QemuPlugin plugin = QemuPlugin.locate();
-        MeasureCampaign.Result result = new MeasureCampaign(options, ContextTable.load(), plugin, ProbeRunner.of(mode, plugin),
+        ContextTable table = ContextTable.load();
+        MeasureCampaign.Result result = new MeasureCampaign(options, table, plugin, ProbeRunner.of(mode, plugin, table),
                 (done, total) -> {
                     if (bar[0] == null) {
                         bar[0] = new ProgressBar(System.err, "measure passes", Math.max(total, 1));

@@ -1,10 +1,13 @@
 package dev.splice.weigh.measure;
 
 import dev.splice.base.BadInputException;
+import dev.splice.weigh.Context;
+import dev.splice.weigh.ContextTable;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
 import dev.splice.weigh.campaign.Manifest;
 import dev.splice.weigh.campaign.PluginRecords;
+import dev.splice.weigh.probe.ProbeProgram;
 import java.nio.file.Path;
 
 /**
@@ -17,22 +20,32 @@ public sealed interface ProbeRunner permits UserProbeRunner, SystemProbeRunner {
     /**
      * Runs the probe with the plugin.
      *
-     * @param probe the probe executable
+     * @param probe the probe as generated
+     * @param elf its executable
      * @param mode the plugin's mode
      * @param out where the probe's standard output (its clock readings) goes
      * @param records where the plugin's record file is copied
      * @return the exit status and the records (none only when the guest died of a signal)
      */
-    QemuRunner.Result withPlugin(Path probe, PluginRecords.Mode mode, Path out, Path records);
+    QemuRunner.Result withPlugin(ProbeProgram.Probe probe, Path elf, PluginRecords.Mode mode, Path out, Path records);
 
     /**
      * Runs the probe without the plugin.
      *
-     * @param probe the probe executable
+     * @param probe the probe as generated
+     * @param elf its executable
      * @param out where the probe's standard output goes
      * @return the exit status
      */
-    int plain(Path probe, Path out);
+    int plain(ProbeProgram.Probe probe, Path elf, Path out);
+
+    /**
+     * Whether this runner can measure a context.
+     *
+     * @param context a context
+     * @return user mode: the contexts qemu-riscv64 runs; system mode: those and the system-only ones
+     */
+    boolean measures(Context context);
 
 
     /**
@@ -54,13 +67,14 @@ public sealed interface ProbeRunner permits UserProbeRunner, SystemProbeRunner {
      *
      * @param mode {@code user} or {@code system}
      * @param plugin the Splice QEMU plugin
+     * @param table the context table (system mode runs a probe in S-mode when it has a system-only context)
      * @return the runner
      * @throws BadInputException for another mode
      */
-    static ProbeRunner of(String mode, QemuPlugin plugin) {
+    static ProbeRunner of(String mode, QemuPlugin plugin, ContextTable table) {
         return switch (mode) {
             case Manifest.USER_MODE -> new UserProbeRunner(plugin);
-            case Manifest.SYSTEM_MODE -> new SystemProbeRunner(plugin, SystemProbeRunner.PASS_TIMEOUT);
+            case Manifest.SYSTEM_MODE -> new SystemProbeRunner(plugin, table, SystemProbeRunner.PASS_TIMEOUT);
             default -> throw new BadInputException("unknown mode '" + mode + "' (user or system)");
         };
     }

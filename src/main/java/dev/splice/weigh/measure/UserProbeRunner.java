@@ -1,10 +1,12 @@
 package dev.splice.weigh.measure;
 
+import dev.splice.weigh.Context;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
 import dev.splice.weigh.Sysroot;
 import dev.splice.weigh.campaign.Manifest;
 import dev.splice.weigh.campaign.PluginRecords;
+import dev.splice.weigh.probe.ProbeProgram;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,14 +29,20 @@ public record UserProbeRunner(QemuPlugin plugin, Optional<String> cpu) implement
     }
 
     @Override
-    public QemuRunner.Result withPlugin(Path probe, PluginRecords.Mode mode, Path out, Path records) {
-        return new QemuRunner(plugin).withCpu(cpu).run(probe, List.of(), mode, Optional.empty(), streams(out),
+    public QemuRunner.Result withPlugin(ProbeProgram.Probe probe, Path elf, PluginRecords.Mode mode, Path out,
+            Path records) {
+        return new QemuRunner(plugin).withCpu(cpu).run(elf, List.of(), mode, Optional.empty(), streams(out),
                 Optional.of(records));
     }
 
     @Override
-    public int plain(Path probe, Path out) {
-        return QemuRunner.runPlain(probe, List.of(), streams(out), Sysroot.choose(Optional.empty()), cpu);
+    public int plain(ProbeProgram.Probe probe, Path elf, Path out) {
+        return QemuRunner.runPlain(elf, List.of(), streams(out), Sysroot.choose(Optional.empty()), cpu);
+    }
+
+    @Override
+    public boolean measures(Context context) {
+        return context.runsOnQemu();
     }
 
     @Override
