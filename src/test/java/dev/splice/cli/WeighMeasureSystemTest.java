@@ -1,6 +1,7 @@
 package dev.splice.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -104,6 +105,48 @@ class WeighMeasureSystemTest {
             List<Path> leftovers = files.filter(f -> f.getFileName().toString().contains(".tmp")).toList();
             assertTrue(leftovers.isEmpty(), "temporary files left: " + leftovers);
         }
+    }
+
+    @Test
+    void theBareMetalProgramsCatalogHasItsLoopCountsAndMapsOntoSystemWeights() throws IOException {
+        Path catalog = tmp.resolve("traps.catalog.json");
+        CliRun r = CliRun.of("weigh", "catalog", "--mode", "system", "-o", catalog.toString(), "--",
+                "build/programs/rv64-bare/traps");
+        assertEquals(0, r.status(), r.err());
+        Map<String, Long> executed = new HashMap<>();
+        JsonNode cat = JSON.readTree(catalog.toFile());
+        for (JsonNode c : cat.path("classes")) {
+            executed.put(c.path("key").asText(), c.path("executed").asLong());
+        }
+        // tests/programs/bare/traps.S: 100 M-mode iterations, 50 S-mode ecall round trips, 10 flushes, one illegal instruction
+        assertEquals(101, executed.get("csrrs.mstatus.mmode"), "100 reads and the csrs that sets MPP");
+        assertEquals(100, executed.get("csrrw.mscratch.mmode"));
+        assertEquals(50, executed.get("csrrs.sscratch.smode"));
+        assertEquals(51, executed.get("ecall"), "50 round trips and the exit");
+        assertEquals(51, executed.get("csrrs.mepc.mmode"), "the handler's return from 50 ecalls and the illegal instruction");
+        assertEquals(52, executed.get("mret"), "into S-mode, and 51 returns");
+        assertEquals(11, executed.get("sfence.vma"));
+        assertEquals(10, executed.get("ld"));
+        assertEquals(1, executed.get("csrrw.cycle"));
+        assertEquals(160, executed.get("c.bnez"));
+        assertFalse(executed.containsKey("csrrs.mhartid.mmode"), "QEMU's reset code (it reads mhartid) is not counted");
+
+        Path model = tmp.resolve("system-model");
+        assertEquals(0, Main.execute("weigh", "model", "--bootstrap", "19", "-o", model.toString(), campaign.toString()));
+        Path mapping = tmp.resolve("traps-mapping");
+        assertEquals(0, Main.execute("weigh", "map", "-o", mapping.toString(), model.resolve("weights.json").toString(),
+                catalog.toString()));
+        Map<String, JsonNode> classes = new HashMap<>();
+        for (JsonNode c : JSON.readTree(mapping.resolve("mapping.json").toFile()).path("classes")) {
+            classes.put(c.path("key").asText(), c);
+        }
+        JsonNode sscratch = classes.get("csrrs.sscratch.smode");
+        assertEquals("csrrs.sscratch.smode", sscratch.path("contexts").get(0).asText());
+        assertTrue(sscratch.path("measured_ns").isNumber(), "an S-mode CSR read is published as measured in S-mode: " + sscratch);
+        assertEquals("restricted", classes.get("csrrs.mstatus.mmode").path("status").asText(), "no M-mode context");
+        CliRun predict = CliRun.of("weigh", "predict", "--json", model.resolve("weights.json").toString(), catalog.toString());
+        assertEquals(0, predict.status(), predict.err());
+        assertTrue(JSON.readTree(predict.out()).path("predicted_s").asDouble() > 0, predict.out());
     }
 
     /** Per context, the median over pairs of (probe - baseline) thread CPU time per target execution. */
