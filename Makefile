@@ -69,6 +69,10 @@ RV_G_FLAGS.novt := -g -fno-var-tracking
 # with --emit-relocs; C sources in tests/programs/rv64-ext/ (RISC-V only: inline assembly).
 RV_EXT := $(PROG_DIR)/rv64-ext/zbc_mix
 
+# Bare-metal programs (tests/programs/bare/, issue 13): assembly at virt's DRAM with their own linker
+# script, for qemu-system-riscv64 -machine virt -bios none (splice weigh catalog --mode system).
+RV_BARE := $(PROG_DIR)/rv64-bare/traps
+
 PLUGIN := build/qemu-plugin/libsplice-plugin.so
 PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
 
@@ -133,6 +137,9 @@ $(PROG_DIR)/rv64/%.relocs: tests/programs/%.S
 $(PROG_DIR)/rv64/%.norvc: tests/programs/%.S
 	@mkdir -p $(@D); $(RV_CC) $(RV_ASFLAGS) -march=rv64g -mabi=lp64d -Wl,--emit-relocs -o $@ $<
 programs: $(RV_G)
+programs: $(RV_BARE)
+$(PROG_DIR)/rv64-bare/%: tests/programs/bare/%.S tests/programs/bare/virt.ld
+	@mkdir -p $(@D); $(RV_CC) -ffreestanding -nostdlib -static -no-pie -Wl,--build-id=none -T tests/programs/bare/virt.ld -o $@ $<
 define RV_G_RULES
 $(PROG_DIR)/rv64-g/%$(1): tests/programs/%.c
 	@mkdir -p $$(@D); $(RV_CC) -static -O2 $(RV_G_FLAGS$(1)) -Wl,--emit-relocs -o $$@ $$<

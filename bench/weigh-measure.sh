@@ -3,7 +3,8 @@
 # of the formal profile (one formal run with one round, extrapolated to 12 runs x 10 rounds),
 # the plugin's overhead (the guest clock of the same windows in the timing pass against the
 # plugin-off pass), and windows per second. Needs `make plugin`; builds target/splice-cli.jar if missing.
-# FORMAL=0 skips the formal estimate.
+# FORMAL=0 skips the formal estimate. The system-mode profiles (issue 13) follow at the end: SYSTEM=0
+# skips them, SYSTEM_FORMAL=1 runs the formal system campaign (hours).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f build/qemu-plugin/libsplice-plugin.so ] || { echo "run 'make plugin' first" >&2; exit 1; }
@@ -75,4 +76,45 @@ fixed = w1 - rnd
 print(f"  one round {rnd:.1f} s, per-run fixed cost {fixed:.1f} s")
 print(f"  formal estimate (12 runs x 10 rounds): {12 * (fixed + 10 * rnd) / 60:.0f} min")
 PY
+fi
+
+# System mode (issue 13, docs/weigh-system.md): the same campaign on qemu-system-riscv64. The quick
+# profile: a few user contexts (run in S-mode with the system-only ones) and the representative
+# system-only contexts, 2 runs x 4 rounds; wall time, windows per second, peak memory (the largest
+# process: the JVM or one QEMU), the plugin's overhead. The formal profile (every context, user and
+# system-only, 12 runs x 10 rounds) only with SYSTEM_FORMAL=1, into SYSTEM_FORMAL_DIR if set: it
+# takes hours and wants a quiet machine; it ends with the model's summary.
+timed() { # command...: wall seconds and peak RSS in MiB of the largest process it ran
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+t = time.time()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(f"{time.time() - t:.3f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f}")
+PY
+}
+
+if [ "${SYSTEM:-1}" != 0 ]; then
+  system_quick="addi.independent,ld.hot-load,ld.hot-load.smode,csrrs.sscratch.smode,csrrw.sscratch.smode,ecall.smode"
+  system_quick+=",csrrw.cycle.illegal.smode,ld.tlb-miss.smode,ld.page-fault.smode,amoadd.d.amo.smode,fence.i.smode"
+  read -r wall peak < <(timed java -jar target/splice-cli.jar weigh measure --mode system --profile quick \
+    --contexts "$system_quick" -o "$work/system-quick")
+  report "$work/system-quick" "$wall" "system mode, quick profile"
+  echo "  peak memory ${peak} MiB"
+  if [ "${SYSTEM_FORMAL:-0}" = 1 ]; then
+    formal=${SYSTEM_FORMAL_DIR:-$work/system-formal}
+    read -r wall peak < <(timed java -jar target/splice-cli.jar weigh measure --mode system --profile formal \
+      --resume -o "$formal")
+    report "$formal" "$wall" "system mode, formal profile"
+    echo "  peak memory ${peak} MiB"
+    java -jar target/splice-cli.jar weigh model -o "$formal/model" "$formal" | tail -1
+    python3 - "$formal/model/weights.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+q = w["quality"]
+print(f"  {len(w['contexts'])} contexts, {q['high']} high-confidence; gate failures {q['gate_failures']}")
+for c in w["contexts"]:
+    if c["context"].endswith(".smode") or c["context"] in ("addi.independent", "ld.hot-load", "amoadd.d.amo"):
+        print(f"    {c['context']:32s} {c['contrast_ns']:10.3f} ns against {c['baseline']}")
+PY
+  fi
 fi

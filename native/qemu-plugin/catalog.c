@@ -1,7 +1,8 @@
 /*
  * catalog mode: for a whole program run, per raw encoding, how many instruction slots were
  * translated and how many times they executed. Every translated guest instruction counts, inside
- * or outside the executable's code range (a real program's cost includes its libraries). Markers
+ * or outside the executable's code range (a real program's cost includes its libraries), unless
+ * min_pc/max_pc were given (system mode: a bare-metal image's code, not QEMU's reset code). Markers
  * are ordinary instructions here.
  *
  * Also per kind of translation block, by how the block ends (which decides how TCG leaves it: a
@@ -164,6 +165,9 @@ static void translate(splice_qemu_id id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     splice_start();
+    if (g_splice.range_given && !splice_in_range(qemu_plugin_tb_vaddr(tb))) {
+        return; /* a block outside the range asked for (system mode: firmware, reset code) */
+    }
     g_splice.translations++;
     size_t n = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < n; i++) {

@@ -207,10 +207,11 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
     }
     if (info->system_emulation) {
         /* System mode (qemu-system-riscv64): the probe image's own code only, named by its
-         * virtual address range; the modes that follow a Linux process stay user-mode only. */
+         * virtual address range; the modes that follow a Linux process stay user-mode only.
+         * catalog mode there catalogs a bare-metal image's code range. */
         if (mode_name == NULL || (strcmp(mode_name, "count") != 0 && strcmp(mode_name, "validation") != 0
-                                  && strcmp(mode_name, "timing") != 0)) {
-            return refuse("in system mode only the modes count, validation and timing are supported", NULL);
+                                  && strcmp(mode_name, "timing") != 0 && strcmp(mode_name, "catalog") != 0)) {
+            return refuse("in system mode only the modes count, validation, timing and catalog are supported", NULL);
         }
         if (!have_min) {
             return refuse("system mode needs min_pc and max_pc (the image's code range)", NULL);

@@ -21,6 +21,8 @@ import java.util.TreeMap;
  */
 public final class ProgramCatalog {
     private static final Decoder DECODER = Isa.rv64().decoder(Extension.all());
+    /** Key suffixes by a CSR number's bits 9..8: user, supervisor, hypervisor, machine. */
+    private static final String[] CSR_PRIVILEGE = {"", ".smode", ".hmode", ".mmode"};
     private static final String[] FENCE_SETS = {"", "w", "r", "rw", "o", "ow", "or", "orw", "i", "iw", "ir", "irw",
         "io", "iow", "ior", "iorw"};
 
@@ -54,12 +56,32 @@ public final class ProgramCatalog {
 
     /** Classes sorted by key (no {@code count}: the plugin's counts are translations and executions). */
     static List<Catalog.Entry> classes(List<PluginRecords.CatalogEntry> records) {
+        return classes(records, false);
+    }
+
+    /**
+     * The classes of a system-mode catalog (a bare-metal image): keyed as {@link #classes}, and CSR
+     * instructions on S-, H- and M-level CSRs with the privilege the CSR's number gives (bits 9..8,
+     * the lowest privilege that may access it) appended: {@code csrrs.mstatus.mmode}, {@code
+     * csrrw.sscratch.smode}, as the system-mode contexts key them; user-level CSRs as in user mode.
+     *
+     * @param records the plugin's catalog records
+     * @return the classes sorted by key
+     */
+    public static List<Catalog.Entry> systemClasses(List<PluginRecords.CatalogEntry> records) {
+        return classes(records, true);
+    }
+
+    private static List<Catalog.Entry> classes(List<PluginRecords.CatalogEntry> records, boolean csrPrivilege) {
         Map<String, long[]> sums = new TreeMap<>();
         Map<String, String> extensions = new TreeMap<>();
         for (PluginRecords.CatalogEntry e : records) {
             int bits = (int) e.encoding();
             Opcode op = DECODER.decode(bits, e.size());
             String key = key(op, bits, e.size());
+            if (csrPrivilege && op != null && op.extension() == Extension.ZICSR) {
+                key += CSR_PRIVILEGE[(bits >>> 28) & 3];
+            }
             extensions.putIfAbsent(key, extension(op));
             long[] s = sums.computeIfAbsent(key, k -> new long[3]);
             s[0] += e.translated();

@@ -86,9 +86,19 @@ public final class CatalogMapper {
         return best;
     }
 
+    /**
+     * Whether a context was measured in system mode in a privilege state its key names ({@code
+     * .smode}, {@code .mmode}: docs/weigh-system.md): its weight is what the instruction costs in that
+     * state, so a restricted class that only such contexts map is published as measured.
+     */
+    static boolean measuredInPrivilegeState(String context) {
+        return context.endsWith(".smode") || context.endsWith(".mmode");
+    }
+
     private static Mapping.ClassMapping decide(Catalog.Entry e, List<ContextWeight> ws) {
         List<String> names = ws.stream().map(ContextWeight::context).toList();
-        if (restricted(e)) {
+        boolean privileged = !ws.isEmpty() && ws.stream().allMatch(w -> measuredInPrivilegeState(w.context()));
+        if (restricted(e) && !privileged) {
             return new Mapping.ClassMapping(e, Status.RESTRICTED, null, null, null, null, names);
         }
         if (ws.isEmpty()) {

@@ -44,44 +44,88 @@ public final class SystemQemu {
      * @throws BadInputException when QEMU cannot be started or the run times out
      */
     public static Result run(SystemImage image, Optional<String> plugin, Duration timeout) {
-        Path dir = null;
+        Path dir = temporaryDirectory();
         try {
-            dir = Files.createTempDirectory("splice-system-");
             Path monitor = dir.resolve("monitor.elf");
             Files.write(monitor, image.monitor());
-            Path serial = dir.resolve("serial.out");
-            Path errors = dir.resolve("qemu.err");
-            List<String> command = new ArrayList<>(List.of(QEMU, "-machine", "virt", "-nographic", "-smp", "1", "-bios", "none",
-                    "-m", (SystemImage.RAM_BYTES >> 20) + "M", "-monitor", "none", "-serial", "file:" + serial, "-kernel",
+            List<String> options = new ArrayList<>(List.of("-m", (SystemImage.RAM_BYTES >> 20) + "M", "-kernel",
                     monitor.toString()));
             for (int i = 0; i < image.loads().size(); i++) {
                 SystemImage.Load load = image.loads().get(i);
                 Path blob = dir.resolve("segment-" + i + ".bin");
                 Files.write(blob, load.bytes());
-                command.add("-device");
-                command.add("loader,file=" + blob + ",addr=0x" + Long.toHexString(load.physicalAddress()) + ",force-raw=on");
+                options.add("-device");
+                options.add("loader,file=" + blob + ",addr=0x" + Long.toHexString(load.physicalAddress()) + ",force-raw=on");
             }
-            plugin.ifPresent(p -> {
-                command.add("-plugin");
-                command.add(p);
-            });
-            Process process = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(errors.toFile()).start();
+            return execute(dir, options, plugin, timeout);
+        } catch (IOException e) {
+            throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
+        } finally {
+            QemuRunner.deleteRecursively(dir);
+        }
+    }
+
+    /**
+     * Runs a bare-metal ELF image of one's own ({@code -kernel IMAGE}: QEMU loads its segments at
+     * their physical addresses and starts at DRAM's first byte in M-mode) to its end.
+     *
+     * @param image the image
+     * @param qemuOptions more options for QEMU (e.g. {@code -smp 2}, {@code -m 512M})
+     * @param plugin the plugin's {@code -plugin} value, if any
+     * @param timeout how long the run may take before it is killed
+     * @return the exit status (what the image wrote to virt's test device) and the UART output
+     * @throws BadInputException when QEMU cannot be started or the run times out
+     */
+    public static Result runImage(Path image, List<String> qemuOptions, Optional<String> plugin, Duration timeout) {
+        Path dir = temporaryDirectory();
+        try {
+            List<String> options = new ArrayList<>(qemuOptions);
+            options.add("-kernel");
+            options.add(image.toAbsolutePath().toString());
+            return execute(dir, options, plugin, timeout);
+        } catch (IOException e) {
+            throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
+        } finally {
+            QemuRunner.deleteRecursively(dir);
+        }
+    }
+
+    /** virt, one hart unless the options say otherwise, no firmware, the UART into a file, no monitor console. */
+    private static Result execute(Path dir, List<String> options, Optional<String> plugin, Duration timeout)
+            throws IOException {
+        Path serial = dir.resolve("serial.out");
+        Path errors = dir.resolve("qemu.err");
+        List<String> command = new ArrayList<>(List.of(QEMU, "-machine", "virt", "-nographic"));
+        if (!options.contains("-smp")) {
+            command.addAll(List.of("-smp", "1"));
+        }
+        command.addAll(List.of("-bios", "none", "-monitor", "none", "-serial", "file:" + serial));
+        command.addAll(options);
+        plugin.ifPresent(p -> {
+            command.add("-plugin");
+            command.add(p);
+        });
+        Process process = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(errors.toFile()).start();
+        try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly().waitFor();
                 throw new BadInputException(QEMU + " did not finish within " + timeout.toSeconds() + " s (the executable hangs?)");
             }
-            byte[] output = Files.exists(serial) ? Files.readAllBytes(serial) : new byte[0];
-            return new Result(process.exitValue(), output, Files.readString(errors));
-        } catch (IOException e) {
-            throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
         } catch (InterruptedException e) {
+            process.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new BadInputException(QEMU + " was interrupted", e);
-        } finally {
-            if (dir != null) {
-                QemuRunner.deleteRecursively(dir);
-            }
+        }
+        byte[] output = Files.exists(serial) ? Files.readAllBytes(serial) : new byte[0];
+        return new Result(process.exitValue(), output, Files.readString(errors));
+    }
+
+    private static Path temporaryDirectory() {
+        try {
+            return Files.createTempDirectory("splice-system-");
+        } catch (IOException e) {
+            throw new BadInputException("cannot create a temporary directory: " + e.getMessage(), e);
         }
     }
 
