@@ -24,8 +24,8 @@ import java.util.Set;
  *
  * <p>A compressed class is also priced by the contexts of the full instruction it expands to
  * ({@code c.add} by {@code add}'s, {@code c.ldsp} by {@code ld}'s): QEMU translates both through the
- * same function. Contexts that measure dead-code elimination ({@link Context#measuresDeadCodeElimination()})
- * price a class only when it has no other. The point price of a class is the mean of its contexts'
+ * same function. Contexts that measure TCG's optimizer, dead-code elimination or constant folding
+ * ({@link Context#measuresTcgOptimizer()}), price a class only when it has no other. The point price of a class is the mean of its contexts'
  * weights, its range the hull of their
  * simultaneous bands; the interval of the total sums the range ends. It holds whenever the band
  * covers every context (the band is simultaneous) and each class's true mean cost in the program
@@ -112,9 +112,9 @@ public final class Predictor {
             } else {
                 total.add(n, p);
                 boolean dead = live.stream().anyMatch(w -> table.context(w.context())
-                        .map(Context::measuresDeadCodeElimination).orElse(false));
+                        .map(Context::measuresTcgOptimizer).orElse(false));
                 classLines.add(new Prediction.Line(c.getKey(), n, p, dead
-                        ? "class contexts (measuring dead-code elimination: no other)" : "class contexts"));
+                        ? "class contexts (measuring TCG's optimizer, dead code or folding: no other)" : "class contexts"));
             }
         }
         List<Prediction.Line> blockLines = new ArrayList<>();
@@ -225,10 +225,10 @@ public final class Predictor {
         return EXPANSIONS.getOrDefault(cls, cls.substring(2));
     }
 
-    /** Contexts that measure dead-code elimination price a class only when it has no other. */
+    /** Contexts that measure TCG's optimizer price a class only when it has no other. */
     private static List<ContextWeight> live(List<ContextWeight> ws, ContextTable table) {
         List<ContextWeight> live = ws.stream()
-                .filter(w -> !table.context(w.context()).map(Context::measuresDeadCodeElimination).orElse(false))
+                .filter(w -> !table.context(w.context()).map(Context::measuresTcgOptimizer).orElse(false))
                 .toList();
         return live.isEmpty() ? ws : live;
     }
