@@ -8,6 +8,10 @@
  * Also per kind of translation block, by how the block ends (which decides how TCG leaves it: a
  * chained goto_tb, a lookup of the next block, an exit to the main loop), how many blocks were
  * translated and how many times their last instruction ran (the block was left through its end).
+ *
+ * And per translated block, its dependence structure: how many times it was entered, its kind, and
+ * for each instruction its encoding and which earlier instructions of the block produce the
+ * registers it reads (so that a price can follow the block's critical path, not only its counts).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -147,6 +151,127 @@ static enum block_kind compressed_kind(uint32_t e, uint64_t start, uint64_t pc)
     return relative(BLOCK_FALLTHROUGH, start, pc, 2);
 }
 
+/* One translated block's dependence structure (issue 12: latency against throughput prices). */
+struct tb_insn {
+    uint32_t encoding;
+    uint8_t size;
+    int16_t producer[3]; /* index in the block of the instruction whose result this one reads, -1 */
+};
+
+struct tb_record {
+    struct tb_record *next;
+    uint64_t entered; /* counted by the first instruction, so stable storage QEMU writes to */
+    uint32_t n;
+    uint8_t kind;
+    struct tb_insn insns[];
+};
+
+static struct tb_record *tb_records;
+static uint64_t tb_record_count;
+
+#define REG_NONE 0xff
+#define FREG(r) ((r) + 32)
+
+/* Registers (x0-x31 as 0-31, f0-f31 as 32-63) an instruction writes and reads; x0 is neither. */
+static void full_registers(uint32_t e, uint8_t *rd, uint8_t rs[3])
+{
+    uint32_t opcode = e & 0x7f, d = bits(e, 11, 7), s1 = bits(e, 19, 15), s2 = bits(e, 24, 20);
+    uint32_t f7 = bits(e, 31, 25);
+    *rd = REG_NONE;
+    rs[0] = rs[1] = rs[2] = REG_NONE;
+    switch (opcode) {
+    case 0x37: case 0x17: case 0x6f: *rd = d; break;                           /* lui auipc jal */
+    case 0x67: case 0x03: case 0x13: case 0x1b: *rd = d; rs[0] = s1; break;   /* jalr loads op-imm */
+    case 0x07: *rd = FREG(d); rs[0] = s1; break;                               /* fp loads */
+    case 0x63: case 0x23: rs[0] = s1; rs[1] = s2; break;                       /* branches stores */
+    case 0x27: rs[0] = s1; rs[1] = FREG(s2); break;                            /* fp stores */
+    case 0x33: case 0x3b: case 0x2f: *rd = d; rs[0] = s1; rs[1] = s2; break;  /* op op-32 amo */
+    case 0x43: case 0x47: case 0x4b: case 0x4f:                                /* fused multiply-add */
+        *rd = FREG(d); rs[0] = FREG(s1); rs[1] = FREG(s2); rs[2] = FREG(bits(e, 31, 27)); break;
+    case 0x53:
+        switch (f7 >> 2) {
+        case 0x14: case 0x18: case 0x1c: *rd = d; rs[0] = FREG(s1); rs[1] = FREG(s2); break; /* cmp cvt-to-int mv/class */
+        case 0x1a: case 0x1e: *rd = FREG(d); rs[0] = s1; break;                /* cvt-from-int fmv-to-fp */
+        default: *rd = FREG(d); rs[0] = FREG(s1); rs[1] = FREG(s2); break;
+        }
+        break;
+    case 0x73: *rd = d; rs[0] = bits(e, 14, 12) >= 5 ? REG_NONE : s1; break;  /* csr */
+    default: break;
+    }
+}
+
+static void compressed_registers(uint32_t e, uint8_t *rd, uint8_t rs[3])
+{
+    uint32_t op = e & 3, f3 = bits(e, 15, 13), r = bits(e, 11, 7), r2 = bits(e, 6, 2);
+    uint32_t p1 = 8 + bits(e, 9, 7), p2 = 8 + bits(e, 4, 2);
+    *rd = REG_NONE;
+    rs[0] = rs[1] = rs[2] = REG_NONE;
+    if (op == 0) {
+        if (f3 == 0) { *rd = p2; rs[0] = 2; }                                  /* c.addi4spn */
+        else if (f3 == 1) { *rd = FREG(p2); rs[0] = p1; }                      /* c.fld */
+        else if (f3 < 4) { *rd = p2; rs[0] = p1; }                             /* c.lw c.ld */
+        else if (f3 == 5) { rs[0] = p1; rs[1] = FREG(p2); }                    /* c.fsd */
+        else if (f3 > 5) { rs[0] = p1; rs[1] = p2; }                           /* c.sw c.sd */
+    } else if (op == 1) {
+        if (f3 <= 1) { *rd = r; rs[0] = r; }                                   /* c.addi c.addiw */
+        else if (f3 == 2) { *rd = r; }                                         /* c.li */
+        else if (f3 == 3) { *rd = r; rs[0] = r == 2 ? 2 : REG_NONE; }          /* c.lui c.addi16sp */
+        else if (f3 == 4) { *rd = p1; rs[0] = p1; rs[1] = bits(e, 11, 10) == 3 ? p2 : REG_NONE; }
+        else if (f3 >= 6) { rs[0] = p1; }                                      /* c.beqz c.bnez */
+    } else if (op == 2) {
+        if (f3 == 0) { *rd = r; rs[0] = r; }                                   /* c.slli */
+        else if (f3 == 1) { *rd = FREG(r); rs[0] = 2; }                        /* c.fldsp */
+        else if (f3 < 4) { *rd = r; rs[0] = 2; }                               /* c.lwsp c.ldsp */
+        else if (f3 == 4) {
+            int link = bits(e, 12, 12);
+            if (r2 == 0) { rs[0] = r; *rd = link && r != 0 ? 1 : REG_NONE; }   /* c.jr c.jalr */
+            else { *rd = r; rs[0] = r2; rs[1] = link ? r : REG_NONE; }         /* c.mv c.add */
+        } else if (f3 == 5) { rs[0] = 2; rs[1] = FREG(r2); }                   /* c.fsdsp */
+        else { rs[0] = 2; rs[1] = r2; }                                        /* c.swsp c.sdsp */
+    }
+}
+
+/* Records the block's instructions and, for each register they read, the instruction producing it. */
+static void note_dependences(struct qemu_plugin_tb *tb, size_t n, enum block_kind kind)
+{
+    struct tb_record *t = malloc(sizeof(*t) + n * sizeof(struct tb_insn));
+    if (t == NULL) {
+        g_splice.footer.translation_failures++;
+        return;
+    }
+    int16_t writer[64];
+    for (int i = 0; i < 64; i++) {
+        writer[i] = -1;
+    }
+    t->entered = 0;
+    t->n = (uint32_t)n;
+    t->kind = (uint8_t)kind;
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        uint32_t encoding = 0, size = 4;
+        uint8_t rd = REG_NONE, rs[3] = {REG_NONE, REG_NONE, REG_NONE};
+        if (splice_read_encoding(insn, &encoding, &size)) {
+            if (size == 2) {
+                compressed_registers(encoding, &rd, rs);
+            } else {
+                full_registers(encoding, &rd, rs);
+            }
+        }
+        t->insns[i].encoding = encoding;
+        t->insns[i].size = (uint8_t)size;
+        for (int k = 0; k < 3; k++) {
+            t->insns[i].producer[k] = rs[k] != REG_NONE && rs[k] != 0 ? writer[rs[k]] : -1;
+        }
+        if (rd != REG_NONE && rd != 0) {
+            writer[rd] = (int16_t)i;
+        }
+    }
+    qemu_plugin_register_vcpu_insn_exec_inline(qemu_plugin_tb_get_insn(tb, 0), SPLICE_INLINE_ADD_U64, &t->entered, 1);
+    t->next = tb_records;
+    tb_records = t;
+    tb_record_count++;
+}
+
 /* Counts the block by the kind of its last instruction; the count runs with that instruction. */
 static void note_block(struct qemu_plugin_tb *tb, size_t n)
 {
@@ -159,6 +284,7 @@ static void note_block(struct qemu_plugin_tb *tb, size_t n)
     enum block_kind kind = size == 2 ? compressed_kind(encoding, start, pc) : full_kind(encoding, start, pc);
     block_translated[kind]++;
     qemu_plugin_register_vcpu_insn_exec_inline(last, SPLICE_INLINE_ADD_U64, &block_executed[kind], 1);
+    note_dependences(tb, n, kind);
 }
 
 static void translate(splice_qemu_id id, struct qemu_plugin_tb *tb)
@@ -223,5 +349,16 @@ void splice_catalog_finish(void)
     for (int k = 0; k < BLOCK_KINDS; k++) {
         fprintf(g_splice.out, "b %s %" PRIu64 " %" PRIu64 "\n", block_kind_names[k], block_translated[k],
                 block_executed[k]);
+    }
+    /* t KIND ENTERED N, then per instruction ENCODING:SIZE:P1:P2:P3 (producer indices, -1 none) */
+    fprintf(g_splice.out, "tbs %" PRIu64 "\n", tb_record_count);
+    for (struct tb_record *t = tb_records; t != NULL; t = t->next) {
+        fprintf(g_splice.out, "t %s %" PRIu64 " %" PRIu32, block_kind_names[t->kind], t->entered, t->n);
+        for (uint32_t i = 0; i < t->n; i++) {
+            const struct tb_insn *x = &t->insns[i];
+            fprintf(g_splice.out, " 0x%" PRIx32 ":%u:%d:%d:%d", x->encoding, x->size, x->producer[0], x->producer[1],
+                    x->producer[2]);
+        }
+        fprintf(g_splice.out, "\n");
     }
 }

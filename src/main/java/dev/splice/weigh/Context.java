@@ -213,4 +213,29 @@ public record Context(
         boolean readsF = f >= 0 && slot.indexOf("{f}", f + 1) > 0;
         return pattern == Pattern.INDEPENDENT && !readsX && !readsF;
     }
+
+    /**
+     * Whether the context's chain is one TCG's optimizer folds, so it measures constant folding
+     * rather than the instruction: the table marks it with the modifier {@code tcg=folds}. An
+     * {@code and} with the same constant is idempotent ({@code andi}, {@code c.andi}: the second one
+     * changes no bit the optimizer does not know), and a shift by a constant makes the value's known
+     * zero bits grow until the whole value is the constant 0 ({@code slli}, {@code srli} and their
+     * word and compressed forms). {@code FoldedChainsTest} checks the marks against QEMU's own
+     * optimized TCG ({@code -d op_opt}).
+     *
+     * @return true for a context marked {@code tcg=folds}
+     */
+    public boolean measuresConstantFolding() {
+        return "folds".equals(modifiers.get("tcg"));
+    }
+
+    /**
+     * Whether the context measures TCG's optimizer (deleting dead code or folding constants) rather
+     * than the instruction.
+     *
+     * @return {@link #measuresDeadCodeElimination()} or {@link #measuresConstantFolding()}
+     */
+    public boolean measuresTcgOptimizer() {
+        return measuresDeadCodeElimination() || measuresConstantFolding();
+    }
 }

@@ -30,7 +30,7 @@ public final class ContextTable {
             List.of("key", "mnemonic", "extension", "form", "pattern", "modifiers", "baseline", "qemu", "setup", "slot");
     private static final Set<String> EXTENSIONS =
             Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond");
-    private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ",
+    private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ", "tcg",
             Context.PRIVILEGE, Context.SETUP);
 
     private final List<Context> contexts;

@@ -51,7 +51,32 @@ public final class ProgramCatalog {
                     + " guest threads: the plugin's inline counters are exact only for one");
         }
         return new Catalog(new Catalog.Origin(program.toString(), args, r.exitCode(), records.footer().translations()),
-                classes(records.catalog()), records.blocks());
+                classes(records.catalog()), records.blocks(), translatedBlocks(records.translationBlocks()));
+    }
+
+    /** The blocks' dependence structure by class key, blocks of the same structure merged (first seen order). */
+    static List<Catalog.TranslatedBlock> translatedBlocks(List<PluginRecords.TranslationBlock> blocks) {
+        Map<List<Object>, long[]> entered = new java.util.LinkedHashMap<>();
+        Map<List<Object>, Catalog.TranslatedBlock> shape = new java.util.HashMap<>();
+        for (PluginRecords.TranslationBlock b : blocks) {
+            if (b.entered() == 0) {
+                continue;
+            }
+            List<String> keys = new java.util.ArrayList<>();
+            List<List<Integer>> producers = new java.util.ArrayList<>();
+            for (PluginRecords.BlockInstruction i : b.instructions()) {
+                int bits = (int) i.encoding();
+                keys.add(key(DECODER.decode(bits, i.size()), bits, i.size()));
+                producers.add(i.producers());
+            }
+            List<Object> id = List.of(b.kind(), keys, producers);
+            entered.computeIfAbsent(id, k -> new long[1])[0] += b.entered();
+            shape.putIfAbsent(id, new Catalog.TranslatedBlock(b.kind(), 0, keys, producers));
+        }
+        return entered.entrySet().stream().map(e -> {
+            Catalog.TranslatedBlock t = shape.get(e.getKey());
+            return new Catalog.TranslatedBlock(t.kind(), e.getValue()[0], t.keys(), t.producers());
+        }).toList();
     }
 
     /** Classes sorted by key (no {@code count}: the plugin's counts are translations and executions). */

@@ -82,6 +82,41 @@ class WeighMeasureCommandTest {
         }
     }
 
+    @Test
+    void eachRunRecordsItsBurnInRoundAndItsCpu() throws IOException {
+        for (String run : List.of("run-01", "run-02")) {
+            Path dir = campaign.resolve("runs").resolve(run);
+            JsonNode done = JSON.readTree(dir.resolve("run.json").toFile());
+            assertEquals(1, done.path("burn_in_rounds").asInt(), done.toString());
+            // the burn-in round: every (context, batch) once more, before the 4 modelled rounds
+            List<JsonNode> burn = new ArrayList<>();
+            for (String line : Files.readAllLines(dir.resolve("burn-in.jsonl"))) {
+                burn.add(JSON.readTree(line));
+            }
+            assertEquals(CONTEXT_COUNT * 3, burn.size());
+            assertEquals(CONTEXT_COUNT * 3, Files.readAllLines(dir.resolve("burn-in-off.jsonl")).size());
+            assertTrue(burn.stream().allMatch(r -> r.path("round").asInt() == 0), burn.toString());
+            int burnLast = burn.stream().mapToInt(r -> r.path("probe_window").asInt()).max().orElseThrow();
+            List<JsonNode> measured = new ArrayList<>();
+            for (String line : Files.readAllLines(dir.resolve("pairs.jsonl"))) {
+                measured.add(JSON.readTree(line));
+            }
+            assertEquals(CONTEXT_COUNT * 3 * 4, measured.size());
+            assertEquals(CONTEXT_COUNT * 3 * 4, done.path("pairs").asInt());
+            assertTrue(measured.stream().allMatch(r -> r.path("probe_window").asInt() > burnLast),
+                    "the burn-in round runs first");
+            assertEquals(java.util.Set.of(0, 1, 2, 3), measured.stream().map(r -> r.path("round").asInt())
+                    .collect(java.util.stream.Collectors.toSet()));
+            // pinned to the last CPU this JVM may use (the kernel's list of the test's own thread)
+            JsonNode pin = done.path("cpu_pinning");
+            String allowed = Files.readAllLines(Path.of("/proc/thread-self/status")).stream()
+                    .filter(l -> l.startsWith("Cpus_allowed_list:")).findFirst().orElseThrow().split(":")[1].strip();
+            String last = allowed.replaceAll(".*[-,]", "");
+            assertTrue(pin.path("pinned").asBoolean(), pin.toString());
+            assertEquals(last, pin.path("cpus").asText(), pin.toString());
+        }
+    }
+
     private static Map<String, Double> medians(List<JsonNode> rows, String probe, String baseline) {
         Map<String, List<Double>> d = new HashMap<>();
         for (JsonNode r : rows) {

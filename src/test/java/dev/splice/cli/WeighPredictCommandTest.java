@@ -20,7 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
  * instructions per iteration: addi, xor, add, addi, bne, one block ending in the branch): the
  * difference of two run lengths has exactly that mix, each class is priced by its contexts in a real
  * campaign's weights.json, the branch by the block it ends, and xor, which the campaign leaves out,
- * is reported as unpriced with its share.
+ * is reported as unpriced with its share. With the blocks' dependence structure (the catalog's
+ * {@code translated_blocks}: the loop block is addi, xor reading it, add reading that, addi, bne
+ * reading the second addi), {@code addi} is priced at throughput ({@code addi.independent}, not the
+ * chain), {@code add} by its only context, and the loop block adds the excess of its longest chain
+ * (addi, xor, add at latency prices) over its throughput and exit, which is 0 unless the chain is
+ * longer.
  */
 class WeighPredictCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,7 +40,7 @@ class WeighPredictCommandTest {
     static void measureAndCatalog() {
         Path campaign = tmp.resolve("campaign");
         assertEquals(0, Main.execute("weigh", "measure", "--contexts",
-                "addi.dependency,add.dependency,bne.taken,bne.not-taken", "--runs", "2", "--rounds", "4", "--seed", "3",
+                "addi.dependency,addi.independent,add.dependency,bne.taken,bne.not-taken", "--runs", "2", "--rounds", "4", "--seed", "3",
                 "-o", campaign.toString()));
         assertEquals(0, Main.execute("weigh", "model", campaign.toString(), "-o", tmp.resolve("model").toString()));
         weights = tmp.resolve("model/weights.json");
@@ -78,28 +83,48 @@ class WeighPredictCommandTest {
         assertEquals(0.2, p.path("unpriced_share").asDouble(), 1e-12);
         assertTrue(classes.get("xor").path("ns").isNull());
         assertTrue(classes.get("bne").path("ns").isNull());
-        assertEquals(w.get("addi.dependency").path("weight_ns").asDouble(), classes.get("addi").path("ns").asDouble());
+        JsonNode addi = w.get("addi.independent");
+        JsonNode add = w.get("add.dependency");
+        assertEquals(addi.path("weight_ns").asDouble(), classes.get("addi").path("ns").asDouble());
+
+        // the loop block as the plugin recorded it, and entered n times more in the longer run
+        JsonNode loop = null;
+        for (JsonNode t : JSON.readTree(longRun.toFile()).path("translated_blocks")) {
+            if (t.path("keys").toString().equals("[\"addi\",\"xor\",\"add\",\"addi\",\"bne\"]")) {
+                loop = t;
+            }
+        }
+        assertTrue(loop != null, "no loop block in the catalog");
+        assertEquals("[[],[0],[1],[],[3]]", loop.path("producers").toString());
+        assertEquals("branch", loop.path("kind").asText());
+        assertEquals(LONG, loop.path("entered").asLong());
 
         Map<String, JsonNode> blocks = byName(p.path("blocks"));
         for (Map.Entry<String, JsonNode> b : blocks.entrySet()) {
-            assertEquals(b.getKey().equals("branch") ? n : 0, b.getValue().path("count").asLong(), b.getKey());
+            long expectedCount = b.getKey().equals("branch") || b.getKey().equals("critical-path-excess") ? n : 0;
+            assertEquals(expectedCount, b.getValue().path("count").asLong(), b.getKey());
         }
         JsonNode taken = w.get("bne.taken");
         JsonNode notTaken = w.get("bne.not-taken");
         double branch = (taken.path("weight_ns").asDouble() + notTaken.path("weight_ns").asDouble()) / 2;
         assertEquals(branch, blocks.get("branch").path("ns").asDouble(), 1e-12);
 
-        double predicted = 2 * n * w.get("addi.dependency").path("weight_ns").asDouble()
-                + n * w.get("add.dependency").path("weight_ns").asDouble() + n * branch;
+        // the loop's chain addi -> xor (unpriced) -> add against 2 addi + add + the branch block
+        double chain = w.get("addi.dependency").path("weight_ns").asDouble() + add.path("weight_ns").asDouble();
+        double through = 2 * addi.path("weight_ns").asDouble() + add.path("weight_ns").asDouble() + branch;
+        double excess = n * Math.max(0, chain - through);
+        assertEquals(excess, n * blocks.get("critical-path-excess").path("ns").asDouble(), 1e-9 * (1 + excess));
+        double predicted = 2 * n * addi.path("weight_ns").asDouble() + n * add.path("weight_ns").asDouble() + n * branch
+                + excess;
         assertEquals(predicted / 1e9, p.path("predicted_s").asDouble(), 1e-12 * predicted);
-        double low = 2 * n * w.get("addi.dependency").path("ci_low_ns").asDouble()
-                + n * w.get("add.dependency").path("ci_low_ns").asDouble()
+        double low = 2 * n * addi.path("ci_low_ns").asDouble() + n * add.path("ci_low_ns").asDouble()
                 + n * Math.min(taken.path("ci_low_ns").asDouble(), notTaken.path("ci_low_ns").asDouble());
-        double high = 2 * n * w.get("addi.dependency").path("ci_high_ns").asDouble()
-                + n * w.get("add.dependency").path("ci_high_ns").asDouble()
+        double high = 2 * n * addi.path("ci_high_ns").asDouble() + n * add.path("ci_high_ns").asDouble()
                 + n * Math.max(taken.path("ci_high_ns").asDouble(), notTaken.path("ci_high_ns").asDouble());
-        assertEquals(low / 1e9, p.path("low_s").asDouble(), 1e-9 * Math.abs(low));
-        assertEquals(high / 1e9, p.path("high_s").asDouble(), 1e-9 * high);
+        JsonNode cp = blocks.get("critical-path-excess");
+        assertEquals(low / 1e9 + n * cp.path("low_ns").asDouble() / 1e9, p.path("low_s").asDouble(),
+                1e-9 * Math.abs(low));
+        assertEquals(high / 1e9 + n * cp.path("high_ns").asDouble() / 1e9, p.path("high_s").asDouble(), 1e-9 * high);
         assertTrue(p.path("low_s").asDouble() <= p.path("predicted_s").asDouble()
                 && p.path("predicted_s").asDouble() <= p.path("high_s").asDouble(), p.toString());
     }

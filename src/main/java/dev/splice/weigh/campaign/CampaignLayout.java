@@ -135,6 +135,16 @@ public record CampaignLayout(Path dir) {
             return dir.resolve("pairs-off.jsonl");
         }
 
+        /** @return the plugin-on pairs of the run's burn-in round, measured and not modelled, {@code burn-in.jsonl} */
+        public Path burnIn() {
+            return dir.resolve("burn-in.jsonl");
+        }
+
+        /** @return the plugin-off pairs of the run's burn-in round, {@code burn-in-off.jsonl} */
+        public Path burnInOff() {
+            return dir.resolve("burn-in-off.jsonl");
+        }
+
         /**
          * The files whose checksums {@code run.json} records: what the campaign's files are made of
          * when a finished run is kept.

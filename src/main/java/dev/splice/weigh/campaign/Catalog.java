@@ -28,8 +28,10 @@ import java.util.Set;
  * @param entries the classes, in file order
  * @param blocks executed translation blocks by kind (the plugin's catalog mode), empty when the
  *     catalog does not give them
+ * @param translatedBlocks the dependence structure of the translated blocks (the plugin's catalog
+ *     mode), identical ones merged; empty when the catalog does not give it
  */
-public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks) {
+public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, List<TranslatedBlock> translatedBlocks) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.catalog/1";
 
@@ -39,10 +41,47 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks) {
      * @param origin see {@link #origin()}
      * @param entries see {@link #entries()}
      * @param blocks see {@link #blocks()}
+     * @param translatedBlocks see {@link #translatedBlocks()}
      */
     public Catalog {
         entries = List.copyOf(entries);
         blocks = List.copyOf(blocks);
+        translatedBlocks = List.copyOf(translatedBlocks);
+    }
+
+    /**
+     * A catalog without the blocks' dependence structure.
+     *
+     * @param origin see {@link #origin()}
+     * @param entries see {@link #entries()}
+     * @param blocks see {@link #blocks()}
+     */
+    public Catalog(Origin origin, List<Entry> entries, List<Block> blocks) {
+        this(origin, entries, blocks, List.of());
+    }
+
+    /**
+     * A translated block's dependence structure: which instruction classes it runs, in order, and
+     * for each which earlier instructions of the block produce what it reads.
+     *
+     * @param kind how the block ends (a {@link Block} kind)
+     * @param entered how many times blocks of this structure were entered
+     * @param keys the class key of each instruction
+     * @param producers for each instruction, the indices of its producers (each smaller than its own)
+     */
+    public record TranslatedBlock(String kind, long entered, List<String> keys, List<List<Integer>> producers) {
+        /**
+         * Copies the lists.
+         *
+         * @param kind see {@link #kind()}
+         * @param entered see {@link #entered()}
+         * @param keys see {@link #keys()}
+         * @param producers see {@link #producers()}
+         */
+        public TranslatedBlock {
+            keys = List.copyOf(keys);
+            producers = producers.stream().map(List::copyOf).toList();
+        }
     }
 
     /**
@@ -165,6 +204,18 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks) {
                 kinds.addObject().put("kind", b.kind()).put("translated", b.translated()).put("executed", b.executed());
             }
         }
+        if (!translatedBlocks.isEmpty()) {
+            ArrayNode tbs = root.putArray("translated_blocks");
+            for (TranslatedBlock t : translatedBlocks) {
+                ObjectNode n = tbs.addObject().put("kind", t.kind()).put("entered", t.entered());
+                Json.putTexts(n, "keys", t.keys());
+                ArrayNode ps = n.putArray("producers");
+                for (List<Integer> p : t.producers()) {
+                    ArrayNode a = ps.addArray();
+                    p.forEach(a::add);
+                }
+            }
+        }
         return Json.file(root);
     }
 
@@ -239,7 +290,36 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks) {
                     encodings.isIntegralNumber() && encodings.canConvertToInt() && encodings.asInt() >= 0
                             ? encodings.asInt() : -1));
         }
-        return new Catalog(origin(root), out, blocks(file, root.path("blocks")));
+        return new Catalog(origin(root), out, blocks(file, root.path("blocks")),
+                translatedBlocks(file, root.path("translated_blocks")));
+    }
+
+    private static List<TranslatedBlock> translatedBlocks(Path file, JsonNode array) {
+        List<TranslatedBlock> out = new ArrayList<>();
+        int i = 0;
+        for (JsonNode t : array) {
+            String where = file + ": translated block " + i++;
+            JsonNode keys = t.path("keys");
+            JsonNode producers = t.path("producers");
+            if (!t.path("kind").isTextual() || !keys.isArray() || !producers.isArray() || keys.size() != producers.size()) {
+                throw new BadInputException(where + ": needs 'kind', and 'keys' and 'producers' arrays of one length");
+            }
+            List<String> k = new ArrayList<>();
+            List<List<Integer>> p = new ArrayList<>();
+            for (int j = 0; j < keys.size(); j++) {
+                k.add(keys.get(j).asText());
+                List<Integer> q = new ArrayList<>();
+                for (JsonNode x : producers.get(j)) {
+                    if (!x.canConvertToInt() || x.asInt() < 0 || x.asInt() >= j) {
+                        throw new BadInputException(where + ": instruction " + j + " names producer " + x);
+                    }
+                    q.add(x.asInt());
+                }
+                p.add(q);
+            }
+            out.add(new TranslatedBlock(t.get("kind").asText(), Math.max(0, count(t, "entered", where)), k, p));
+        }
+        return out;
     }
 
     private static List<Block> blocks(Path file, JsonNode array) {

@@ -27,10 +27,44 @@ import java.util.Map;
  *     ({@link CampaignLayout.Run#checksummed()}), taken when the run finished; empty in older files
  * @param mode where the run was measured: {@code user} ({@code qemu-riscv64}) or {@code system}
  *     ({@code qemu-system-riscv64}); written only when not {@code user}
+ * @param burnInRounds probe rounds at the start of the run that were measured and written to
+ *     {@code burn-in.jsonl}/{@code burn-in-off.jsonl}, not to the pairs the model reads (0 in older files)
+ * @param pinning the CPU the timing and plugin-off passes were pinned to, or why not; null in older files
  */
 public record FinishedRun(String run, long seed, String probeSha256, int pairs, int windows,
         double guestTicksPerNsTiming, double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished,
-        Map<String, String> fileSha256, String mode) {
+        Map<String, String> fileSha256, String mode, int burnInRounds, Pinning pinning) {
+    /**
+     * Where the timed passes ran ({@code cpu_pinning} in run.json).
+     *
+     * @param pinned whether the passes were confined to one CPU
+     * @param cpus the CPUs the QEMU processes were allowed, as the kernel lists them
+     *     ({@code Cpus_allowed_list}): one CPU when pinned, the whole set otherwise
+     * @param detail how it was done, or why pinning was not possible
+     */
+    public record Pinning(boolean pinned, String cpus, String detail) {}
+
+    /**
+     * A user-mode run without burn-in or pinning records (as written before session 7).
+     *
+     * @param run see {@link #run()}
+     * @param seed see {@link #seed()}
+     * @param probeSha256 see {@link #probeSha256()}
+     * @param pairs see {@link #pairs()}
+     * @param windows see {@link #windows()}
+     * @param guestTicksPerNsTiming see {@link #guestTicksPerNsTiming()}
+     * @param guestTicksPerNsOff see {@link #guestTicksPerNsOff()}
+     * @param timingFooter see {@link #timingFooter()}
+     * @param finished see {@link #finished()}
+     * @param fileSha256 see {@link #fileSha256()}
+     */
+    public FinishedRun(String run, long seed, String probeSha256, int pairs, int windows, double guestTicksPerNsTiming,
+            double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished,
+            Map<String, String> fileSha256) {
+        this(run, seed, probeSha256, pairs, windows, guestTicksPerNsTiming, guestTicksPerNsOff, timingFooter, finished,
+                fileSha256, Manifest.USER_MODE, 0, null);
+    }
+
     /**
      * Keeps the checksums in the order given, unmodifiable.
      *
@@ -45,29 +79,11 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
      * @param finished see {@link #finished()}
      * @param fileSha256 see {@link #fileSha256()}
      * @param mode see {@link #mode()}
+     * @param burnInRounds see {@link #burnInRounds()}
+     * @param pinning see {@link #pinning()}
      */
     public FinishedRun {
         fileSha256 = Collections.unmodifiableMap(new LinkedHashMap<>(fileSha256));
-    }
-
-    /**
-     * A run measured in user mode.
-     *
-     * @param run see {@link #run()}
-     * @param seed see {@link #seed()}
-     * @param probeSha256 see {@link #probeSha256()}
-     * @param pairs see {@link #pairs()}
-     * @param windows see {@link #windows()}
-     * @param guestTicksPerNsTiming see {@link #guestTicksPerNsTiming()}
-     * @param guestTicksPerNsOff see {@link #guestTicksPerNsOff()}
-     * @param timingFooter see {@link #timingFooter()}
-     * @param finished see {@link #finished()}
-     * @param fileSha256 see {@link #fileSha256()}
-     */
-    public FinishedRun(String run, long seed, String probeSha256, int pairs, int windows, double guestTicksPerNsTiming,
-            double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished, Map<String, String> fileSha256) {
-        this(run, seed, probeSha256, pairs, windows, guestTicksPerNsTiming, guestTicksPerNsOff, timingFooter, finished,
-                fileSha256, Manifest.USER_MODE);
     }
 
     /**
@@ -88,6 +104,15 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
         done.put("finished", finished);
         if (!Manifest.USER_MODE.equals(mode)) {
             done.put("mode", mode); // absent in user mode, so that user-mode runs are written as before
+        }
+        if (burnInRounds > 0) {
+            done.put("burn_in_rounds", burnInRounds);
+        }
+        if (pinning != null) {
+            ObjectNode pin = done.putObject("cpu_pinning");
+            pin.put("pinned", pinning.pinned());
+            pin.put("cpus", pinning.cpus());
+            pin.put("detail", pinning.detail());
         }
         if (!fileSha256.isEmpty()) {
             ObjectNode sums = done.putObject("files_sha256");
@@ -116,9 +141,14 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
         JsonNode r = Json.read(file);
         Map<String, String> sums = new LinkedHashMap<>();
         r.path("files_sha256").fields().forEachRemaining(e -> sums.put(e.getKey(), e.getValue().asText()));
+        JsonNode pin = r.path("cpu_pinning");
+        Pinning pinning = pin.isObject()
+                ? new Pinning(pin.path("pinned").asBoolean(), pin.path("cpus").asText(), pin.path("detail").asText())
+                : null;
         return new FinishedRun(r.path("run").asText(), r.path("seed").asLong(), r.path("probe_sha256").asText(),
                 r.path("pairs").asInt(), r.path("windows").asInt(), r.path("guest_ticks_per_ns_timing").asDouble(),
                 r.path("guest_ticks_per_ns_off").asDouble(), Json.footer(r.path("timing_footer")),
-                r.path("finished").asText(), sums, r.path("mode").asText(Manifest.USER_MODE));
+                r.path("finished").asText(), sums, r.path("mode").asText(Manifest.USER_MODE), r.path("burn_in_rounds").asInt(),
+                pinning);
     }
 }

@@ -25,6 +25,8 @@ import java.util.OptionalLong;
  * @param catalog catalog mode: per encoding, translated slots and executions; empty otherwise
  * @param blocks catalog mode: per kind of translation block, blocks translated and left through
  *     their end; empty otherwise and in records of plugins that did not count them
+ * @param translationBlocks catalog mode: every translated block with its entries and the producers
+ *     of its instructions' operands; empty otherwise and in records of plugins that did not record them
  * @param footer the failure counters every mode writes
  */
 public record PluginRecords(
@@ -40,6 +42,7 @@ public record PluginRecords(
         List<TimingWindow> timingWindows,
         List<CatalogEntry> catalog,
         List<Catalog.Block> blocks,
+        List<TranslationBlock> translationBlocks,
         Footer footer) {
 
     /**
@@ -57,13 +60,56 @@ public record PluginRecords(
      * @param timingWindows see {@link #timingWindows()}
      * @param catalog see {@link #catalog()}
      * @param blocks see {@link #blocks()}
+     * @param translationBlocks see {@link #translationBlocks()}
      * @param footer see {@link #footer()}
      */
     public PluginRecords {
         blocks = List.copyOf(blocks);
+        translationBlocks = List.copyOf(translationBlocks);
         validationWindows = List.copyOf(validationWindows);
         timingWindows = List.copyOf(timingWindows);
         catalog = List.copyOf(catalog);
+    }
+
+    /**
+     * One translated block of catalog mode (a line {@code t KIND ENTERED N ENC:SIZE:P1:P2:P3 ...}).
+     *
+     * @param kind how the block ends, one of the block kinds ({@code branch}, {@code indirect}, ...)
+     * @param entered how many times the block was entered
+     * @param instructions its instructions in order
+     */
+    public record TranslationBlock(String kind, long entered, List<BlockInstruction> instructions) {
+        /**
+         * Copies the list.
+         *
+         * @param kind see {@link #kind()}
+         * @param entered see {@link #entered()}
+         * @param instructions see {@link #instructions()}
+         */
+        public TranslationBlock {
+            instructions = List.copyOf(instructions);
+        }
+    }
+
+    /**
+     * An instruction of a translated block.
+     *
+     * @param encoding the raw encoding
+     * @param size 2 or 4 bytes
+     * @param producers indices (in the block, all smaller than this instruction's) of the
+     *     instructions whose results it reads, at most three, without repeats
+     */
+    public record BlockInstruction(long encoding, int size, List<Integer> producers) {
+        /**
+         * Copies the list.
+         *
+         * @param encoding see {@link #encoding()}
+         * @param size see {@link #size()}
+         * @param producers see {@link #producers()}
+         */
+        public BlockInstruction {
+            producers = List.copyOf(producers);
+        }
     }
 
     /** The plugin's modes, as named in its {@code mode=} argument. */

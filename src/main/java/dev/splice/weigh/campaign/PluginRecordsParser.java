@@ -62,6 +62,7 @@ final class PluginRecordsParser {
         List<TimingWindow> timing = new ArrayList<>();
         List<CatalogEntry> catalog = new ArrayList<>();
         List<Catalog.Block> blocks = new ArrayList<>();
+        List<PluginRecords.TranslationBlock> translationBlocks = new ArrayList<>();
         switch (mode) {
             case COUNT -> executed = OptionalLong.of(number(fields("insns", 2)[1], Long.MAX_VALUE));
             case VALIDATION -> {
@@ -78,6 +79,9 @@ final class PluginRecordsParser {
                 catalog = catalog();
                 if (peekIs("blocks")) {
                     blocks = blocks();
+                }
+                if (peekIs("tbs")) {
+                    translationBlocks = translationBlocks();
                 }
             }
         }
@@ -97,7 +101,7 @@ final class PluginRecordsParser {
             throw error("content after the end line");
         }
         return new PluginRecords(mode, apiCurrent, apiMinimum, startMarker, stopMarker, minPc, maxPc, executed,
-                validation, timing, catalog, blocks, footer);
+                validation, timing, catalog, blocks, translationBlocks, footer);
     }
 
     private ValidationWindow validationWindow(int expectedIndex) {
@@ -189,6 +193,56 @@ final class PluginRecordsParser {
                 throw error("block kind '" + b[1] + "' appears twice");
             }
             out.add(new Catalog.Block(b[1], number(b[2], Long.MAX_VALUE), number(b[3], Long.MAX_VALUE)));
+        }
+        return out;
+    }
+
+    /**
+     * The translated blocks of catalog mode: {@code tbs N}, then N lines {@code t KIND ENTERED COUNT}
+     * followed by COUNT fields {@code ENCODING:SIZE:P1:P2:P3} (hex encoding; producer indices, -1 none).
+     */
+    private List<PluginRecords.TranslationBlock> translationBlocks() {
+        long count = number(fields("tbs", 2)[1], Long.MAX_VALUE);
+        if (count > lines.length - next) {
+            throw error("the tbs line announces " + count + " blocks but the file has only "
+                    + (lines.length - next) + " lines left");
+        }
+        List<PluginRecords.TranslationBlock> out = new ArrayList<>((int) count);
+        for (long b = 0; b < count; b++) {
+            String line = next < lines.length ? lines[next] : "";
+            String[] head = line.split(" ", 5);
+            if (head.length < 4 || !head[0].equals("t")) {
+                fields("t", 4);
+            }
+            next++;
+            long n = number(head[3], 4096);
+            String[] insns = head.length == 5 ? head[4].split(" ", -1) : new String[0];
+            if (insns.length != n) {
+                throw error("'t' line announces " + n + " instructions and has " + insns.length);
+            }
+            List<PluginRecords.BlockInstruction> list = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String[] f = insns[i].split(":", -1);
+                if (f.length != 5) {
+                    throw error("instruction '" + insns[i] + "' is not ENCODING:SIZE:P1:P2:P3");
+                }
+                int size = (int) number(f[1], 4);
+                List<Integer> producers = new ArrayList<>();
+                for (int k = 2; k < 5; k++) {
+                    if (!f[k].matches("-1|0|[1-9][0-9]{0,3}")) {
+                        throw error("producer '" + abbreviate(f[k]) + "' is not -1 or an instruction index");
+                    }
+                    int p = Integer.parseInt(f[k]);
+                    if (p >= i) {
+                        throw error("instruction " + i + " names producer " + p);
+                    }
+                    if (p >= 0 && !producers.contains(p)) {
+                        producers.add(p);
+                    }
+                }
+                list.add(new PluginRecords.BlockInstruction(hex(f[0], 0xffff_ffffL), size, producers));
+            }
+            out.add(new PluginRecords.TranslationBlock(head[1], number(head[2], Long.MAX_VALUE), list));
         }
         return out;
     }

@@ -24,8 +24,8 @@ import java.util.Set;
  *
  * <p>A compressed class is also priced by the contexts of the full instruction it expands to
  * ({@code c.add} by {@code add}'s, {@code c.ldsp} by {@code ld}'s): QEMU translates both through the
- * same function. Contexts that measure dead-code elimination ({@link Context#measuresDeadCodeElimination()})
- * price a class only when it has no other. The point price of a class is the mean of its contexts'
+ * same function. Contexts that measure TCG's optimizer, dead-code elimination or constant folding
+ * ({@link Context#measuresTcgOptimizer()}), price a class only when it has no other. The point price of a class is the mean of its contexts'
  * weights, its range the hull of their
  * simultaneous bands; the interval of the total sums the range ends. It holds whenever the band
  * covers every context (the band is simultaneous) and each class's true mean cost in the program
@@ -41,6 +41,8 @@ public final class Predictor {
     private static final List<String> INDIRECT = List.of("jalr.indirect-jump", "c.jr.indirect-jump");
     private static final List<String> INDIRECT_CALL = List.of("jalr.call", "c.jalr.call");
     private static final String BRANCH = "branch";
+    /** The block line of the chains' excess over throughput. */
+    static final String CRITICAL_PATH = "critical-path-excess";
 
     /**
      * The contexts that price each block kind. Far kinds leave for another page, where QEMU 7.2 does
@@ -93,7 +95,28 @@ public final class Predictor {
         Map<String, Long> classes = difference(classCounts(run), minus == null ? Map.of() : classCounts(minus));
         Map<String, Long> blocks = difference(blockCounts(run), minus == null ? Map.of() : blockCounts(minus));
         ContextTable table = ContextTable.load();
-        Map<String, List<ContextWeight>> byClass = byClass(weights, classes.keySet(), table);
+        // with the blocks' dependence structure, classes are priced at throughput and the chains
+        // longer than a block's throughput add their excess; without it, the mean of both (as before)
+        boolean structured = !run.translatedBlocks().isEmpty() && (minus == null || !minus.translatedBlocks().isEmpty());
+        Set<String> keys = new java.util.LinkedHashSet<>(classes.keySet());
+        if (structured) {
+            keys.addAll(blockKeys(run));
+            if (minus != null) {
+                keys.addAll(blockKeys(minus));
+            }
+        }
+        Map<String, List<ContextWeight>> byClass = byClass(weights, keys, table);
+        Map<String, Prediction.Price> throughput = new LinkedHashMap<>();
+        Map<String, Prediction.Price> latency = new LinkedHashMap<>();
+        for (String k : keys) {
+            List<ContextWeight> live = live(byClass.get(k), table);
+            Prediction.Price t = price(structured ? throughputContexts(live, table) : live);
+            if (t != null) {
+                throughput.put(k, t);
+                Prediction.Price l = price(latencyContexts(live, table));
+                latency.put(k, l != null ? l : t);
+            }
+        }
         Total total = new Total();
         List<Prediction.Line> classLines = new ArrayList<>();
         for (Map.Entry<String, Long> c : classes.entrySet()) {
@@ -104,7 +127,7 @@ public final class Predictor {
                 continue;
             }
             List<ContextWeight> live = live(byClass.get(c.getKey()), table);
-            Prediction.Price p = price(live);
+            Prediction.Price p = throughput.get(c.getKey());
             if (p == null) {
                 total.unpriced += Math.abs(n);
                 classLines.add(new Prediction.Line(c.getKey(), n, null, byClass.get(c.getKey()).isEmpty()
@@ -112,12 +135,20 @@ public final class Predictor {
             } else {
                 total.add(n, p);
                 boolean dead = live.stream().anyMatch(w -> table.context(w.context())
-                        .map(Context::measuresDeadCodeElimination).orElse(false));
+                        .map(Context::measuresTcgOptimizer).orElse(false));
+                String what = structured ? "class contexts at throughput" : "class contexts";
                 classLines.add(new Prediction.Line(c.getKey(), n, p, dead
-                        ? "class contexts (measuring dead-code elimination: no other)" : "class contexts"));
+                        ? what + " (measuring TCG's optimizer, dead code or folding: no other)" : what));
             }
         }
         List<Prediction.Line> blockLines = new ArrayList<>();
+        Map<String, Prediction.Price> blockPrices = new LinkedHashMap<>();
+        for (String kind : BLOCK_CONTEXTS.keySet()) {
+            Prediction.Price p = price(blockWeights(kind, weights));
+            if (p != null) {
+                blockPrices.put(kind, p);
+            }
+        }
         for (Map.Entry<String, Long> b : blocks.entrySet()) {
             long n = b.getValue();
             Prediction.Price p = price(blockWeights(b.getKey(), weights));
@@ -128,6 +159,27 @@ public final class Predictor {
                 total.add(n, p);
                 blockLines.add(new Prediction.Line(b.getKey(), n, p, "block contexts"));
             }
+        }
+        if (structured) {
+            CriticalPaths.Prices prices = new CriticalPaths.Prices(throughput, latency, blockPrices, BLOCK_ENDING);
+            double[] excess = CriticalPaths.excess(run.translatedBlocks(), prices);
+            long entered = run.translatedBlocks().stream().mapToLong(Catalog.TranslatedBlock::entered).sum();
+            if (minus != null) {
+                double[] less = CriticalPaths.excess(minus.translatedBlocks(), prices);
+                for (int e = 0; e < 3; e++) {
+                    excess[e] -= less[e];
+                }
+                entered -= minus.translatedBlocks().stream().mapToLong(Catalog.TranslatedBlock::entered).sum();
+            }
+            double per = entered == 0 ? 0 : 1.0 / entered;
+            Prediction.Price p = new Prediction.Price(excess[0] * per, Math.min(excess[1], excess[2]) * per,
+                    Math.max(excess[1], excess[2]) * per, List.of());
+            total.ns += excess[0];
+            total.lowNs += Math.min(excess[1], excess[2]);
+            total.highNs += Math.max(excess[1], excess[2]);
+            blockLines.add(new Prediction.Line(CRITICAL_PATH, entered, p,
+                    "blocks entered; ns: the mean excess of a block's longest dependence chain (latency prices) "
+                            + "over its throughput prices and exit"));
         }
         return new Prediction(total.ns / 1e9, total.lowNs / 1e9, total.highNs / 1e9, total.instructions,
                 total.unpriced, classLines, blockLines);
@@ -225,10 +277,32 @@ public final class Predictor {
         return EXPANSIONS.getOrDefault(cls, cls.substring(2));
     }
 
-    /** Contexts that measure dead-code elimination price a class only when it has no other. */
+    /** The class keys the translated blocks run. */
+    private static Set<String> blockKeys(Catalog c) {
+        Set<String> out = new java.util.LinkedHashSet<>();
+        c.translatedBlocks().forEach(t -> out.addAll(t.keys()));
+        return out;
+    }
+
+    /** A class's throughput contexts: all but its dependency chains, or all when it has only those. */
+    private static List<ContextWeight> throughputContexts(List<ContextWeight> ws, ContextTable table) {
+        List<ContextWeight> other = ws.stream().filter(w -> !dependency(w, table)).toList();
+        return price(other) != null ? other : ws;
+    }
+
+    /** A class's latency contexts: its dependency chains (none: it is priced at throughput). */
+    private static List<ContextWeight> latencyContexts(List<ContextWeight> ws, ContextTable table) {
+        return ws.stream().filter(w -> dependency(w, table)).toList();
+    }
+
+    private static boolean dependency(ContextWeight w, ContextTable table) {
+        return table.context(w.context()).map(c -> c.pattern() == Context.Pattern.DEPENDENCY).orElse(false);
+    }
+
+    /** Contexts that measure TCG's optimizer price a class only when it has no other. */
     private static List<ContextWeight> live(List<ContextWeight> ws, ContextTable table) {
         List<ContextWeight> live = ws.stream()
-                .filter(w -> !table.context(w.context()).map(Context::measuresDeadCodeElimination).orElse(false))
+                .filter(w -> !table.context(w.context()).map(Context::measuresTcgOptimizer).orElse(false))
                 .toList();
         return live.isEmpty() ? ws : live;
     }

@@ -121,7 +121,8 @@ public final class MeasureCampaign {
         for (int i = 1; i <= options.runs(); i++) {
             String id = CampaignLayout.runName(i);
             long seed = options.runSeed(i);
-            ProbeProgram.Probe probe = ProbeProgram.generate(table, targets, ProbeOptions.of(seed, options.rounds()));
+            ProbeProgram.Probe probe = ProbeProgram.generate(table, targets,
+                    ProbeOptions.of(seed, options.rounds() + BurnIn.ROUNDS));
             plans.add(new RunPlan(id, seed, probe, dir.run(id), sha256(probe.elf())));
         }
         List<RunPlan> todo = new ArrayList<>();
@@ -145,22 +146,33 @@ public final class MeasureCampaign {
         Map<String, Double> blocks = countBlocks(targets);
         validateAll(todo, done, total);
         for (RunPlan p : todo) {
-            // which pass runs first is drawn per run (from the run's seed), so that a drift of the host
-            // between the two passes does not always fall on the same side of the plugin-off contrast
-            boolean offFirst = offFirst(p.seed());
-            if (offFirst) {
-                offRun(p);
-                progress.update(done.incrementAndGet(), total);
+            FinishedRun.Pinning pinning;
+            try (CpuPinning pin = CpuPinning.pinCurrentThread()) {
+                pinning = pin.record();
+                timedPasses(p, done, total);
             }
-            timeRun(p);
-            progress.update(done.incrementAndGet(), total);
-            if (!offFirst) {
-                offRun(p);
-                progress.update(done.incrementAndGet(), total);
-            }
-            writeRun(p);
+            writeRun(p, pinning);
         }
         return writeCampaign(plans, targets, started, resumed, blocks, redone);
+    }
+
+    /**
+     * The timing and plugin-off passes of a run. Which runs first is drawn per run (from the run's
+     * seed), so that a drift of the host between the two passes does not always fall on the same side
+     * of the plugin-off contrast.
+     */
+    private void timedPasses(RunPlan p, AtomicInteger done, int total) {
+        boolean offFirst = offFirst(p.seed());
+        if (offFirst) {
+            offRun(p);
+            progress.update(done.incrementAndGet(), total);
+        }
+        timeRun(p);
+        progress.update(done.incrementAndGet(), total);
+        if (!offFirst) {
+            offRun(p);
+            progress.update(done.incrementAndGet(), total);
+        }
     }
 
     /**
@@ -325,8 +337,11 @@ public final class MeasureCampaign {
         }
     }
 
-    /** Per-run pairs from the timing and plugin-off passes; run.json last, so a finished run is complete. */
-    private void writeRun(RunPlan p) {
+    /**
+     * Per-run pairs from the timing and plugin-off passes, the burn-in round's in files of their own;
+     * run.json last, so a finished run is complete.
+     */
+    private void writeRun(RunPlan p, FinishedRun.Pinning pinning) {
         try {
             CampaignLayout.Run files = p.files();
             int windows = p.probe().windows().size();
@@ -338,25 +353,37 @@ public final class MeasureCampaign {
             GuestClock on = GuestClock.parse(Files.readAllBytes(files.timingClock()), windows,
                     files.timingClock().toString());
             GuestClock off = GuestClock.parse(Files.readAllBytes(files.offClock()), windows, files.offClock().toString());
+            BurnIn.Split split = BurnIn.split(p.probe().pairs());
+            List<PairRow> burnOn = new ArrayList<>();
+            List<PairRow> burnOff = new ArrayList<>();
             List<PairRow> onRows = new ArrayList<>();
             List<PairRow> offRows = new ArrayList<>();
-            List<ProbePair> pairs = p.probe().pairs();
-            for (ProbePair pair : pairs) {
-                double position = pairs.size() == 1 ? 0 : (double) pair.index() / (pairs.size() - 1);
-                PluginRecords.TimingWindow pw = timing.timingWindows().get(pair.probeWindow());
-                PluginRecords.TimingWindow bw = timing.timingWindows().get(pair.baselineWindow());
-                if (!pw.timerFailed() && !bw.timerFailed()) {
-                    onRows.add(row(p, pair, position, pw.elapsedNs(), bw.elapsedNs(), on,
-                            (int) (pw.translations() + bw.translations())));
-                }
-                offRows.add(row(p, pair, position, Double.NaN, Double.NaN, off, null));
-            }
+            rows(p, split.burnIn(), timing, on, off, burnOn, burnOff);
+            rows(p, split.measured(), timing, on, off, onRows, offRows);
+            AtomicFiles.write(files.burnIn(), PairRows.lines(burnOn));
+            AtomicFiles.write(files.burnInOff(), PairRows.lines(burnOff));
             AtomicFiles.write(files.pairs(), PairRows.lines(onRows));
             AtomicFiles.write(files.pairsOff(), PairRows.lines(offRows));
-            new FinishedRun(p.id(), p.seed(), p.sha256(), pairs.size(), windows, on.ticksPerNs(), off.ticksPerNs(),
-                    timing.footer(), Instant.now().toString(), checksums(files), runner.mode()).write(files.finished());
+            new FinishedRun(p.id(), p.seed(), p.sha256(), split.measured().size(), windows, on.ticksPerNs(),
+                    off.ticksPerNs(), timing.footer(), Instant.now().toString(), checksums(files), runner.mode(),
+                    BurnIn.ROUNDS, pinning).write(files.finished());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Pair rows of {@code pairs} (numbered and positioned among themselves) from both passes. */
+    private static void rows(RunPlan p, List<ProbePair> pairs, PluginRecords timing, GuestClock on, GuestClock off,
+            List<PairRow> onRows, List<PairRow> offRows) {
+        for (ProbePair pair : pairs) {
+            double position = pairs.size() == 1 ? 0 : (double) pair.index() / (pairs.size() - 1);
+            PluginRecords.TimingWindow pw = timing.timingWindows().get(pair.probeWindow());
+            PluginRecords.TimingWindow bw = timing.timingWindows().get(pair.baselineWindow());
+            if (!pw.timerFailed() && !bw.timerFailed()) {
+                onRows.add(row(p, pair, position, pw.elapsedNs(), bw.elapsedNs(), on,
+                        (int) (pw.translations() + bw.translations())));
+            }
+            offRows.add(row(p, pair, position, Double.NaN, Double.NaN, off, null));
         }
     }
 

@@ -59,9 +59,11 @@ final class QualityGates {
     static final double EFFECT_MARGIN_ABS_NS = 0.05;
     /** The relative part of the margin above. */
     static final double EFFECT_MARGIN_REL = 0.10;
-    /** Equivalence margin of the plugin-off and cross-clock estimates against the main one. */
-    static final double CHECK_MARGIN_ABS_NS = 0.15;
-    /** The relative part of the margin above. */
+    /**
+     * Equivalence margin of the plugin-off and cross-clock checks: this share of the main contrast,
+     * or the campaign's practical-zero margin when that is larger (no absolute floor: with one of
+     * 0.15 ns, a check of a 0.05 ns contrast could differ by 300% and pass).
+     */
     static final double CHECK_MARGIN_REL = 0.20;
     /** The simultaneous half-width may be at most max(abs, rel * |estimate|). */
     static final double CI_HALF_WIDTH_ABS_NS = 0.15;
@@ -137,8 +139,7 @@ final class QualityGates {
             equivalence(out, BATCH, l.deviation(), l.se(), tl, margin,
                     "batch " + l.batch() + " off the line beta + alpha/N through the smallest and largest batch");
         }
-        check(out, a.pluginOff(), OFF_DIVERGENT, OFF_UNAVAILABLE, theta, a.se(), t);
-        check(out, a.crossClock(), CLOCK_DIVERGENT, CLOCK_UNAVAILABLE, theta, a.se(), t);
+        checks(out, a, in.zeroMargin());
         double widthLimit = Math.max(CI_HALF_WIDTH_ABS_NS, CI_HALF_WIDTH_REL * Math.abs(in.estimate()));
         if (!(in.halfWidth() <= widthLimit)) {
             out.add(new Reason(CI_TOO_WIDE, numbers("half_width_ns", in.halfWidth(), "max_ns", widthLimit)));
@@ -166,19 +167,90 @@ final class QualityGates {
         }
     }
 
-    private static void check(List<Reason> out, ContextAnalysis.Check c, String divergent, String unavailable,
-            double theta, double thetaSe, double t) {
+    /**
+     * The two checks, each testing one change against the same runs: plugin-off against plugin-on on
+     * the guest clock (the pass changes, the clock does not), and plugin-on guest clock against
+     * plugin-on thread CPU time (the clock changes, the windows do not). Without a plugin-on
+     * guest-clock estimate the plugin-off check falls back to the main estimate (pass and clock change
+     * together).
+     */
+    private static void checks(List<Reason> out, ContextAnalysis a, double zeroMargin) {
+        double theta = a.fit().theta();
+        double margin = Math.max(CHECK_MARGIN_REL * Math.abs(theta), zeroMargin);
+        ContextAnalysis.Check on = a.crossClock();
+        ContextAnalysis.Check off = a.pluginOff();
+        if (on.available()) {
+            paired(out, off, on, OFF_DIVERGENT, OFF_UNAVAILABLE, margin, "plugin-off minus plugin-on, guest clock");
+        } else {
+            paired(out, off, main(a), OFF_DIVERGENT, OFF_UNAVAILABLE, margin,
+                    "plugin-off guest clock minus plugin-on thread CPU time (no plugin-on guest-clock estimate)");
+        }
+        paired(out, on, main(a), CLOCK_DIVERGENT, CLOCK_UNAVAILABLE, margin,
+                "plugin-on guest clock minus thread CPU time");
+    }
+
+    /** The main estimate as a check, for differences against it. */
+    private static ContextAnalysis.Check main(ContextAnalysis a) {
+        return new ContextAnalysis.Check(a.data().size(), a.fit().theta(), a.se(), a.runTheta(), null);
+    }
+
+    /**
+     * TOST of {@code c - ref} within {@code +-margin}: it passes when {@code |d| + t_{0.95, R-1} se <= margin},
+     * with the paired standard error of the per-run pseudo-value differences when both have them for at
+     * least two runs (the runs' own offsets cancel), else the unpaired {@code sqrt(se_c^2 + se_ref^2)}. A
+     * failure carries the power: the chance the test passes when the two are truly equal.
+     */
+    private static void paired(List<Reason> out, ContextAnalysis.Check c, ContextAnalysis.Check ref, String divergent,
+            String unavailable, double margin, String what) {
         if (!c.available()) {
             out.add(new Reason(unavailable, numbers("pairs", c.pairs(), "why", c.failure())));
             return;
         }
-        double diff = c.theta() - theta;
-        double se = Math.sqrt(c.se() * c.se() + thetaSe * thetaSe);
-        double margin = Math.max(CHECK_MARGIN_ABS_NS, CHECK_MARGIN_REL * Math.abs(theta));
-        double bound = Math.abs(diff) + t * se;
+        Difference d = Difference.of(c, ref);
+        double t = d.runs() >= 2 ? Distributions.studentCritical(2 * ONE_SIDED, d.runs() - 1) : Double.NaN;
+        double bound = Math.abs(d.value()) + t * d.se();
         if (!(bound <= margin)) {
-            out.add(new Reason(divergent, numbers("check_ns", c.theta(), "main_ns", theta, "difference_ns", diff,
-                    "se_ns", se, "upper_bound_ns", bound, "margin_ns", margin)));
+            out.add(new Reason(divergent, numbers("check_ns", c.theta(), "reference_ns", ref.theta(), "difference_ns",
+                    d.value(), "se_ns", d.se(), "paired", d.paired(), "upper_bound_ns", bound, "margin_ns", margin,
+                    "power_if_equal", power(margin, d.se(), t, d.runs() - 1), "difference", what)));
+        }
+    }
+
+    /**
+     * The chance that the equivalence test passes when the true difference is 0: {@code P(|T| se <=
+     * margin - t se)} for Student's T with {@code df} degrees of freedom.
+     *
+     * @param margin the equivalence margin
+     * @param se the difference's standard error
+     * @param t the one-sided critical value
+     * @param df its degrees of freedom
+     * @return the power, 0 when {@code margin <= t se}
+     */
+    static double power(double margin, double se, double t, double df) {
+        double room = margin / se - t;
+        if (!(room > 0) || !(df > 0)) {
+            return 0;
+        }
+        return 1 - Distributions.studentTwoSidedTail(room, df);
+    }
+
+    /** A difference of two estimates of the same contrast, with its standard error. */
+    record Difference(double value, double se, int runs, boolean paired) {
+        static Difference of(ContextAnalysis.Check c, ContextAnalysis.Check ref) {
+            double value = c.theta() - ref.theta();
+            if (c.runValues() != null && ref.runValues() != null && c.runValues().length == ref.runValues().length) {
+                double[] diff = new double[c.runValues().length];
+                for (int r = 0; r < diff.length; r++) {
+                    diff[r] = c.runValues()[r] - ref.runValues()[r];
+                }
+                double se = RunValues.standardError(diff);
+                if (Double.isFinite(se)) {
+                    return new Difference(value, se, RunValues.count(diff), true);
+                }
+            }
+            int runs = Math.min(c.runValues() == null ? 0 : RunValues.count(c.runValues()),
+                    ref.runValues() == null ? 0 : RunValues.count(ref.runValues()));
+            return new Difference(value, Math.sqrt(c.se() * c.se() + ref.se() * ref.se()), runs, false);
         }
     }
 

@@ -25,7 +25,12 @@ import java.util.SplittableRandom;
  * +-(10..50) sd (a disturbed probe or baseline window), and a share of pairs with translations (badly
  * disturbed; the model must remove them). Then host interrupts: each window of clean length T gets
  * Poisson({@code eventRatePerMs} T) events of Uniform(15, 60) us each (seed 003's sizes), so the
- * contamination is one-sided per window and proportional to its exposure.
+ * contamination is one-sided per window and proportional to its exposure. The plugin-on guest clock
+ * sees {@code d + guestShift} (a clock that disagrees with thread CPU time), the plugin-off pass
+ * {@code d + guestShift + offShift} with noise of its own (the same clock, a pass without the plugin).
+ * {@code roundAr} and {@code roundArSd} add a stationary AR(1) term across the rounds of a run (per
+ * context, coefficient {@code roundAr}, standard deviation {@code roundArSd}): autocorrelated noise
+ * whose integrated autocorrelation time is {@code (1 + roundAr) / (1 - roundAr)} where it dominates.
  */
 public record SyntheticCampaign(
         int runs,
@@ -47,6 +52,8 @@ public record SyntheticCampaign(
         double eventRatePerMs,
         double runCorrelation,
         double transientNs,
+        double roundAr,
+        double roundArSd,
         boolean guestClock,
         boolean pluginOff,
         boolean exactRun,
@@ -61,7 +68,7 @@ public record SyntheticCampaign(
             baselines[j] = "nop.shape";
         }
         return new SyntheticCampaign(12, 10, truth, baselines, new int[] {4096, 16384, 65536}, 0.012, 0.002, 0.002,
-                0.0, 1500.0, 0.01, 4, 0.02, 0.01, 0.0, 0.0, 0.6, 0.0, 0.0, true, true, false, seed);
+                0.0, 1500.0, 0.01, 4, 0.02, 0.01, 0.0, 0.0, 0.6, 0.0, 0.0, 0.0, 0.0, true, true, false, seed);
     }
 
     /** Start-of-run transient decay, as a share of the run: it is mostly inside the model's 5% burn-in. */
@@ -128,14 +135,22 @@ public record SyntheticCampaign(
             }
             int slot = 0;
             int slots = rounds * k * batches.length;
+            double[] ar = new double[k];
+            // drawn only when asked for, so that other campaigns keep their random streams
+            for (int j = 0; j < k && roundArSd > 0; j++) {
+                ar[j] = roundArSd * rng.nextGaussian();
+            }
             for (int q = 0; q < rounds; q++) {
                 for (int j = 0; j < k; j++) {
+                    if (q > 0 && roundArSd > 0) {
+                        ar[j] = roundAr * ar[j] + roundArSd * Math.sqrt(1 - roundAr * roundAr) * rng.nextGaussian();
+                    }
                     for (int batch : batches) {
                         double position = (slot++ + 0.5) / slots;
                         boolean ab = rng.nextBoolean();
                         double l = Math.log(batch) - logN0;
                         double mean = truth[j] + alpha[j] + order * (ab ? 0.5 : -0.5) + drift * (position - 0.5)
-                                + slope * l + overheadNs / batch + transientNs * Math.exp(-position / TRANSIENT_DECAY);
+                                + slope * l + overheadNs / batch + transientNs * Math.exp(-position / TRANSIENT_DECAY) + ar[j];
                         double noise = sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
                         boolean exact = exactRun && r == 0;
                         if (rng.nextDouble() < contamination && !exact) {
@@ -167,7 +182,7 @@ public record SyntheticCampaign(
                         on.add(new PairRow(run, context(j), baselines[j], null, batch, order, q, position, null, probe,
                                 base, guestClock ? gProbe : Double.NaN, guestClock ? gBase : Double.NaN, translations));
                         if (pluginOff) {
-                            double offD = mean + offShift + sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
+                            double offD = mean + guestShift + offShift + sd * Math.sqrt(Math.exp(logN0) / batch) * studentT(rng);
                             double oBase = base * 0.9;
                             double oProbe = oBase + offD * batch;
                             oProbe += interrupts(rng, oProbe);
@@ -232,6 +247,8 @@ public record SyntheticCampaign(
         public double eventRatePerMs;
         public double runCorrelation;
         public double transientNs;
+        public double roundAr;
+        public double roundArSd;
         public boolean guestClock;
         public boolean pluginOff;
         public boolean exactRun;
@@ -257,6 +274,8 @@ public record SyntheticCampaign(
             eventRatePerMs = s.eventRatePerMs;
             runCorrelation = s.runCorrelation;
             transientNs = s.transientNs;
+            roundAr = s.roundAr;
+            roundArSd = s.roundArSd;
             guestClock = s.guestClock;
             pluginOff = s.pluginOff;
             exactRun = s.exactRun;
@@ -266,7 +285,7 @@ public record SyntheticCampaign(
         SyntheticCampaign build() {
             return new SyntheticCampaign(runs, rounds, truth, baselines, batches, runSd, order, drift, slope,
                     overheadNs, sd, tDf, contamination, translationShare, offShift, guestShift, eventRatePerMs,
-                    runCorrelation, transientNs, guestClock, pluginOff, exactRun, seed);
+                    runCorrelation, transientNs, roundAr, roundArSd, guestClock, pluginOff, exactRun, seed);
         }
     }
 }
