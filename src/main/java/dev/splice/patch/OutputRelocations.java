@@ -1,5 +1,7 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD64;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ALIGN;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_BRANCH;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL;
@@ -46,14 +48,18 @@ import java.util.Map;
  *     words of fragments (auipc pairs, {@code jal}) get relocations of their own;</li>
  * <li>relocations elsewhere that name moved code name what the bytes hold now: the new address
  *     when the reference was retargeted, the old body (symbol {@code NAME.splice.org}) when not;</li>
- * <li>.eh_frame relocations of moved functions' FDEs (rewritten or moved to
- *     {@code .splice.eh_frame}) become {@code R_RISCV_NONE}.</li>
+ * <li>.eh_frame relocations of moved functions' FDEs rewritten in place name the new pc_begin
+ *     and pc_range; those of the CFA programs' advances and of records copied to
+ *     {@code .splice.eh_frame} become {@code R_RISCV_NONE}; {@code .rela.splice.eh_frame} describes
+ *     the pointer fields of the copies (pc_begin, pc_range, LSDA, personality).</li>
  * </ul>
  * Markers ({@code R_RISCV_RELAX}, {@code ALIGN}) of moved code are dropped: the new code is final.
  */
 final class OutputRelocations {
     /** The relocation section of the new code. */
     static final String SECTION = ".rela" + NewSection.NAME;
+    /** The relocation section of .eh_frame's continuation. */
+    static final String FRAMES_SECTION = ".rela" + EhFrameRewriter.SECTION;
     /** The prefix of the relocation sections of the jumps at old entries ({@code .rela.splice.org.text}, ...). */
     static final String OLD_ENTRIES = ".rela.splice.org";
     /** The hidden symbol at the start of the new code, which relocations into it without a better symbol name. */
@@ -101,9 +107,12 @@ final class OutputRelocations {
     /**
      * Rewrites the relocation sections; {@code retargeted} holds the new value of every reference
      * the retarget stage moved, {@code text} the new code at {@code base} (section {@code textIndex}).
+     * {@code frames} holds the pointer fields {@link EhFrameRewriter} wrote, {@code framesIndex} the
+     * index of .eh_frame's continuation, or -1 when it has none.
      * Without a {@code .symtab} there is nothing to describe relocations with, and nothing changes.
      */
-    void write(Map<Relocation, Long> retargeted, Trampolines trampolines, long base, byte[] text, int textIndex) {
+    void write(Map<Relocation, Long> retargeted, Trampolines trampolines, long base, byte[] text, int textIndex,
+               EhFrameRewriter frames, int framesIndex) {
         if (symtab == null) {
             return;
         }
@@ -121,6 +130,17 @@ final class OutputRelocations {
                 functionSymbols.put(m, s.index());
             }
         }
+        Section continuation = framesIndex < 0 ? null : editor.section(framesIndex);
+        Map<Long, List<EhFrameRewriter.Field>> framesInPlace = new HashMap<>();
+        List<Relocation> continued = new ArrayList<>();
+        for (EhFrameRewriter.Field f : frames.fields()) {
+            if (continuation != null && continuation.contains(f.address())) {
+                continued.add(f.type() == R_RISCV_ADD32 || f.type() == R_RISCV_ADD64 ? end(f.address(), f.type(), f.value())
+                        : against(f.address(), f.type(), f.value()));
+            } else {
+                framesInPlace.computeIfAbsent(f.address(), k -> new ArrayList<>(2)).add(f);
+            }
+        }
         List<Relocation> newCode = new ArrayList<>();
         Map<Integer, List<Relocation>> oldEntries = oldEntryJumps(trampolines);
         for (RelocationSection rs : in.elf().relocations()) {
@@ -129,14 +149,15 @@ final class OutputRelocations {
                 continue;
             }
             List<Relocation> out = new ArrayList<>(rs.relocations().size());
-            boolean frames = on.name().equals(".eh_frame");
+            // An earlier pass's continuation is among them: its records were copied, its size is 0 now.
+            boolean isFrames = on.name().equals(".eh_frame") || on.name().equals(EhFrameRewriter.SECTION);
             long framesEnd = on.address() + editor.section(on.index()).size();
             for (Relocation r : rs.relocations()) {
                 if (on.isExecutable() && moved.find(r.offset()) != null) {
                     out.add(none(r));
                     moveToNewCode(r, newCode);
-                } else if (frames) {
-                    out.add(r.offset() >= framesEnd || namesMovedCode(r) ? none(r) : r);
+                } else if (isFrames) {
+                    out.add(r.offset() >= framesEnd ? none(r) : frameRelocation(r, frames, framesInPlace));
                 } else {
                     out.add(describeOutput(r, retargeted));
                 }
@@ -153,13 +174,38 @@ final class OutputRelocations {
         newCode.sort(Comparator.comparingLong(Relocation::offset));
         editor.addSection(SECTION, Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE, symtab.index(), textIndex,
                 bytes(newCode));
+        if (continuation != null) {
+            continued.sort(Comparator.comparingLong(Relocation::offset));
+            editor.addSection(FRAMES_SECTION, Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE, symtab.index(),
+                    framesIndex, bytes(continued));
+        }
+    }
+
+    /**
+     * A relocation of a record left in .eh_frame. In a moved function's FDE rewritten in place,
+     * pc_begin and pc_range name the new code and the others (the advances of the CFA program,
+     * whose deltas were recomputed) none; in other records, a value in or at the end of moved code
+     * (the end of a function before a moved one) is named through the old body's symbol.
+     */
+    private Relocation frameRelocation(Relocation r, EhFrameRewriter frames, Map<Long, List<EhFrameRewriter.Field>> fields) {
+        if (frames.inRewrittenRecord(r.offset())) {
+            for (EhFrameRewriter.Field f : fields.getOrDefault(r.offset(), List.of())) {
+                if (f.type() == r.type()) {
+                    return against(r.offset(), r.type(), f.value());
+                }
+            }
+            return none(r);
+        }
+        return namesMovedCode(r) ? against(r.offset(), r.type(), r, resolved.get(r).value()) : r;
     }
 
     /**
      * An upper bound of the bytes {@link #write} appends to the file (its new relocation sections,
      * each with a page of alignment slack), known before the new code's address is chosen: two
      * relocations for every one of the moved code (a call split in two) and for every fixup of a
-     * fragment, one for every old entry and one for every jump back.
+     * fragment, one for every old entry and one for every jump back, and one for every 4 bytes of
+     * the records .eh_frame's continuation can copy (an FDE of 16 bytes or more has 4 pointer fields
+     * at most).
      */
     static long reserve(Input in, MovedCode moved) {
         long count = 0;
@@ -174,7 +220,12 @@ final class OutputRelocations {
                 }
             }
         }
-        return count * Relocation.ENTRY_SIZE + 4 * ElfEditor.PAGE_SIZE;
+        for (Section s : in.elf().sections()) {
+            if (s.name().equals(".eh_frame") || s.name().equals(EhFrameRewriter.SECTION)) {
+                count += s.size() / 4;
+            }
+        }
+        return count * Relocation.ENTRY_SIZE + 5 * ElfEditor.PAGE_SIZE;
     }
 
     /** The same place, no relocation: the entry count of the section stays (as ld does for relaxed-away relocations). */
@@ -366,6 +417,18 @@ final class OutputRelocations {
             }
         }
         return new Relocation(offset, type, 0, value);
+    }
+
+    /**
+     * A relocation whose value is the end of a function (the {@code ADD} of a pc_range): as
+     * {@link #against} when moved code follows (the next function's symbol), else against the moved
+     * function that ends there (BOLT takes a reference from one function's symbol into another
+     * function, or to {@link #TEXT_SYMBOL} plus an offset, for a non-standard one).
+     */
+    private Relocation end(long offset, int type, long value) {
+        MovedFunction m = movedAt(value) == null ? movedAt(value - 1) : null;
+        Integer symbol = m == null || m.newStart + m.newSize != value ? null : functionSymbols.get(m);
+        return symbol != null ? new Relocation(offset, type, symbol, m.newSize) : against(offset, type, value);
     }
 
     /** The moved function whose new code holds {@code address}, or null (the runtime, padding). */
