@@ -106,8 +106,8 @@ final class EhFrameRewriter {
     private final Map<Long, Long> movedFdes = new HashMap<>();
     /** The pointer fields written, for the output's relocations. */
     private final List<Field> fields = new ArrayList<>();
-    /** The FDEs rewritten in place: address -> end address. */
-    private final java.util.TreeMap<Long, Long> rewrittenInPlace = new java.util.TreeMap<>();
+    /** The FDEs rewritten in place, {start, end} addresses, in address order. */
+    private final List<long[]> rewrittenInPlace = new ArrayList<>();
 
     /**
      * Rewrites .eh_frame (through the editor) and .eh_frame_hdr. Returns the bytes of
@@ -173,8 +173,20 @@ final class EhFrameRewriter {
 
     /** True if {@code address} lies in an FDE of a moved function that was rewritten in place; valid after {@link #rewrite}. */
     boolean inRewrittenRecord(long address) {
-        Map.Entry<Long, Long> e = rewrittenInPlace.floorEntry(address);
-        return e != null && address < e.getValue();
+        int lo = 0;
+        int hi = rewrittenInPlace.size() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long[] r = rewrittenInPlace.get(mid);
+            if (address < r[0]) {
+                hi = mid - 1;
+            } else if (address >= r[1]) {
+                lo = mid + 1;
+            } else {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Part part(Section s) {
@@ -286,7 +298,7 @@ final class EhFrameRewriter {
         System.arraycopy(r.program, 0, b, f.instructions(), r.program.length);
         Arrays.fill(b, f.instructions() + r.program.length, f.end(), (byte) 0);
         movedStarts.put(f.pcBegin(), r.moved.newStart);
-        rewrittenInPlace.put(r.address(), r.part.section.address() + f.end());
+        rewrittenInPlace.add(new long[] {r.address(), r.part.section.address() + f.end()}); // records come in order
     }
 
     /**

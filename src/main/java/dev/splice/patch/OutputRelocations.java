@@ -28,7 +28,6 @@ import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.patch.RelocationIndex.Reloc;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -71,7 +70,12 @@ final class OutputRelocations {
     private final Section symtab;
     private final List<Symbol> symbols;
     private final Map<MovedFunction, Integer> oldBodySymbols;
-    private final Map<Relocation, Reloc> resolved = new HashMap<>();
+    /**
+     * The index's entry of the relocation being rewritten, or null (markers and tp/gp-relative
+     * types are not in the index): the index lists the same relocation objects in the same order,
+     * so one cursor walks both, without a map of every relocation.
+     */
+    private Reloc current;
     /** The moved functions by new start, and by old start; the symbol naming each. */
     private final List<MovedFunction> byNewStart = new ArrayList<>();
     private final Map<Long, MovedFunction> byStart = new HashMap<>();
@@ -91,9 +95,6 @@ final class OutputRelocations {
         ElfFile elf = in.elf();
         this.symtab = elf.sections().stream().filter(s -> s.type() == Section.SHT_SYMTAB).findFirst().orElse(null);
         this.symbols = symtab == null ? List.of() : elf.symbols(symtab);
-        for (Reloc r : in.relocations().all()) {
-            resolved.put(r.relocation(), r);
-        }
         for (Symbol s : symbols) {
             if (s.type() == Symbol.STT_SECTION && s.isDefinedInSection()) {
                 Section sec = elf.section(s.sectionIndex());
@@ -143,26 +144,36 @@ final class OutputRelocations {
         }
         List<Relocation> newCode = new ArrayList<>();
         Map<Integer, List<Relocation>> oldEntries = oldEntryJumps(trampolines);
+        List<Reloc> index = in.relocations().all();
+        int cursor = 0;
         for (RelocationSection rs : in.elf().relocations()) {
             Section on = rs.target();
             if (rs.section().isAllocated() || on.index() == 0 || !on.isAllocated() || rs.section().link() != symtab.index()) {
                 continue;
             }
-            List<Relocation> out = new ArrayList<>(rs.relocations().size());
+            while (cursor < index.size() && index.get(cursor).section().index() < rs.section().index()) {
+                cursor++; // entries of a section skipped here (both lists are in header order)
+            }
+            byte[] out = new byte[rs.relocations().size() * Relocation.ENTRY_SIZE];
+            int entry = 0;
             // An earlier pass's continuation is among them: its records were copied, its size is 0 now.
             boolean isFrames = on.name().equals(".eh_frame") || on.name().equals(EhFrameRewriter.SECTION);
             long framesEnd = on.address() + editor.section(on.index()).size();
             for (Relocation r : rs.relocations()) {
+                current = cursor < index.size() && index.get(cursor).relocation() == r ? index.get(cursor++) : null;
+                Relocation now;
                 if (on.isExecutable() && moved.find(r.offset()) != null) {
-                    out.add(none(r));
+                    now = none(r);
                     moveToNewCode(r, newCode);
                 } else if (isFrames) {
-                    out.add(r.offset() >= framesEnd ? none(r) : frameRelocation(r, frames, framesInPlace));
+                    now = r.offset() >= framesEnd ? none(r) : frameRelocation(r, frames, framesInPlace);
                 } else {
-                    out.add(describeOutput(r, retargeted));
+                    now = describeOutput(r, retargeted);
                 }
+                put(out, entry++, now);
             }
-            editor.setContents(rs.section().index(), bytes(out)); // same size: in place
+            current = null;
+            editor.setContents(rs.section().index(), out); // same size: in place
         }
         // In sections of their own: the input's keep their size, so they need not move to the end of the file.
         for (Map.Entry<Integer, List<Relocation>> e : oldEntries.entrySet()) {
@@ -196,7 +207,7 @@ final class OutputRelocations {
             }
             return none(r);
         }
-        return namesMovedCode(r) ? against(r.offset(), r.type(), r, resolved.get(r).value()) : r;
+        return namesMovedCode(r) ? against(r.offset(), r.type(), r, known(r).value()) : r;
     }
 
     /**
@@ -233,8 +244,13 @@ final class OutputRelocations {
         return new Relocation(r.offset(), R_RISCV_NONE, 0, 0);
     }
 
+    /** The index's entry of {@code r} if it is the relocation being rewritten, else null. */
+    private Reloc known(Relocation r) {
+        return current != null && current.relocation() == r ? current : null;
+    }
+
     private boolean namesMovedCode(Relocation r) {
-        Reloc known = resolved.get(r);
+        Reloc known = known(r);
         return known != null && (moved.find(known.value()) != null || endOfMoved(known.value()));
     }
 
@@ -246,7 +262,7 @@ final class OutputRelocations {
     /** A relocation of code and data that stay: what the bytes at its place name now. */
     private Relocation describeOutput(Relocation r, Map<Relocation, Long> retargeted) {
         Long to = retargeted.get(r);
-        Reloc known = resolved.get(r);
+        Reloc known = known(r);
         if (to == null && (known == null || !namesMovedCode(r))) {
             return r; // names nothing that moved: the symbol's value is unchanged, or it moved with the code it names
         }
@@ -273,7 +289,7 @@ final class OutputRelocations {
         if (type == R_RISCV_RELAX || type == R_RISCV_ALIGN || type == R_RISCV_NONE) {
             return;
         }
-        Reloc known = resolved.get(r);
+        Reloc known = known(r);
         MovedFunction m = moved.find(r.offset());
         Item item = m.instructions.get(r.offset());
         if (item == null || known == null && !keepsValue(type)) {
@@ -379,7 +395,7 @@ final class OutputRelocations {
         if (index != 0 && index < symbols.size()) {
             Symbol s = symbols.get(index);
             long now = outputValue(s);
-            Reloc known = resolved.get(r);
+            Reloc known = known(r);
             // Unchanged target and symbol (an import's PLT stub among them): the input's relocation stays true.
             if (now + r.addend() == value || known != null && known.value() == value && now == s.value()) {
                 return new Relocation(offset, type, index, r.addend());
@@ -464,14 +480,18 @@ final class OutputRelocations {
     }
 
     private static byte[] bytes(List<Relocation> relocations) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(relocations.size() * Relocation.ENTRY_SIZE);
-        byte[] entry = new byte[Relocation.ENTRY_SIZE];
-        for (Relocation r : relocations) {
-            Le.putU64(entry, 0, r.offset());
-            Le.putU64(entry, 8, r.info());
-            Le.putU64(entry, 16, r.addend());
-            out.write(entry, 0, entry.length);
+        byte[] out = new byte[relocations.size() * Relocation.ENTRY_SIZE];
+        for (int i = 0; i < relocations.size(); i++) {
+            put(out, i, relocations.get(i));
         }
-        return out.toByteArray();
+        return out;
+    }
+
+    /** Writes {@code r} as entry {@code i} of a relocation section's bytes. */
+    private static void put(byte[] out, int i, Relocation r) {
+        int at = i * Relocation.ENTRY_SIZE;
+        Le.putU64(out, at, r.offset());
+        Le.putU64(out, at + 8, r.info());
+        Le.putU64(out, at + 16, r.addend());
     }
 }
