@@ -7,6 +7,7 @@ import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.elf.reloc.RiscVRelocations;
 import dev.splice.elf.unwind.Cfa;
 import dev.splice.elf.unwind.CfaReader;
 import dev.splice.elf.unwind.EhFrame;
@@ -38,6 +39,13 @@ import java.util.Map;
  * record are zeroed, and the .eh_frame section header ends where the skip record starts (section
  * readers see well-formed records only). The .eh_frame_hdr search table (if any) is updated and
  * re-sorted. See docs/patch.md, "Growing .eh_frame".
+ *
+ * <p>An input that an earlier pass gave a continuation (a second {@code splice patch}) has its
+ * records in two sections: .eh_frame up to the skip record, and the continuation the skip record
+ * leads to. Both are read; the continuation's records are always copied into the new one (the
+ * old continuation's header gets size 0), so that there is one continuation whatever the number of
+ * passes. The pointer fields of moved FDEs and of every record of the continuation are kept as
+ * {@link #fields()}, from which {@link OutputRelocations} writes the relocations that describe them.
  * DW_CFA_set_loc, FDEs covering only part of a moved function, 64-bit records, CIE augmentations
  * other than z, R, L, P, S, B and encodings other than fixed-size absolute or pc-relative ones are
  * refused.
@@ -68,9 +76,13 @@ final class EhFrameRewriter {
      * A record of .eh_frame as the rewrite sees it: for the FDE of a moved function, the function
      * and its re-computed CFA program.
      */
-    private record Rec(EhFrame.Entry record, MovedFunction moved, byte[] program) {
+    private record Rec(Part part, EhFrame.Entry record, MovedFunction moved, byte[] program) {
         int at() {
             return record.offset();
+        }
+
+        long address() {
+            return part.section.address() + record.offset();
         }
 
         boolean fitsInPlace() {
@@ -78,10 +90,24 @@ final class EhFrameRewriter {
         }
     }
 
+    /** A section of records the unwinder walks: .eh_frame, or the continuation an earlier pass made. */
+    private record Part(Section section, byte[] bytes, EhFrame frame) {}
+
+    /**
+     * A pointer field Splice wrote, as its relocation: at {@code address}, of relocation
+     * {@code type} ({@code R_RISCV_32_PCREL}, {@code R_RISCV_64}, or the {@code ADD}/{@code SUB}
+     * pair of a pc_range), whose symbol plus addend is {@code value} in the output.
+     */
+    record Field(long address, int type, long value) {}
+
     /** Old FDE initial location -> new one, for the header table. */
     private final Map<Long, Long> movedStarts = new HashMap<>();
     /** Old FDE address -> address of its copy in {@link #SECTION}, for the header table. */
     private final Map<Long, Long> movedFdes = new HashMap<>();
+    /** The pointer fields written, for the output's relocations. */
+    private final List<Field> fields = new ArrayList<>();
+    /** The FDEs rewritten in place, {start, end} addresses, in address order. */
+    private final List<long[]> rewrittenInPlace = new ArrayList<>();
 
     /**
      * Rewrites .eh_frame (through the editor) and .eh_frame_hdr. Returns the bytes of
@@ -93,46 +119,122 @@ final class EhFrameRewriter {
         if (eh == null) {
             return null;
         }
-        byte[] b = elf.contents(eh);
-        EhFrame frame;
-        try {
-            frame = EhFrame.parse(b, eh.address(), file + ": .eh_frame");
-        } catch (BadInputException e) {
-            throw new PatchException(Reason.UNWIND_INFO, e.getMessage());
-        }
+        Part main = part(eh);
+        Part earlier = earlierContinuation(eh);
         List<Rec> records = new ArrayList<>();
-        for (EhFrame.Entry r : frame.records()) {
-            records.add(r instanceof EhFrame.Fde f ? fde(frame, b, f) : cie((EhFrame.Cie) r));
+        for (Part p : earlier == null ? List.of(main) : List.of(main, earlier)) {
+            for (EhFrame.Entry r : p.frame.records()) {
+                records.add(r instanceof EhFrame.Fde f ? fde(p, f) : cie(p, (EhFrame.Cie) r));
+            }
         }
         int split = 0;
-        while (split < records.size() && records.get(split).fitsInPlace()) {
+        while (split < records.size() && records.get(split).part == main && records.get(split).fitsInPlace()) {
             split++;
         }
         for (Rec r : records.subList(0, split)) {
             if (r.moved != null) {
-                inPlace(b, eh, r);
+                inPlace(eh, r);
             }
         }
         byte[] continuation = null;
         if (split < records.size()) {
             Rec first = records.get(split);
             checkRegisteredStart(eh, first);
-            continuation = continuation(frame, b, eh, records.subList(split, records.size()), continuationAddress);
-            skip(b, eh, first, frame.terminator(), continuationAddress);
+            continuation = continuation(records.subList(split, records.size()), continuationAddress);
+            if (first.part == main) {
+                skip(main.bytes, eh, first, main.frame.terminator(), continuationAddress);
+            } else { // every record of .eh_frame stays: the earlier skip record leads to the new continuation
+                relink(editor, eh, continuationAddress);
+            }
         }
-        editor.setContents(eh.index(), b);
-        if (continuation != null) {
+        editor.setContents(eh.index(), main.bytes);
+        if (continuation != null && records.get(split).part == main) {
             // The section ends where the skip record starts: what section readers see stays well-formed.
             int end = records.get(split).at();
             editor.setSection(new Section(eh.index(), eh.name(), eh.type(), eh.flags(), eh.address(), eh.offset(), end,
                     eh.link(), eh.info(), eh.alignment(), eh.entrySize()));
         }
+        if (earlier != null && continuation != null) { // its records were copied: nothing reads it now
+            Section old = earlier.section;
+            editor.setSection(new Section(old.index(), old.name(), old.type(), old.flags(), old.address(), old.offset(), 0,
+                    old.link(), old.info(), old.alignment(), old.entrySize()));
+        }
         rewriteHeader(editor);
         return continuation;
     }
 
+    /**
+     * The pointer fields of the records rewritten in place and of the continuation, as relocations
+     * describe them; valid after {@link #rewrite}.
+     */
+    List<Field> fields() {
+        return fields;
+    }
+
+    /** True if {@code address} lies in an FDE of a moved function that was rewritten in place; valid after {@link #rewrite}. */
+    boolean inRewrittenRecord(long address) {
+        int lo = 0;
+        int hi = rewrittenInPlace.size() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long[] r = rewrittenInPlace.get(mid);
+            if (address < r[0]) {
+                hi = mid - 1;
+            } else if (address >= r[1]) {
+                lo = mid + 1;
+            } else {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Part part(Section s) {
+        byte[] b = elf.contents(s);
+        try {
+            return new Part(s, b, EhFrame.parse(b, s.address(), file + ": " + s.name()));
+        } catch (BadInputException e) {
+            throw new PatchException(Reason.UNWIND_INFO, e.getMessage());
+        }
+    }
+
+    /**
+     * The continuation an earlier pass made: the section named {@link #SECTION} where the skip
+     * record right after .eh_frame's (shortened) end leads, or null.
+     */
+    private Part earlierContinuation(Section eh) {
+        long skipAt = eh.offset() + eh.size();
+        if (eh.isNobits() || skipAt + 4 > elf.length()) {
+            return null;
+        }
+        java.nio.ByteBuffer file = elf.bytes();
+        long length = 0;
+        for (int i = 3; i >= 0; i--) {
+            length = length << 8 | file.get((int) skipAt + i) & 0xff;
+        }
+        long target = eh.address() + eh.size() + 4 + length;
+        for (Section s : elf.sections()) {
+            if (length != 0 && s.name().equals(SECTION) && s.address() == target && s.size() > 0 && s.isAllocated()) {
+                return part(s);
+            }
+        }
+        return null;
+    }
+
+    /** Points the earlier pass's skip record, right after .eh_frame, at the new continuation. */
+    private void relink(ElfEditor editor, Section eh, long continuationAddress) {
+        long length = continuationAddress - (eh.address() + eh.size()) - 4;
+        if (length < 4 + SKIP_BODY.length || length >= 0xffffffffL) {
+            throw refuse((int) eh.size(), "the continuation at 0x" + Long.toHexString(continuationAddress)
+                    + " is out of reach of a 32-bit record length (.eh_frame cannot grow)");
+        }
+        byte[] field = new byte[4];
+        Le.putU32(field, 0, (int) length);
+        editor.patch(eh.offset() + eh.size(), field);
+    }
+
     /** A CIE, refused unless its FDEs and its personality pointer can be rewritten. */
-    private Rec cie(EhFrame.Cie c) {
+    private Rec cie(Part p, EhFrame.Cie c) {
         if (c.augmentation().contains("eh")) {
             throw refuse(c.offset(), "CIE augmentation \"eh\" is not handled");
         }
@@ -146,22 +248,22 @@ final class EhFrameRewriter {
         if (c.personalityField() >= 0) {
             checkFixedSize(c.personalityEncoding(), c.offset());
         }
-        return new Rec(c, null, null);
+        return new Rec(p, c, null, null);
     }
 
-    private Rec fde(EhFrame frame, byte[] b, EhFrame.Fde f) {
+    private Rec fde(Part p, EhFrame.Fde f) {
         int at = f.offset();
         checkFixedSize(f.cie().fdeEncoding(), at);
         long begin = f.pcBegin();
         long range = f.pcRange();
         long lsda = 0;
         if (f.lsdaField() >= 0) {
-            lsda = pointer(frame, f, f.lsdaField(), f.cie().lsdaEncoding());
+            lsda = pointer(p.frame, f, f.lsdaField(), f.cie().lsdaEncoding());
         }
         MovedFunction m = moved.find(begin);
         MovedFunction mEnd = range > 0 ? moved.find(begin + range - 1) : null;
         if (m == null && mEnd == null) {
-            return new Rec(f, null, null);
+            return new Rec(p, f, null, null);
         }
         if (m == null || m != mEnd || begin != m.function.address() || range != m.function.size()) {
             MovedFunction culprit = m != null ? m : mEnd;
@@ -175,25 +277,28 @@ final class EhFrameRewriter {
                     + "cannot be migrated, so it cannot move");
         }
         try {
-            return new Rec(f, m, newProgram(frame, b, f, begin, m.newStart));
+            return new Rec(p, f, m, newProgram(p, f, begin, m.newStart));
         } catch (PatchException e) {
             throw new PatchException(e.reason(), e.getMessage() + " (function '" + m.function.name() + "')", m.function.address());
         }
     }
 
     /** Rewrites a moved function's FDE where it is: its new program fits (padded with DW_CFA_nop). */
-    private void inPlace(byte[] b, Section eh, Rec r) {
+    private void inPlace(Section eh, Rec r) {
+        byte[] b = r.part.bytes;
         EhFrame.Fde f = (EhFrame.Fde) r.record;
         int enc = f.cie().fdeEncoding();
         try {
             write(b, f.pcBeginField(), enc, eh.address() + f.pcBeginField(), r.moved.newStart, f.offset());
             write(b, f.pcBeginField() + PointerEncoding.size(enc), enc & 0x0f, 0, r.moved.newSize, f.offset());
+            range(eh.address() + f.pcBeginField(), enc, r.moved.newStart, r.moved.newSize);
         } catch (PatchException e) {
             throw new PatchException(e.reason(), e.getMessage() + " (function '" + r.moved.function.name() + "')", r.moved.function.address());
         }
         System.arraycopy(r.program, 0, b, f.instructions(), r.program.length);
         Arrays.fill(b, f.instructions() + r.program.length, f.end(), (byte) 0);
         movedStarts.put(f.pcBegin(), r.moved.newStart);
+        rewrittenInPlace.add(new long[] {r.address(), r.part.section.address() + f.end()}); // records come in order
     }
 
     /**
@@ -202,7 +307,7 @@ final class EhFrameRewriter {
      */
     private void checkRegisteredStart(Section eh, Rec first) {
         Symbol start = elf.symbol(REGISTERED_START).orElse(null);
-        if (start != null && eh.contains(start.value()) && start.value() > eh.address() + first.at()) {
+        if (start != null && eh.contains(start.value()) && start.value() > first.address()) {
             throw refuse(first.at(), "this FDE must grow, but it lies before " + REGISTERED_START + " (0x"
                     + Long.toHexString(start.value()) + "), where the unwinder starts walking, so no skip record can "
                     + "lead past it (.eh_frame cannot grow here)");
@@ -210,36 +315,39 @@ final class EhFrameRewriter {
     }
 
     /** Copies of {@code tail} for {@link #SECTION} at {@code address}, CIEs first where needed, then the terminator. */
-    private byte[] continuation(EhFrame frame, byte[] b, Section eh, List<Rec> tail, long address) {
+    private byte[] continuation(List<Rec> tail, long address) {
         ByteWriter out = new ByteWriter();
-        Map<Integer, Integer> cieCopies = new HashMap<>();
+        Map<Long, Integer> cieCopies = new HashMap<>(); // by the CIE's address: the records come from two sections
         for (Rec r : tail) {
+            long base = r.part.section.address();
             if (r.record instanceof EhFrame.Cie c) {
-                copyCie(frame, b, c, out, address, cieCopies);
+                copyCie(r.part, c, out, address, cieCopies);
             } else if (r.record instanceof EhFrame.Fde f) {
-                if (!cieCopies.containsKey(f.cie().offset())) {
-                    copyCie(frame, b, f.cie(), out, address, cieCopies);
+                if (!cieCopies.containsKey(base + f.cie().offset())) {
+                    copyCie(r.part, f.cie(), out, address, cieCopies);
                 }
-                copyFde(frame, b, eh, r, out, address, cieCopies.get(f.cie().offset()));
+                copyFde(r, out, address, cieCopies.get(base + f.cie().offset()));
             }
         }
         out.u32(0);
         return out.toByteArray();
     }
 
-    private void copyCie(EhFrame frame, byte[] b, EhFrame.Cie c, ByteWriter out, long address, Map<Integer, Integer> copies) {
+    private void copyCie(Part p, EhFrame.Cie c, ByteWriter out, long address, Map<Long, Integer> copies) {
         int at = out.size();
-        byte[] r = Arrays.copyOfRange(b, c.offset(), c.end());
+        byte[] r = Arrays.copyOfRange(p.bytes, c.offset(), c.end());
         if (c.personalityField() >= 0) {
             int field = c.personalityField() - c.offset();
-            long personality = pointer(frame, c, c.personalityField(), c.personalityEncoding());
+            long personality = pointer(p.frame, c, c.personalityField(), c.personalityEncoding());
             write(r, field, c.personalityEncoding(), address + at + field, personality, c.offset());
+            pointerField(address + at + field, c.personalityEncoding(), personality);
         }
-        copies.put(c.offset(), at);
+        copies.put(p.section.address() + c.offset(), at);
         out.bytes(r);
     }
 
-    private void copyFde(EhFrame frame, byte[] b, Section eh, Rec rec, ByteWriter out, long address, int cieCopy) {
+    private void copyFde(Rec rec, ByteWriter out, long address, int cieCopy) {
+        byte[] b = rec.part.bytes;
         EhFrame.Fde f = (EhFrame.Fde) rec.record;
         int at = out.size();
         byte[] program = rec.moved != null ? rec.program : Arrays.copyOfRange(b, f.instructions(), f.end());
@@ -252,22 +360,25 @@ final class EhFrameRewriter {
         System.arraycopy(program, 0, r, 8 + fields, program.length);
         int enc = f.cie().fdeEncoding();
         try {
-            write(r, 8, enc, address + at + 8, rec.moved != null ? rec.moved.newStart : f.pcBegin(), f.offset());
+            long begin = rec.moved != null ? rec.moved.newStart : f.pcBegin();
+            write(r, 8, enc, address + at + 8, begin, f.offset());
             if (rec.moved != null) {
                 write(r, 8 + PointerEncoding.size(enc), enc & 0x0f, 0, rec.moved.newSize, f.offset());
                 movedStarts.put(f.pcBegin(), rec.moved.newStart);
             }
+            range(address + at + 8, enc, begin, rec.moved != null ? rec.moved.newSize : f.pcRange());
             if (f.lsdaField() >= 0) {
                 int field = 8 + f.lsdaField() - f.pcBeginField();
-                long lsda = pointer(frame, f, f.lsdaField(), f.cie().lsdaEncoding());
+                long lsda = pointer(rec.part.frame, f, f.lsdaField(), f.cie().lsdaEncoding());
                 write(r, field, f.cie().lsdaEncoding(), address + at + field, lsda, f.offset());
+                pointerField(address + at + field, f.cie().lsdaEncoding(), lsda);
             }
         } catch (PatchException e) {
             throw rec.moved == null ? e
                     : new PatchException(e.reason(), e.getMessage() + " (function '" + rec.moved.function.name() + "')",
                             rec.moved.function.address());
         }
-        movedFdes.put(eh.address() + f.offset(), address + at);
+        movedFdes.put(rec.address(), address + at);
         out.bytes(r);
     }
 
@@ -294,11 +405,12 @@ final class EhFrameRewriter {
      * The FDE's CFA program re-encoded with the new advances, each in the smallest form that holds
      * it, without the DW_CFA_nop padding (the caller pads).
      */
-    private byte[] newProgram(EhFrame frame, byte[] b, EhFrame.Fde f, long oldLoc, long newLoc) {
+    private byte[] newProgram(Part p, EhFrame.Fde f, long oldLoc, long newLoc) {
+        byte[] b = p.bytes;
         int at = f.offset();
         long codeAlign = f.cie().codeAlignment();
         ByteWriter out = new ByteWriter();
-        CfaReader cfa = frame.cfaReader(f);
+        CfaReader cfa = p.frame.cfaReader(f);
         try {
             while (cfa.next()) {
                 if (cfa.isAdvance()) {
@@ -356,6 +468,31 @@ final class EhFrameRewriter {
             Le.putU32(b, p + EhFrameHeader.ROW_SIZE * i + 4, (int) fdeRel);
         }
         editor.setContents(hdr.index(), b);
+    }
+
+    /**
+     * Keeps the relocations of an FDE's pc_begin (at {@code beginField}) and pc_range: the
+     * assembler's {@code ADD}/{@code SUB} pair of a label difference, end minus start.
+     */
+    private void range(long beginField, int enc, long begin, long size) {
+        pointerField(beginField, enc, begin);
+        long rangeField = beginField + PointerEncoding.size(enc);
+        int width = PointerEncoding.size(enc & 0x0f);
+        if (width == 4 || width == 8) {
+            fields.add(new Field(rangeField, width == 4 ? RiscVRelocations.R_RISCV_ADD32 : RiscVRelocations.R_RISCV_ADD64, begin + size));
+            fields.add(new Field(rangeField, width == 4 ? RiscVRelocations.R_RISCV_SUB32 : RiscVRelocations.R_RISCV_SUB64, begin));
+        }
+    }
+
+    /** Keeps the relocation of a pointer field: pc-relative 32-bit or absolute; other encodings have none. */
+    private void pointerField(long address, int enc, long value) {
+        int width = PointerEncoding.size(enc);
+        int application = enc & 0x70;
+        if (application == PointerEncoding.DW_EH_PE_PCREL && width == 4) {
+            fields.add(new Field(address, RiscVRelocations.R_RISCV_32_PCREL, value));
+        } else if (application == PointerEncoding.DW_EH_PE_ABSPTR && (width == 4 || width == 8)) {
+            fields.add(new Field(address, width == 4 ? RiscVRelocations.R_RISCV_32 : RiscVRelocations.R_RISCV_64, value));
+        }
     }
 
     /** Refuses encodings without a fixed size: their fields could not be rewritten in place. */

@@ -110,12 +110,15 @@ final class Inserter {
                 base, 8, 0, 0, 0, text);
         // .eh_frame's continuation, when an FDE must grow, follows the code in the same segment.
         long framesAddress = (base + text.length + 7) & -8;
-        byte[] frames = new EhFrameRewriter(elf, moved, in.relocations()).rewrite(editor, framesAddress);
+        EhFrameRewriter frameRewriter = new EhFrameRewriter(elf, moved, in.relocations());
+        byte[] frames = frameRewriter.rewrite(editor, framesAddress);
         IntStream.Builder newSections = IntStream.builder().add(textIndex);
         long segmentEnd = base + text.length;
+        int framesIndex = -1;
         if (frames != null) {
-            newSections.add(editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress,
-                    8, 0, 0, 0, frames));
+            framesIndex = editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress,
+                    8, 0, 0, 0, frames);
+            newSections.add(framesIndex);
             segmentEnd = framesAddress + frames.length;
         }
         // The program header table grows by this segment: in place when only notes are in its way (they
@@ -130,7 +133,8 @@ final class Inserter {
         if (withRuntime) {
             SpliceRuntime.addSymbols(editor, base, textIndex, data, slots);
         }
-        new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex);
+        new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex,
+                frameRewriter, framesIndex);
         Phases.mark("eh_frame, symbols, relocations");
         byte[] bat = side.join().bat();
         java.util.Optional<Section> oldBat = editor.section(BatTables.SECTION_NAME);

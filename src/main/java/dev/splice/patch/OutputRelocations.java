@@ -1,5 +1,7 @@
 package dev.splice.patch;
 
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD64;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ALIGN;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_BRANCH;
 import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL;
@@ -26,7 +28,6 @@ import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.MovedFunction.Partner;
 import dev.splice.patch.PatchException.Reason;
 import dev.splice.patch.RelocationIndex.Reloc;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -46,14 +47,18 @@ import java.util.Map;
  *     words of fragments (auipc pairs, {@code jal}) get relocations of their own;</li>
  * <li>relocations elsewhere that name moved code name what the bytes hold now: the new address
  *     when the reference was retargeted, the old body (symbol {@code NAME.splice.org}) when not;</li>
- * <li>.eh_frame relocations of moved functions' FDEs (rewritten or moved to
- *     {@code .splice.eh_frame}) become {@code R_RISCV_NONE}.</li>
+ * <li>.eh_frame relocations of moved functions' FDEs rewritten in place name the new pc_begin
+ *     and pc_range; those of the CFA programs' advances and of records copied to
+ *     {@code .splice.eh_frame} become {@code R_RISCV_NONE}; {@code .rela.splice.eh_frame} describes
+ *     the pointer fields of the copies (pc_begin, pc_range, LSDA, personality).</li>
  * </ul>
  * Markers ({@code R_RISCV_RELAX}, {@code ALIGN}) of moved code are dropped: the new code is final.
  */
 final class OutputRelocations {
     /** The relocation section of the new code. */
     static final String SECTION = ".rela" + NewSection.NAME;
+    /** The relocation section of .eh_frame's continuation. */
+    static final String FRAMES_SECTION = ".rela" + EhFrameRewriter.SECTION;
     /** The prefix of the relocation sections of the jumps at old entries ({@code .rela.splice.org.text}, ...). */
     static final String OLD_ENTRIES = ".rela.splice.org";
     /** The hidden symbol at the start of the new code, which relocations into it without a better symbol name. */
@@ -65,7 +70,12 @@ final class OutputRelocations {
     private final Section symtab;
     private final List<Symbol> symbols;
     private final Map<MovedFunction, Integer> oldBodySymbols;
-    private final Map<Relocation, Reloc> resolved = new HashMap<>();
+    /**
+     * The index's entry of the relocation being rewritten, or null (markers and tp/gp-relative
+     * types are not in the index): the index lists the same relocation objects in the same order,
+     * so one cursor walks both, without a map of every relocation.
+     */
+    private Reloc current;
     /** The moved functions by new start, and by old start; the symbol naming each. */
     private final List<MovedFunction> byNewStart = new ArrayList<>();
     private final Map<Long, MovedFunction> byStart = new HashMap<>();
@@ -85,9 +95,6 @@ final class OutputRelocations {
         ElfFile elf = in.elf();
         this.symtab = elf.sections().stream().filter(s -> s.type() == Section.SHT_SYMTAB).findFirst().orElse(null);
         this.symbols = symtab == null ? List.of() : elf.symbols(symtab);
-        for (Reloc r : in.relocations().all()) {
-            resolved.put(r.relocation(), r);
-        }
         for (Symbol s : symbols) {
             if (s.type() == Symbol.STT_SECTION && s.isDefinedInSection()) {
                 Section sec = elf.section(s.sectionIndex());
@@ -101,9 +108,12 @@ final class OutputRelocations {
     /**
      * Rewrites the relocation sections; {@code retargeted} holds the new value of every reference
      * the retarget stage moved, {@code text} the new code at {@code base} (section {@code textIndex}).
+     * {@code frames} holds the pointer fields {@link EhFrameRewriter} wrote, {@code framesIndex} the
+     * index of .eh_frame's continuation, or -1 when it has none.
      * Without a {@code .symtab} there is nothing to describe relocations with, and nothing changes.
      */
-    void write(Map<Relocation, Long> retargeted, Trampolines trampolines, long base, byte[] text, int textIndex) {
+    void write(Map<Relocation, Long> retargeted, Trampolines trampolines, long base, byte[] text, int textIndex,
+               EhFrameRewriter frames, int framesIndex) {
         if (symtab == null) {
             return;
         }
@@ -121,27 +131,49 @@ final class OutputRelocations {
                 functionSymbols.put(m, s.index());
             }
         }
+        Section continuation = framesIndex < 0 ? null : editor.section(framesIndex);
+        Map<Long, List<EhFrameRewriter.Field>> framesInPlace = new HashMap<>();
+        List<Relocation> continued = new ArrayList<>();
+        for (EhFrameRewriter.Field f : frames.fields()) {
+            if (continuation != null && continuation.contains(f.address())) {
+                continued.add(f.type() == R_RISCV_ADD32 || f.type() == R_RISCV_ADD64 ? end(f.address(), f.type(), f.value())
+                        : against(f.address(), f.type(), f.value()));
+            } else {
+                framesInPlace.computeIfAbsent(f.address(), k -> new ArrayList<>(2)).add(f);
+            }
+        }
         List<Relocation> newCode = new ArrayList<>();
         Map<Integer, List<Relocation>> oldEntries = oldEntryJumps(trampolines);
+        List<Reloc> index = in.relocations().all();
+        int cursor = 0;
         for (RelocationSection rs : in.elf().relocations()) {
             Section on = rs.target();
             if (rs.section().isAllocated() || on.index() == 0 || !on.isAllocated() || rs.section().link() != symtab.index()) {
                 continue;
             }
-            List<Relocation> out = new ArrayList<>(rs.relocations().size());
-            boolean frames = on.name().equals(".eh_frame");
+            while (cursor < index.size() && index.get(cursor).section().index() < rs.section().index()) {
+                cursor++; // entries of a section skipped here (both lists are in header order)
+            }
+            byte[] out = new byte[rs.relocations().size() * Relocation.ENTRY_SIZE];
+            int entry = 0;
+            // An earlier pass's continuation is among them: its records were copied, its size is 0 now.
+            boolean isFrames = on.name().equals(".eh_frame") || on.name().equals(EhFrameRewriter.SECTION);
             long framesEnd = on.address() + editor.section(on.index()).size();
             for (Relocation r : rs.relocations()) {
+                current = cursor < index.size() && index.get(cursor).relocation() == r ? index.get(cursor++) : null;
+                Relocation now;
                 if (on.isExecutable() && moved.find(r.offset()) != null) {
-                    out.add(none(r));
+                    now = none(r);
                     moveToNewCode(r, newCode);
-                } else if (frames) {
-                    out.add(r.offset() >= framesEnd || namesMovedCode(r) ? none(r) : r);
+                } else if (isFrames) {
+                    now = r.offset() >= framesEnd ? none(r) : frameRelocation(r, frames, framesInPlace);
                 } else {
-                    out.add(describeOutput(r, retargeted));
+                    now = describeOutput(r, retargeted);
                 }
+                put(out, entry++, now);
             }
-            editor.setContents(rs.section().index(), bytes(out)); // same size: in place
+            current = null;
+            editor.setContents(rs.section().index(), out); // same size: in place
         }
         // In sections of their own: the input's keep their size, so they need not move to the end of the file.
         for (Map.Entry<Integer, List<Relocation>> e : oldEntries.entrySet()) {
@@ -153,13 +185,38 @@ final class OutputRelocations {
         newCode.sort(Comparator.comparingLong(Relocation::offset));
         editor.addSection(SECTION, Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE, symtab.index(), textIndex,
                 bytes(newCode));
+        if (continuation != null) {
+            continued.sort(Comparator.comparingLong(Relocation::offset));
+            editor.addSection(FRAMES_SECTION, Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE, symtab.index(),
+                    framesIndex, bytes(continued));
+        }
+    }
+
+    /**
+     * A relocation of a record left in .eh_frame. In a moved function's FDE rewritten in place,
+     * pc_begin and pc_range name the new code and the others (the advances of the CFA program,
+     * whose deltas were recomputed) none; in other records, a value in or at the end of moved code
+     * (the end of a function before a moved one) is named through the old body's symbol.
+     */
+    private Relocation frameRelocation(Relocation r, EhFrameRewriter frames, Map<Long, List<EhFrameRewriter.Field>> fields) {
+        if (frames.inRewrittenRecord(r.offset())) {
+            for (EhFrameRewriter.Field f : fields.getOrDefault(r.offset(), List.of())) {
+                if (f.type() == r.type()) {
+                    return against(r.offset(), r.type(), f.value());
+                }
+            }
+            return none(r);
+        }
+        return namesMovedCode(r) ? against(r.offset(), r.type(), r, known(r).value()) : r;
     }
 
     /**
      * An upper bound of the bytes {@link #write} appends to the file (its new relocation sections,
      * each with a page of alignment slack), known before the new code's address is chosen: two
      * relocations for every one of the moved code (a call split in two) and for every fixup of a
-     * fragment, one for every old entry and one for every jump back.
+     * fragment, one for every old entry and one for every jump back, and one for every 4 bytes of
+     * the records .eh_frame's continuation can copy (an FDE of 16 bytes or more has 4 pointer fields
+     * at most).
      */
     static long reserve(Input in, MovedCode moved) {
         long count = 0;
@@ -174,7 +231,12 @@ final class OutputRelocations {
                 }
             }
         }
-        return count * Relocation.ENTRY_SIZE + 4 * ElfEditor.PAGE_SIZE;
+        for (Section s : in.elf().sections()) {
+            if (s.name().equals(".eh_frame") || s.name().equals(EhFrameRewriter.SECTION)) {
+                count += s.size() / 4;
+            }
+        }
+        return count * Relocation.ENTRY_SIZE + 5 * ElfEditor.PAGE_SIZE;
     }
 
     /** The same place, no relocation: the entry count of the section stays (as ld does for relaxed-away relocations). */
@@ -182,8 +244,13 @@ final class OutputRelocations {
         return new Relocation(r.offset(), R_RISCV_NONE, 0, 0);
     }
 
+    /** The index's entry of {@code r} if it is the relocation being rewritten, else null. */
+    private Reloc known(Relocation r) {
+        return current != null && current.relocation() == r ? current : null;
+    }
+
     private boolean namesMovedCode(Relocation r) {
-        Reloc known = resolved.get(r);
+        Reloc known = known(r);
         return known != null && (moved.find(known.value()) != null || endOfMoved(known.value()));
     }
 
@@ -195,7 +262,7 @@ final class OutputRelocations {
     /** A relocation of code and data that stay: what the bytes at its place name now. */
     private Relocation describeOutput(Relocation r, Map<Relocation, Long> retargeted) {
         Long to = retargeted.get(r);
-        Reloc known = resolved.get(r);
+        Reloc known = known(r);
         if (to == null && (known == null || !namesMovedCode(r))) {
             return r; // names nothing that moved: the symbol's value is unchanged, or it moved with the code it names
         }
@@ -222,7 +289,7 @@ final class OutputRelocations {
         if (type == R_RISCV_RELAX || type == R_RISCV_ALIGN || type == R_RISCV_NONE) {
             return;
         }
-        Reloc known = resolved.get(r);
+        Reloc known = known(r);
         MovedFunction m = moved.find(r.offset());
         Item item = m.instructions.get(r.offset());
         if (item == null || known == null && !keepsValue(type)) {
@@ -328,7 +395,7 @@ final class OutputRelocations {
         if (index != 0 && index < symbols.size()) {
             Symbol s = symbols.get(index);
             long now = outputValue(s);
-            Reloc known = resolved.get(r);
+            Reloc known = known(r);
             // Unchanged target and symbol (an import's PLT stub among them): the input's relocation stays true.
             if (now + r.addend() == value || known != null && known.value() == value && now == s.value()) {
                 return new Relocation(offset, type, index, r.addend());
@@ -368,6 +435,18 @@ final class OutputRelocations {
         return new Relocation(offset, type, 0, value);
     }
 
+    /**
+     * A relocation whose value is the end of a function (the {@code ADD} of a pc_range): as
+     * {@link #against} when moved code follows (the next function's symbol), else against the moved
+     * function that ends there (BOLT takes a reference from one function's symbol into another
+     * function, or to {@link #TEXT_SYMBOL} plus an offset, for a non-standard one).
+     */
+    private Relocation end(long offset, int type, long value) {
+        MovedFunction m = movedAt(value) == null ? movedAt(value - 1) : null;
+        Integer symbol = m == null || m.newStart + m.newSize != value ? null : functionSymbols.get(m);
+        return symbol != null ? new Relocation(offset, type, symbol, m.newSize) : against(offset, type, value);
+    }
+
     /** The moved function whose new code holds {@code address}, or null (the runtime, padding). */
     private MovedFunction movedAt(long address) {
         int lo = 0;
@@ -401,14 +480,18 @@ final class OutputRelocations {
     }
 
     private static byte[] bytes(List<Relocation> relocations) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(relocations.size() * Relocation.ENTRY_SIZE);
-        byte[] entry = new byte[Relocation.ENTRY_SIZE];
-        for (Relocation r : relocations) {
-            Le.putU64(entry, 0, r.offset());
-            Le.putU64(entry, 8, r.info());
-            Le.putU64(entry, 16, r.addend());
-            out.write(entry, 0, entry.length);
+        byte[] out = new byte[relocations.size() * Relocation.ENTRY_SIZE];
+        for (int i = 0; i < relocations.size(); i++) {
+            put(out, i, relocations.get(i));
         }
-        return out.toByteArray();
+        return out;
+    }
+
+    /** Writes {@code r} as entry {@code i} of a relocation section's bytes. */
+    private static void put(byte[] out, int i, Relocation r) {
+        int at = i * Relocation.ENTRY_SIZE;
+        Le.putU64(out, at, r.offset());
+        Le.putU64(out, at + 8, r.info());
+        Le.putU64(out, at + 16, r.addend());
     }
 }

@@ -51,7 +51,7 @@ final class ReferenceRetargeter {
             if (moved.find(r.offset()) != null && r.target().isExecutable()) {
                 continue; // re-encoded with the moved code
             }
-            if (r.target().name().equals(".eh_frame")) {
+            if (r.target().name().equals(".eh_frame") || r.target().name().equals(EhFrameRewriter.SECTION)) {
                 continue; // EhFrameRewriter
             }
             int type = r.type();

@@ -28,8 +28,9 @@ import java.util.List;
 public final class RiscVDataReferences {
     private RiscVDataReferences() {}
 
-    // BOLT reads these itself (CFI, LSDA call-site tables), not as references to code.
-    private static final java.util.Set<String> SKIPPED = java.util.Set.of(".eh_frame", ".gcc_except_table");
+    // BOLT reads these itself (CFI, LSDA call-site tables), not as references to code; .splice.eh_frame
+    // is the continuation of .eh_frame in a Splice output.
+    private static final java.util.Set<String> SKIPPED = java.util.Set.of(".eh_frame", ".gcc_except_table", ".splice.eh_frame");
 
     /**
      * The code addresses the file's data relocations name.
