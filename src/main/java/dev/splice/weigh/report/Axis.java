@@ -16,9 +16,13 @@ import java.util.List;
  * @param length pixels from {@code lo} to {@code hi} (negative for a vertical axis growing upwards)
  */
 record Axis(double lo, double hi, boolean log, double start, double length) {
+    /** A log axis spans at most this many decades: smaller values sit on its left edge, marked. */
+    static final int MAX_DECADES = 5;
+
     /**
-     * An axis that shows every finite value given (the positive ones on a log axis), rounded out to
-     * whole decades (log) or padded by 5% (linear, always including {@code zeroFrom ? 0 : nothing}).
+     * An axis that shows every finite value given (on a log axis the positive ones, at most
+     * {@link #MAX_DECADES} below the largest), rounded out to whole decades (log) or padded by 5%
+     * (linear; with {@code withZero} it includes 0).
      */
     static Axis covering(double[] values, boolean log, boolean withZero, double start, double length) {
         double lo = Double.POSITIVE_INFINITY;
@@ -36,6 +40,7 @@ record Axis(double lo, double hi, boolean log, double start, double length) {
         if (log) {
             lo = Math.pow(10, Math.floor(Math.log10(lo)));
             hi = Math.pow(10, Math.ceil(Math.log10(hi)));
+            lo = Math.max(lo, hi / Math.pow(10, MAX_DECADES));
             if (hi <= lo) {
                 hi = lo * 10;
             }

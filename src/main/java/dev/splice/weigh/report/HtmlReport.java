@@ -20,7 +20,7 @@ import java.util.TreeMap;
 public final class HtmlReport {
     /** Contexts at or above this cost (ns) go to the slow-path panel (seed 003 section 11.6). */
     public static final double SLOW_NS = 20;
-    /** The fast-path panel's mnemonics: seed 003 section 11.5's representative instructions. */
+    /** The fast-path panel's mnemonics (baselines aside): seed 003 section 11.5's representative instructions. */
     public static final Set<String> FAST_PATH = Set.of("addi", "mul", "ld", "sd", "beq", "amoadd.d", "sc.d", "div", "rem",
             "fadd.d", "fmul.d", "fdiv.d", "fdiv.s");
     /** Position bins of the event-rate panels. */
@@ -118,7 +118,7 @@ public final class HtmlReport {
             }
             if (c.estimateNs() >= SLOW_NS) {
                 slow.add(mark(c, anchors));
-            } else if (FAST_PATH.contains(ContextGroups.mnemonic(c.context()))) {
+            } else if (FAST_PATH.contains(ContextGroups.mnemonic(c.context())) && !"baseline".equals(ContextGroups.pattern(c.context()))) {
                 fast.add(mark(c, anchors));
             }
         }
