@@ -7,7 +7,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code splice weigh report --compare USER SYSTEM -o PAGE}. */
 @Command(
@@ -25,8 +28,13 @@ public final class WeighReportCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "PAGE", description = "The HTML file to write (- for standard output).")
     Path out;
 
+    @Spec CommandSpec spec;
+
     @Override
     public Integer call() {
+        if (compare.size() != 2) {
+            throw new ParameterException(spec.commandLine(), "--compare takes two files, once");
+        }
         OutputPaths.check(out, compare.toArray(Path[]::new));
         ComparePage.Side user = ComparePage.read(compare.get(0), "user");
         ComparePage.Side system = ComparePage.read(compare.get(1), "system");
