@@ -65,6 +65,9 @@ RV_G_FLAGS.dwarf4 := -gdwarf-4
 RV_G_FLAGS.strict4 := -gdwarf-4 -gstrict-dwarf
 RV_G_FLAGS.novt := -g -fno-var-tracking
 
+# The headless browser that renders weigh's report.html in a test (issue 12).
+DEB_PACKAGES += chromium
+
 # Programs with instructions of issue 14's scalar extensions (their Tag_RISCV_arch names them),
 # with --emit-relocs; C sources in tests/programs/rv64-ext/ (RISC-V only: inline assembly).
 RV_EXT := $(PROG_DIR)/rv64-ext/zbc_mix

@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         description = "Instruction weights under QEMU TCG: model measured pairs into weights, map them onto catalogs.",
         subcommands = {WeighModelCommand.class, WeighMapCommand.class, WeighMeasureCommand.class, WeighCatalogCommand.class,
-            WeighContextsCommand.class, WeighPredictCommand.class})
+            WeighContextsCommand.class, WeighPredictCommand.class, WeighReportCommand.class})
 public final class WeighCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -1,9 +1,11 @@
 package dev.splice.cli;
 
 import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.Catalog;
 import dev.splice.weigh.campaign.Weights;
 import dev.splice.weigh.model.ModelOptions;
 import dev.splice.weigh.model.ModelResult;
+import dev.splice.weigh.model.Report;
 import dev.splice.weigh.model.WeighModel;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -17,7 +19,7 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = {
             "Fit the robust model to a campaign's pairs.jsonl and pairs-off.jsonl and publish weights:",
-            "per-context robust fit (Huber start, bisquare) of d = beta + alpha/N with run, order and drift terms, run pseudo-values with a wild cluster bootstrap for simultaneous 95%% intervals, interrupt background, quality gates. Writes weights.json, weights.csv, report.md and report.html to OUT_DIR. The same seed gives byte-identical output."
+            "per-context robust fit (Huber start, bisquare) of d = beta + alpha/N with run, order and drift terms, run pseudo-values with a wild cluster bootstrap for simultaneous 95%% intervals, interrupt background, quality gates. Writes weights.json, weights.csv, report.md and report.html (forest plot, fast and slow paths, gate table, nuisance effects, plugin-off scatter, interrupts, per-context diagnostics; with --catalog the catalog charts) to OUT_DIR. The same seed gives byte-identical output."
         })
 public final class WeighModelCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CAMPAIGN_DIR", description = "Directory holding pairs.jsonl (and pairs-off.jsonl, manifest.json).")
@@ -38,6 +40,9 @@ public final class WeighModelCommand implements Callable<Integer> {
     @Option(names = "--skip-bad-rows", description = "Skip malformed rows, count and report them, instead of stopping at the first.")
     boolean skipBadRows;
 
+    @Option(names = "--catalog", paramLabel = "CATALOG", description = "A program's catalog (JSON or key,count CSV, as for 'splice weigh map'): report.html gains the catalog's status and extension charts of the weights mapped onto it.")
+    Path catalog;
+
     @Override
     public Integer call() {
         Campaign c = Campaign.read(campaign, skipBadRows);
@@ -54,6 +59,9 @@ public final class WeighModelCommand implements Callable<Integer> {
         }
         ModelResult r = WeighModel.run(c, o);
         r.writeTo(out);
+        if (catalog != null) {
+            Report.writeHtml(r, Catalog.read(catalog), out);
+        }
         Weights w = r.weights();
         System.out.printf("%d contexts: %d high-confidence, %d low; simultaneous critical value %.4f from %d/%d replicates%n",
                 w.contexts().size(), w.quality().high(), w.quality().low(), w.bootstrap().criticalValue(),

@@ -1,14 +1,23 @@
 package dev.splice.weigh.model;
 
+import dev.splice.base.AtomicFiles;
+import dev.splice.weigh.campaign.Catalog;
 import dev.splice.weigh.campaign.Reason;
+import dev.splice.weigh.map.CatalogMapper;
+import dev.splice.weigh.report.Diagnostics;
+import dev.splice.weigh.report.HtmlReport;
+import dev.splice.weigh.report.ReportData;
+import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** report.md and report.html (one self-contained file with inline SVG pictures). */
-final class Report {
+/**
+ * report.md, and the data of report.html ({@link HtmlReport} draws it: one self-contained file with
+ * inline SVG pictures).
+ */
+public final class Report {
     private Report() {}
 
     private static String n(double v, int digits) {
@@ -85,46 +94,63 @@ final class Report {
         return sb.toString();
     }
 
-    static String html(ModelResult r) {
-        StringBuilder sb = new StringBuilder();
-        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Instruction weights</title>\n")
-                .append("<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}")
-                .append("table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}")
-                .append("td.n{text-align:right}.log{display:none}#logscale:checked~.lin{display:none}")
-                .append("#logscale:checked~.log{display:block}</style></head><body>\n<h1>Instruction weights</h1>\n<ul>");
-        for (String line : summary(r)) {
-            sb.append("<li>").append(Svg.esc(line)).append("</li>");
-        }
-        sb.append("</ul>\n<h2>Estimates and simultaneous 95% intervals</h2>\n")
-                .append("<p>Green: high-confidence (all gates pass); orange: low-confidence.</p>\n")
-                .append("<input type=\"checkbox\" id=\"logscale\"><label for=\"logscale\"> log scale</label>\n");
-        List<Svg.Row> rows = new ArrayList<>();
-        r.contexts().stream().sorted(Comparator.comparingDouble(c -> Double.isFinite(c.estimate()) ? c.estimate() : Double.MAX_VALUE))
-                .forEach(c -> rows.add(new Svg.Row(c.context(), c.estimate(), c.ciLow(), c.ciHigh(), c.highQuality())));
-        sb.append("<div class=\"lin\">").append(Svg.forest(rows, false)).append("</div>\n");
-        sb.append("<div class=\"log\">").append(Svg.forest(rows, true)).append("</div>\n");
-        sb.append("<h2>Model quality</h2>\n").append(Svg.bars(quality(r), "#4d9221"));
-        Map<String, Integer> fails = new LinkedHashMap<>();
-        r.gateFailures().entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
-                .forEach(e -> fails.put(e.getKey(), e.getValue()));
-        sb.append("<h2>Quality gate failures</h2>\n<p>A context can fail several gates; counts do not add up.</p>\n")
-                .append(fails.isEmpty() ? "<p>No failures.</p>" : Svg.bars(fails, "#d6604d"));
-        sb.append("<h2>Pair filter funnel</h2>\n").append(Svg.bars(r.funnel(), "#4393c3"));
-        sb.append("<h2>Batch and order balance</h2>\n").append(Svg.bars(batches(r), "#8073ac"));
-        sb.append("<h2>Bootstrap convergence</h2>\n<p>Critical value of the simultaneous band from the first b replicates.</p>\n")
-                .append(Svg.line(r.band().convergence(), "replicates", "critical value c"));
-        sb.append("<h2>Contexts</h2>\n<table><tr><th>context</th><th>estimate ns</th><th>interval</th><th>weight</th>")
-                .append("<th>quality</th><th>ESS</th><th>kept</th><th>removed</th><th>reasons</th></tr>\n");
+    /**
+     * The data of the HTML report: the published weights, the summary and the model's per-context
+     * diagnostics (copies of its data and fits).
+     *
+     * @param r the model's result
+     * @return the report's data, without a catalog mapping
+     */
+    public static ReportData data(ModelResult r) {
+        Map<String, Diagnostics> diagnostics = new LinkedHashMap<>();
         for (ContextResult c : r.contexts()) {
-            sb.append("<tr><td>").append(Svg.esc(c.context())).append("</td><td class=\"n\">").append(n(c.estimate(), 4))
-                    .append("</td><td>[").append(n(c.ciLow(), 4)).append(", ").append(n(c.ciHigh(), 4)).append("]</td><td class=\"n\">")
-                    .append(c.weight() == null ? Svg.esc(c.publication().label()) : n(c.weight(), 4)).append("</td><td>")
-                    .append(c.highQuality() ? "high" : "low").append("</td><td class=\"n\">").append(n(c.analysis().ess(), 1))
-                    .append("</td><td class=\"n\">").append(c.analysis().data().size()).append("</td><td class=\"n\">")
-                    .append(c.analysis().data().pairsRemovedTranslations()).append("</td><td>")
-                    .append(Svg.esc(String.join(", ", c.reasons().stream().map(Reason::gate).toList()))).append("</td></tr>\n");
+            if (c.analysis().fit().ok()) {
+                diagnostics.put(c.context(), diagnostics(c.analysis()));
+            }
         }
-        sb.append("</table>\n</body></html>\n");
-        return sb.toString();
+        Map<String, Long> balance = batches(r);
+        return new ReportData(r.weights(), summary(r), balance, diagnostics, null);
+    }
+
+    private static Diagnostics diagnostics(ContextAnalysis a) {
+        ContextData c = a.data();
+        HuberFit f = a.fit();
+        int n = c.size();
+        double[][] byBatch = new double[c.batches().length][];
+        for (int l = 0; l < byBatch.length; l++) {
+            final int level = l;
+            byBatch[l] = java.util.stream.IntStream.range(0, n).filter(i -> c.batchLevel()[i] == level).mapToDouble(i -> c.y()[i])
+                    .toArray();
+        }
+        double[] position = new double[n];
+        int[] batch = new int[n];
+        boolean[] rejected = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            position[i] = c.x()[1][i] + 0.5;
+            batch[i] = c.batch(i);
+            rejected[i] = f.huberWeights()[i] == 0;
+        }
+        List<Diagnostics.RunEstimate> runs = a.runFits().stream().map(rf -> new Diagnostics.RunEstimate(rf.run(), rf.pairs(),
+                rf.theta(), Math.sqrt(rf.variance()), rf.failure())).toList();
+        return new Diagnostics(c.batches().clone(), byBatch, runs, f.theta(), position, f.residuals().clone(), batch, rejected,
+                a.events().event().clone(), c.exposure().clone());
+    }
+
+    /**
+     * Rewrites {@code report.html} with the catalog panels: the weights mapped onto a program's
+     * catalog as {@code splice weigh map} maps them.
+     *
+     * @param r the model's result
+     * @param catalog the program's catalog
+     * @param dir the output directory
+     */
+    public static void writeHtml(ModelResult r, Catalog catalog, Path dir) {
+        ReportData d = data(r);
+        AtomicFiles.write(dir.resolve("report.html"), HtmlReport.render(d.withMapping(CatalogMapper.map(d.weights().contexts(),
+                catalog))));
+    }
+
+    static String html(ModelResult r) {
+        return HtmlReport.render(data(r));
     }
 }
