@@ -209,7 +209,11 @@ final class OutputRelocations {
         for (MovedFunction m : moved.functions()) {
             long from = m.function.address();
             long to = trampolines.target(m);
-            int type = BranchForm.JAL.reaches(to - from) ? R_RISCV_JAL : R_RISCV_CALL;
+            BranchForm form = trampolines.jumpForm(m);
+            if (form == null) {
+                continue; // no jump: nothing uses the old entry
+            }
+            int type = form == BranchForm.JAL ? R_RISCV_JAL : form == BranchForm.C_JUMP ? R_RISCV_RVC_JUMP : R_RISCV_CALL;
             bySection.computeIfAbsent(m.function.section().index(), k -> new ArrayList<>())
                     .add(against(from, type, to));
         }
