@@ -242,11 +242,12 @@ final class OutputRelocations {
                     case C_BRANCH -> R_RISCV_RVC_BRANCH;
                     case BRANCH -> R_RISCV_BRANCH;
                     case BRANCH_OVER_JAL -> R_RISCV_JAL;
+                    case BRANCH_OVER_FAR_JUMP -> R_RISCV_CALL;
                     case C_JUMP -> R_RISCV_RVC_JUMP;
                     case JAL -> R_RISCV_JAL;
                     case FAR_JUMP -> R_RISCV_CALL;
                 };
-                if (item.form == BranchForm.BRANCH_OVER_JAL) {
+                if (item.form == BranchForm.BRANCH_OVER_JAL || item.form == BranchForm.BRANCH_OVER_FAR_JUMP) {
                     at += 4;
                 }
                 out.add(against(at, newType, r, target));
