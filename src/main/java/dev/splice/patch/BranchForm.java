@@ -17,8 +17,13 @@ enum BranchForm {
     C_BRANCH(2, Rv.C_BEQZ.field(Operand.BRANCH_OFFSET), 0, false),
     /** {@code beq}..{@code bgeu}: ±4 KiB. */
     BRANCH(4, Rv.BEQ.field(Operand.BRANCH_OFFSET), 0, false),
-    /** The inverted branch over a {@code jal x0}: ±1 MiB from the jal (the last branch form: no register is free). */
+    /** The inverted branch over a {@code jal x0}: ±1 MiB from the jal. */
     BRANCH_OVER_JAL(8, Rv.JAL.field(Operand.BRANCH_OFFSET), 4, false),
+    /**
+     * The inverted branch over {@code auipc r; jr r}: ±2 GiB from the auipc, through a register
+     * {@code r} liveness proves dead at the branch (the last branch form).
+     */
+    BRANCH_OVER_FAR_JUMP(12, null, 4, false),
     /** {@code c.j}: ±2 KiB. */
     C_JUMP(2, Rv.C_J.field(Operand.BRANCH_OFFSET), 0, true),
     /** {@code jal rd}: ±1 MiB. */
@@ -61,28 +66,32 @@ enum BranchForm {
         return switch (this) {
             case C_BRANCH -> BRANCH;
             case BRANCH -> BRANCH_OVER_JAL;
+            case BRANCH_OVER_JAL -> BRANCH_OVER_FAR_JUMP;
             case C_JUMP -> JAL;
             case JAL -> FAR_JUMP;
-            case BRANCH_OVER_JAL, FAR_JUMP -> null;
+            case BRANCH_OVER_FAR_JUMP, FAR_JUMP -> null;
         };
     }
 
-    /** True if the form needs a register it may clobber (a jump with {@code rd = x0} then uses t1). */
+    /** True if the form needs a register it may clobber (a jump with {@code rd = x0} uses t1 or a dead one). */
     boolean needsScratch() {
-        return this == FAR_JUMP;
+        return this == FAR_JUMP || this == BRANCH_OVER_FAR_JUMP;
     }
 
     /** Writes {@code i} (a branch or jump item) in this form, {@code offset} from its first byte to its target. */
     void encode(Item i, long offset, byte[] out, int at) {
         if (jump) {
-            encodeJump(i.rd, offset, out, at);
+            encodeJump(i.rd, i.scratch, offset, out, at);
         } else {
-            encodeBranch(i.branch, i.rs1, i.rs2, offset, out, at);
+            encodeBranch(i.branch, i.rs1, i.rs2, i.scratch, offset, out, at);
         }
     }
 
-    /** Writes the conditional branch {@code condition rs1, rs2} (condition: beq..bgeu) in this (branch) form. */
-    void encodeBranch(Opcode condition, int rs1, int rs2, long offset, byte[] out, int at) {
+    /**
+     * Writes the conditional branch {@code condition rs1, rs2} (condition: beq..bgeu) in this (branch)
+     * form; the far form's auipc writes {@code scratch}.
+     */
+    void encodeBranch(Opcode condition, int rs1, int rs2, int scratch, long offset, byte[] out, int at) {
         switch (this) {
             case C_BRANCH -> put16(out, at, Rv.encode(condition == Rv.BEQ ? Rv.C_BEQZ : Rv.C_BNEZ, rs1, offset));
             case BRANCH -> putU32(out, at, Rv.encode(condition, rs1, rs2, offset));
@@ -90,18 +99,27 @@ enum BranchForm {
                 putU32(out, at, Rv.encode(Rv.inverted(condition), rs1, rs2, 8));
                 putU32(out, at + 4, Rv.encode(Rv.JAL, 0, offset - 4));
             }
+            case BRANCH_OVER_FAR_JUMP -> {
+                putU32(out, at, Rv.encode(Rv.inverted(condition), rs1, rs2, 12));
+                FAR_JUMP.encodeJump(0, scratch, offset - 4, out, at + 4);
+            }
             default -> throw new IllegalStateException(this + " is not a conditional branch form");
         }
     }
 
-    /** Writes the jump that links {@code rd} (x0: none) in this (jump) form. */
+    /** Writes the jump that links {@code rd} (x0: none) in this (jump) form; a far jump without rd goes through t1. */
     void encodeJump(int rd, long offset, byte[] out, int at) {
+        encodeJump(rd, Rv.T1, offset, out, at);
+    }
+
+    /** Writes the jump that links {@code rd} (x0: none) in this (jump) form; a far one without rd goes through {@code scratch}. */
+    void encodeJump(int rd, int scratch, long offset, byte[] out, int at) {
         switch (this) {
             case C_JUMP -> put16(out, at, Rv.encode(Rv.C_J, offset));
             case JAL -> putU32(out, at, Rv.encode(Rv.JAL, rd, offset));
             case FAR_JUMP -> {
                 long hi = Rv.hi20(offset);
-                int via = rd != 0 ? rd : Rv.T1;
+                int via = rd != 0 ? rd : scratch;
                 putU32(out, at, Rv.encode(Rv.AUIPC, via, hi & 0xfffff));
                 putU32(out, at + 4, Rv.encode(Rv.JALR, rd, offset - (hi << 12), via));
             }

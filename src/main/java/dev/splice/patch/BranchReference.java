@@ -33,7 +33,9 @@ final class BranchReference implements ReferenceHandler {
         long offset = to - p;
         if (!i.form.reaches(offset)) {
             if (r.value() == m.function.address() && to == refs.trampolines().target(m)) {
-                return; // the jump at the old entry leads to the same place
+                // The jump at the old entry leads to the same place: it must be there.
+                refs.trampolines().useOldEntry(m, refs.describe(r, "cannot reach the copy"));
+                return;
             }
             throw new PatchException(Reason.OUT_OF_REACH, refs.describe(r, "cannot reach the new address 0x"
                     + Long.toHexString(to) + " of its target" + (r.value() == m.function.address()

@@ -55,10 +55,6 @@ final class FunctionDecoder {
             throw new PatchException(Reason.OVERLAPPING_FUNCTIONS, file + ": functions '" + f.name() + "' and '"
                     + next.function.name() + "' overlap");
         }
-        if (f.size() < 4) {
-            throw new PatchException(Reason.TOO_SMALL, file + ": function '" + f.name() + "' has " + f.size()
-                    + " bytes, too few for the jump to its moved copy");
-        }
         MovedFunction known = predecoded.isEmpty() ? null : predecoded.remove(f.address());
         if (known != null && known.function.size() == f.size() && m.items.isEmpty()) {
             reuse(m, known);

@@ -61,7 +61,8 @@ final class Inserter {
                           FragmentAssembler fragments, Counters counters) {
         ElfFile elf = in.elf();
         int slots = counters.slots(insertions, fragments);
-        MovedCode moved = Planner.plan(in, insertions, slots > 0 ? List.of(ExitHook.insertion(in)) : List.of(), predecoded,
+        ExitHook exitHook = slots > 0 ? ExitHook.of(in) : null;
+        MovedCode moved = Planner.plan(in, insertions, exitHook != null ? exitHook.insertions() : List.of(), predecoded,
                 fragments);
         Phases.mark("decode moved functions");
         // The BAT's blocks (BOLT's CFG of each moved input function) need only the plan: the other core
@@ -84,11 +85,17 @@ final class Inserter {
         int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
         long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved));
         long codeStart = (base + runtimeSize + 7) & -8;
-        long end = layout.place(codeStart);
+        long codeEnd = layout.place(codeStart);
+        long stubAt = (codeEnd + 3) & -4; // the .fini_array hook's stub of a dynamic binary, if any, follows the code
+        long end = exitHook != null && exitHook.stubSize() > 0 ? stubAt + exitHook.stubSize() : codeEnd;
         Phases.mark("layout");
         byte[] text = new NewSectionEncoder(moved, in.file(), fragments, base).encode(base, codeStart, end);
         if (withRuntime) {
             System.arraycopy(SpliceRuntime.bytes(base, data, environ, slots, counters.file()), 0, text, 0, runtimeSize);
+        }
+        if (end != codeEnd) {
+            byte[] stub = exitHook.stub(stubAt, base, moved);
+            System.arraycopy(stub, 0, text, (int) (stubAt - base), stub.length);
         }
         Phases.mark("encode");
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
@@ -102,6 +109,9 @@ final class Inserter {
         List<Patch> patches = new ArrayList<>(retargeter.run());
         patches.addAll(trampolines.write());
         patches.addAll(DynamicSection.retarget(elf, moved));
+        if (exitHook != null) {
+            patches.addAll(exitHook.patches(in, stubAt)); // after the retargeted references: it wins
+        }
         Phases.mark("retarget references");
         for (Patch p : patches) {
             editor.patch(in.image().fileOffset(p.address()), p.bytes());

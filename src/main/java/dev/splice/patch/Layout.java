@@ -1,21 +1,39 @@
 package dev.splice.patch;
 
+import dev.splice.cfg.ControlFlowGraph;
+import dev.splice.cfg.LandingPads;
+import dev.splice.cfg.Liveness;
+import dev.splice.cfg.riscv.RiscVCfg;
+import dev.splice.cfg.riscv.RiscVDataReferences;
+import dev.splice.cfg.riscv.RiscVLiveness;
+import dev.splice.elf.Function;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.PatchException.Reason;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The second stage of insertion: the new addresses. The moved functions go one after another,
  * 8-byte aligned, into the new section; branch relaxation widens the {@link BranchForm} of every
  * branch and jump that cannot reach its target until all reach (forms only grow, so it converges).
+ * A far jump writes t1 where the psABI makes it dead (tail calls, after a call), else a
+ * caller-saved register that liveness proves dead before the jump, else it is refused.
  */
 final class Layout {
     private final Input in;
     private final MovedCode moved;
     private final FragmentAssembler fragments;
     private final DataArea data;
+    /** Registers a far jump may write when liveness proves them dead, in order of preference: t1, t2, t3-t6, t0, a7-a2. */
+    private static final int[] SCRATCH_CANDIDATES = {6, 7, 28, 29, 30, 31, 5, 17, 16, 15, 14, 13, 12};
+    /** Liveness of the input functions that needed it (rarely: only for jumps out of reach), and their graphs. */
+    private final Map<MovedFunction, Liveness> liveness = new HashMap<>();
+    private final Map<MovedFunction, ControlFlowGraph> cfgs = new HashMap<>();
+    private Map<Long, long[]> landingPads;
+    private java.util.Set<Long> abiEntries;
 
     Layout(Input in, MovedCode moved, FragmentAssembler fragments, DataArea data) {
         this.in = in;
@@ -86,7 +104,15 @@ final class Layout {
             return false;
         }
         BranchForm wider = i.form.wider();
-        if (wider == null || wider.needsScratch() && !mayClobberScratch(m, i)) {
+        if (wider != null && wider.needsScratch() && !mayClobberScratch(m, i)) {
+            int dead = deadScratch(m, i);
+            if (dead < 0) {
+                throw new PatchException(Reason.OUT_OF_REACH, in.file() + ": " + what(m, i) + " in function '" + m.function.name()
+                        + "' cannot reach 0x" + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress)
+                        + ": " + whyNoLongerForm(m, i), m.function.address());
+            }
+            i.scratch = dead;
+        } else if (wider == null) {
             throw new PatchException(Reason.OUT_OF_REACH, in.file() + ": " + what(m, i) + " in function '" + m.function.name() + "' cannot reach 0x"
                     + Long.toHexString(t) + " from its new address 0x" + Long.toHexString(i.newAddress) + ": "
                     + whyNoLongerForm(m, i), m.function.address());
@@ -106,6 +132,47 @@ final class Layout {
                 || i.kind == Kind.FALLTHROUGH && i.afterCall;
     }
 
+    /**
+     * A caller-saved register that register liveness ({@link RiscVLiveness}, over the input
+     * function's graph with its landing pads) proves dead before the jump or conditional branch
+     * {@code i} (so at its targets), for the far form's auipc; -1 when there is none or {@code i}
+     * is a call. Only caller-saved answers are used: docs/cfg.md says why the callee-saved ones are not.
+     */
+    private int deadScratch(MovedFunction m, Item i) {
+        if (!(i.kind == Kind.JUMP && i.rd == 0 || i.kind == Kind.BRANCH)) {
+            return -1;
+        }
+        Liveness live = liveness.computeIfAbsent(m, this::liveness);
+        int offset = (int) (i.oldAddress - m.function.address());
+        if (live == null || !cfgs.get(m).isInstructionStart(offset)) {
+            return -1;
+        }
+        int[] dead = live.deadBefore(offset, SCRATCH_CANDIDATES);
+        return dead.length == 0 ? -1 : dead[0];
+    }
+
+    private Liveness liveness(MovedFunction m) {
+        Function f = m.function;
+        byte[] code = in.elf().contents(f.section());
+        int base = (int) (f.address() - f.section().address());
+        int size = (int) f.size();
+        if (landingPads == null) {
+            landingPads = LandingPads.of(in.elf());
+        }
+        int[] pads = RiscVDataReferences.within(landingPads.getOrDefault(f.address(), new long[0]), f.address(), size);
+        ControlFlowGraph cfg = RiscVCfg.of(code, base, size, pads);
+        if (cfg == null) {
+            return null;
+        }
+        cfgs.put(m, cfg);
+        if (abiEntries == null) { // a jump to another function's start is a tail call, except into a .cold part
+            abiEntries = new java.util.HashSet<>();
+            in.elf().functions().stream().filter(g -> !g.name().contains(".cold")).forEach(g -> abiEntries.add(g.address()));
+            in.elf().functions().stream().filter(g -> g.name().contains(".cold")).forEach(g -> abiEntries.remove(g.address()));
+        }
+        return RiscVLiveness.of(code, base, size, cfg, f.address(), abiEntries::contains);
+    }
+
     /** The branch, the jump, or (for the jump back) the instruction it follows, by original address. */
     private static String what(MovedFunction m, Item i) {
         return switch (i.kind) {
@@ -119,11 +186,13 @@ final class Layout {
     /** Why {@code i} has no form that reaches farther, in the words of its kind. */
     private String whyNoLongerForm(MovedFunction m, Item i) {
         return switch (i.kind) {
-            case BRANCH -> "a conditional branch reaches 1 MiB at most (inverted, over a jal)";
+            case BRANCH -> "a conditional branch reaches 1 MiB at most (inverted, over a jal) without a free register, and "
+                    + "liveness finds no dead caller-saved register before it";
             case FALLTHROUGH -> "the jump back to the code that follows the function needs a free register, and none is known"
                     + " (it does not follow a call)";
             default -> "a long jump needs a free register, and none is known (the target is "
-                    + (i.target == m.function.address() ? "the function's own entry, maybe a loop's head)" : "not a function entry)");
+                    + (i.target == m.function.address() ? "the function's own entry, maybe a loop's head" : "not a function entry")
+                    + "; liveness finds no dead caller-saved register before the jump)";
         };
     }
 }

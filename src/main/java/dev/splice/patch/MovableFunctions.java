@@ -10,8 +10,9 @@ import java.util.Map;
 
 /**
  * Bulk mode's first step: the functions that can move on their own (decoded, relocations
- * understood, entry not inside a sequence, at least 8 bytes, no fall-through at the end), decoded,
- * and the others with the reason. Two halves are decoded on two cores and merged in order.
+ * understood, entry not inside a sequence, no fall-through at the end), decoded,
+ * and the others with the reason (a function under 8 bytes only when nothing needs its old entry:
+ * {@link TinyFunctions}). Two halves are decoded on two cores and merged in order.
  */
 final class MovableFunctions {
     private MovableFunctions() {}
@@ -36,6 +37,7 @@ final class MovableFunctions {
             decoded.addAll(part.decoded());
             skipped.addAll(part.skipped());
         }
+        TinyFunctions.keepUsedEntries(in, decoded, skipped);
         Phases.mark("find movable functions");
         return new Found(decoded, skipped);
     }
@@ -50,10 +52,6 @@ final class MovableFunctions {
             MovedFunction m = new MovedFunction(f);
             try {
                 decoder.decode(m);
-                if (f.size() < 8) {
-                    throw new PatchException(Reason.TOO_SMALL, f.name() + ": " + f.size()
-                            + " bytes may be too few for the jump to a far copy");
-                }
                 Item end = m.items.get(m.items.size() - 1);
                 if (end.kind == Kind.FALLTHROUGH && !end.afterCall) {
                     throw new PatchException(Reason.FALLS_THROUGH, f.name()

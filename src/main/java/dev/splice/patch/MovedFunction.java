@@ -39,6 +39,8 @@ final class MovedFunction {
         long target;
         /** Branch, jump and jump back: the form in the new code (the original one until layout widens it). */
         BranchForm form;
+        /** A jump (rd x0) in the far form: the register its auipc writes, t1 unless liveness chose another dead one. */
+        int scratch = Rv.T1;
         long newAddress;
         /** AUIPC: the instructions completing the pair, with their original absolute targets. */
         List<Partner> partners = List.of();

@@ -276,7 +276,11 @@ final class OutputRelocations {
         for (MovedFunction m : moved.functions()) {
             long from = m.function.address();
             long to = trampolines.target(m);
-            int type = BranchForm.JAL.reaches(to - from) ? R_RISCV_JAL : R_RISCV_CALL;
+            BranchForm form = trampolines.jumpForm(m);
+            if (form == null) {
+                continue; // no jump: nothing uses the old entry
+            }
+            int type = form == BranchForm.JAL ? R_RISCV_JAL : form == BranchForm.C_JUMP ? R_RISCV_RVC_JUMP : R_RISCV_CALL;
             bySection.computeIfAbsent(m.function.section().index(), k -> new ArrayList<>())
                     .add(against(from, type, to));
         }
@@ -305,11 +309,12 @@ final class OutputRelocations {
                     case C_BRANCH -> R_RISCV_RVC_BRANCH;
                     case BRANCH -> R_RISCV_BRANCH;
                     case BRANCH_OVER_JAL -> R_RISCV_JAL;
+                    case BRANCH_OVER_FAR_JUMP -> R_RISCV_CALL;
                     case C_JUMP -> R_RISCV_RVC_JUMP;
                     case JAL -> R_RISCV_JAL;
                     case FAR_JUMP -> R_RISCV_CALL;
                 };
-                if (item.form == BranchForm.BRANCH_OVER_JAL) {
+                if (item.form == BranchForm.BRANCH_OVER_JAL || item.form == BranchForm.BRANCH_OVER_FAR_JUMP) {
                     at += 4;
                 }
                 out.add(against(at, newType, r, target));

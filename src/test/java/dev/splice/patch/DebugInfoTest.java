@@ -208,4 +208,49 @@ class DebugInfoTest {
         }
         return out;
     }
+
+    /** The DW_OP_addr operands in .debug_info, in section order (llvm-dwarfdump-22's reading). */
+    private static List<Long> expressionAddresses(Path binary) {
+        String dump = Tools.run("llvm-dwarfdump-22", "--debug-info", binary.toString()).stdout();
+        Matcher m = Pattern.compile("DW_OP_addr 0x([0-9a-f]+)").matcher(dump);
+        List<Long> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(Long.parseUnsignedLong(m.group(1), 16));
+        }
+        return out;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fragment_calls.dwarf5", "fragment_calls.dwarf4", "exceptions.dwarf5", "loops.dwarf4"})
+    void addressesInsideExpressionsFollowMovedCode(String name) throws IOException {
+        Path in = program(name);
+        Path out = patch(in);
+        ElfFile input = ElfFile.read(in);
+        ElfFile output = ElfFile.read(out);
+        List<Long> before = expressionAddresses(in);
+        List<Long> after = expressionAddresses(out);
+        assertEquals(before.size(), after.size(), name + ": the same DW_OP_addr operands");
+        int moved = 0;
+        for (int i = 0; i < before.size(); i++) {
+            long old = before.get(i);
+            Function f = input.functionContaining(old).orElse(null);
+            Function copy = f == null ? null : output.functions().stream().filter(g -> g.name().equals(f.name())
+                    && g.section().name().equals(NewSection.NAME)).findFirst().orElse(null);
+            if (copy == null) {
+                assertEquals(old, after.get(i), name + ": DW_OP_addr 0x" + Long.toHexString(old) + " (no moved code) is unchanged");
+                continue;
+            }
+            moved++;
+            long now = after.get(i);
+            assertTrue(now >= copy.address() && now < copy.endAddress(), name + ": DW_OP_addr 0x" + Long.toHexString(old) + " in "
+                    + f.name() + " names 0x" + Long.toHexString(now) + ", outside its copy");
+            if (old == f.address()) {
+                assertEquals(copy.address(), now, name + ": DW_OP_addr of " + f.name() + "'s entry names its copy's entry");
+            }
+        }
+        if (name.startsWith("fragment_calls")) {
+            assertTrue(moved >= 1, name + ": main's call of pthread_create passes exit_from_thread (DW_AT_call_value)");
+        }
+        PatchFixtures.assertSameRun(in, out);
+    }
 }

@@ -1,5 +1,6 @@
 package dev.splice.elf.dwarf;
 
+import dev.splice.base.ByteReader;
 import dev.splice.base.Le;
 import dev.splice.elf.dwarf.DieWalker.Attribute;
 import dev.splice.elf.dwarf.DieWalker.Unit;
@@ -12,7 +13,8 @@ import java.util.function.Function;
 /**
  * Rewrites the DWARF sections of a binary whose code moved (docs/patch.md, "Debug information"):
  * {@code .debug_line} (rows at the new addresses), {@code .debug_aranges}, the address
- * attributes of the DIEs (low_pc/high_pc, entry_pc, call return and call addresses: in place,
+ * attributes of the DIEs (low_pc/high_pc, entry_pc, call return and call addresses, and the
+ * {@code DW_OP_addr} operands of expression attributes ({@link Expressions}): in place,
  * {@code .debug_info} keeps its size), and the range and location lists they refer to
  * ({@code .debug_rnglists}/{@code .debug_loclists}, DWARF 4's {@code .debug_ranges}/{@code .debug_loc}),
  * rebuilt. What it cannot rewrite exactly it refuses with an {@link UnsupportedDwarfException}.
@@ -42,6 +44,7 @@ public final class DebugInfoRewriter {
             0x48, 0x4a, 0x4d);
     private static final int FORM_ADDR = 0x01;
     private static final int FORM_SEC_OFFSET = 0x17;
+    private static final int FORM_EXPRLOC = 0x18;
 
     private final Function<String, byte[]> sections;
     private final AddressMap map;
@@ -161,6 +164,8 @@ public final class DebugInfoRewriter {
                 put(a, map.end(address(a, offset)), offset);
             } else if (name == AT_CALL_PC) {
                 put(a, map.start(address(a, offset)), offset);
+            } else if (a.form() == FORM_EXPRLOC) {
+                expression(a, offset);
             }
         }
         if (low != null && high != null) {
@@ -175,6 +180,22 @@ public final class DebugInfoRewriter {
             }
             put(entry, map.start(entry.value()), offset);
         }
+    }
+
+    /**
+     * The {@code DW_OP_addr} operands of an expression attribute (a location, a call site's value
+     * or target, ...) that name moved code, rewritten in place to where that code starts now.
+     */
+    private void expression(Attribute a, int offset) {
+        ByteReader r = new ByteReader(info, a.offset(), a.offset() + a.size(), DieWalker.SECTION);
+        long length = r.uleb();
+        int start = r.position();
+        Expressions.addresses(info, start, (int) (start + length), DieWalker.SECTION, offset, at -> {
+            long old = Le.u64(info, at);
+            if (map.moves(old, old + 1)) {
+                Le.putU64(info, at, map.start(old));
+            }
+        });
     }
 
     /**
