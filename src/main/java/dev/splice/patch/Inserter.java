@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.stream.IntStream;
 
 /**
@@ -81,14 +82,17 @@ final class Inserter {
         // whose reserve covers the growth), before the code's address and file offset are chosen.
         Map<MovedFunction, Integer> oldBodies = SymbolMover.markOldBodies(elf, moved, editor);
         long environ = fragments.symbols().environ();
-        int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
+        int runtimeSize = withRuntime ? SpliceRuntime.size() : 0;
         long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved));
         long codeStart = (base + runtimeSize + 7) & -8;
         long end = layout.place(codeStart);
         Phases.mark("layout");
         byte[] text = new NewSectionEncoder(moved, in.file(), fragments, base).encode(base, codeStart, end);
+        // The runtime's parameters follow the code, in a read-only section of their own (no data in code for BOLT).
+        long parameters = (base + text.length + 7) & -8;
+        byte[] rodata = withRuntime ? SpliceRuntime.parameters(slots, counters.file()) : new byte[0];
         if (withRuntime) {
-            System.arraycopy(SpliceRuntime.bytes(base, data, environ, slots, counters.file()), 0, text, 0, runtimeSize);
+            System.arraycopy(SpliceRuntime.bytes(base, data, environ, parameters), 0, text, 0, runtimeSize);
         }
         Phases.mark("encode");
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
@@ -109,10 +113,17 @@ final class Inserter {
         int textIndex = editor.addSection(NewSection.NAME, Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
                 base, 8, 0, 0, 0, text);
         // .eh_frame's continuation, when an FDE must grow, follows the code in the same segment.
-        long framesAddress = (base + text.length + 7) & -8;
+        long framesAddress = (parameters + rodata.length + 7) & -8;
         byte[] frames = new EhFrameRewriter(elf, moved, in.relocations()).rewrite(editor, framesAddress);
         IntStream.Builder newSections = IntStream.builder().add(textIndex);
         long segmentEnd = base + text.length;
+        int rodataIndex = 0;
+        if (withRuntime) {
+            rodataIndex = editor.addSection(SpliceRuntime.RODATA, Section.SHT_PROGBITS, Section.SHF_ALLOC, parameters, 8, 0, 0, 0,
+                    rodata);
+            newSections.add(rodataIndex);
+            segmentEnd = parameters + rodata.length;
+        }
         if (frames != null) {
             newSections.add(editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress,
                     8, 0, 0, 0, frames));
@@ -127,10 +138,14 @@ final class Inserter {
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         DynamicSymbols.move(elf, moved, editor, textIndex);
+        RuntimeSymbols runtime = RuntimeSymbols.NONE;
         if (withRuntime) {
-            SpliceRuntime.addSymbols(editor, base, textIndex, data, slots);
+            NavigableMap<Long, long[]> named = SpliceRuntime.addSymbols(editor, base, textIndex, parameters, rodata.length, rodataIndex,
+                    data, slots);
+            SpliceRuntime.nameProgramObject(named, elf, environ);
+            runtime = SpliceRuntime.relocations(text, base, in.decoder(), named);
         }
-        new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex);
+        new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex, runtime);
         Phases.mark("eh_frame, symbols, relocations");
         byte[] bat = side.join().bat();
         java.util.Optional<Section> oldBat = editor.section(BatTables.SECTION_NAME);

@@ -3,7 +3,8 @@
 # helper keeps every other register (ra aside, which the call itself wrote), so that a fragment
 # saves only ra and a0 around a call. __splice_exit keeps a0 too. Data lives in .splice.bss:
 # __splice_runtime_data (scratch: +0 the once-only flag of __splice_exit, +8 a zero word, +32 digits,
-# +64 the file name) and the counters at __splice_counters. Linux system calls, no libc.
+# +64 the file name) and the counters at __splice_counters. Linux system calls, no libc. No data
+# in the code: BOLT would take it for instructions.
 
 __splice_count:                     # a0: a counter's address; adds 1 to it, atomically
     addi    sp, sp, -16
@@ -176,7 +177,8 @@ __splice_exit:                      # writes the counters to the output file, on
     ld      t0, 24(sp)
     addi    sp, sp, 32
     ret
+__splice_runtime_end:
 
-# The parameters follow (written by Splice): the counters' size in bytes, the variable's name and
-# the default file name, NUL-terminated.
-    .p2align 3
+# The parameters are in .splice.rodata (written by Splice): __splice_param_bytes, the counters' size
+# in bytes; __splice_param_variable and __splice_param_path, the variable's name with its '=' and the
+# default file name, NUL-terminated.
