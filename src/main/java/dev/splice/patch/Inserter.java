@@ -50,7 +50,8 @@ final class Inserter {
 
     /** The assembler of an input's fragments, with the input's symbols and the runtime's. */
     static FragmentAssembler fragmentAssembler(Input in, Counters counters) {
-        return new FragmentAssembler(in.target(), in.decoder(), new FragmentSymbols(in.elf(), in.functionStarts(), counters.data()));
+        return new FragmentAssembler(in.target(), in.decoder(), new FragmentSymbols(in.elf(), in.functionStarts(), counters.data(),
+                new SpliceRuntime(counters.runtime())));
     }
 
     /**
@@ -62,7 +63,7 @@ final class Inserter {
                           FragmentAssembler fragments, Counters counters) {
         ElfFile elf = in.elf();
         int slots = counters.slots(insertions, fragments);
-        MovedCode moved = Planner.plan(in, insertions, slots > 0 ? List.of(ExitHook.insertion(in)) : List.of(), predecoded,
+        MovedCode moved = Planner.plan(in, insertions, slots > 0 || fragments.symbols().runtime().hasExitFunction() ? List.of(ExitHook.insertion(in)) : List.of(), predecoded,
                 fragments);
         Phases.mark("decode moved functions");
         // The BAT's blocks (BOLT's CFG of each moved input function) need only the plan: the other core
@@ -74,7 +75,8 @@ final class Inserter {
         Layout layout = new Layout(in, moved, fragments, data);
         layout.prepareFragments();
         boolean withRuntime = slots > 0 || fragments.symbols().runtimeUsed();
-        long dataSize = data.sizeWith(withRuntime, slots);
+        SpliceRuntime runtime = fragments.symbols().runtime();
+        long dataSize = withRuntime ? runtime.dataSize(data, slots) : data.sizeWith(false, slots);
         if (dataSize > 0 && DataArea.add(editor, dataSize).address() != data.address()) { // first: the code goes above it
             throw new IllegalStateException("the data area moved from 0x" + Long.toHexString(data.address()));
         }
@@ -82,17 +84,20 @@ final class Inserter {
         // whose reserve covers the growth), before the code's address and file offset are chosen.
         Map<MovedFunction, Integer> oldBodies = SymbolMover.markOldBodies(elf, moved, editor);
         long environ = fragments.symbols().environ();
-        int runtimeSize = withRuntime ? SpliceRuntime.size() : 0;
-        long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved));
+        int runtimeSize = withRuntime ? runtime.size() : 0;
+        long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved)
+                + (withRuntime ? runtime.relocationReserve() : 0));
         long codeStart = (base + runtimeSize + 7) & -8;
         long end = layout.place(codeStart);
         Phases.mark("layout");
         byte[] text = new NewSectionEncoder(moved, in.file(), fragments, base).encode(base, codeStart, end);
         // The runtime's parameters follow the code, in a read-only section of their own (no data in code for BOLT).
-        long parameters = (base + text.length + 7) & -8;
-        byte[] rodata = withRuntime ? SpliceRuntime.parameters(slots, counters.file()) : new byte[0];
+        long parameters = withRuntime ? (base + text.length + runtime.rodataAlignment() - 1) & -runtime.rodataAlignment() : 0;
+        SpliceRuntime.Image image = withRuntime ? runtime.link(base, parameters, data, environ, slots, counters.file(),
+                fragments.symbols().binary()) : null;
+        byte[] rodata = withRuntime ? image.rodata() : new byte[0];
         if (withRuntime) {
-            System.arraycopy(SpliceRuntime.bytes(base, data, environ, parameters), 0, text, 0, runtimeSize);
+            System.arraycopy(image.code(), 0, text, 0, runtimeSize);
         }
         Phases.mark("encode");
         // The BAT and the build-id hash of the new code depend only on the layout: the other core makes them.
@@ -119,8 +124,8 @@ final class Inserter {
         long segmentEnd = base + text.length;
         int rodataIndex = 0;
         if (withRuntime) {
-            rodataIndex = editor.addSection(SpliceRuntime.RODATA, Section.SHT_PROGBITS, Section.SHF_ALLOC, parameters, 8, 0, 0, 0,
-                    rodata);
+            rodataIndex = editor.addSection(SpliceRuntime.RODATA, Section.SHT_PROGBITS, Section.SHF_ALLOC, parameters,
+                    runtime.rodataAlignment(), 0, 0, 0, rodata);
             newSections.add(rodataIndex);
             segmentEnd = parameters + rodata.length;
         }
@@ -138,14 +143,15 @@ final class Inserter {
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         DynamicSymbols.move(elf, moved, editor, textIndex);
-        RuntimeSymbols runtime = RuntimeSymbols.NONE;
+        RuntimeSymbols runtimeSymbols = RuntimeSymbols.NONE;
         if (withRuntime) {
-            NavigableMap<Long, long[]> named = SpliceRuntime.addSymbols(editor, base, textIndex, parameters, rodata.length, rodataIndex,
+            NavigableMap<Long, long[]> named = runtime.addSymbols(editor, base, textIndex, parameters, rodata.length, rodataIndex,
                     data, slots);
             SpliceRuntime.nameProgramObject(named, elf, environ);
-            runtime = SpliceRuntime.relocations(text, base, in.decoder(), named);
+            runtimeSymbols = SpliceRuntime.relocations(image, base, in.decoder(), named);
         }
-        new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex, runtime);
+        new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex,
+                runtimeSymbols);
         Phases.mark("eh_frame, symbols, relocations");
         byte[] bat = side.join().bat();
         java.util.Optional<Section> oldBat = editor.section(BatTables.SECTION_NAME);
