@@ -92,7 +92,8 @@ final class Inserter {
         Phases.mark("layout");
         byte[] text = new NewSectionEncoder(moved, in.file(), fragments, base).encode(base, codeStart, end);
         // The runtime's parameters follow the code, in a read-only section of their own (no data in code for BOLT).
-        long parameters = withRuntime ? (base + text.length + runtime.rodataAlignment() - 1) & -runtime.rodataAlignment() : 0;
+        long rodataAlignment = withRuntime ? runtime.rodataAlignment() : 8;
+        long parameters = (base + text.length + rodataAlignment - 1) & -rodataAlignment;
         SpliceRuntime.Image image = withRuntime ? runtime.link(base, parameters, data, environ, slots, counters.file(),
                 fragments.symbols().binary()) : null;
         byte[] rodata = withRuntime ? image.rodata() : new byte[0];
