@@ -1,9 +1,52 @@
 package dev.splice.patch;
 
-import static dev.splice.elf.reloc.RiscVRelocations.*;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_32_PCREL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_64;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD16;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD64;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ADD8;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_ALIGN;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_CALL_PLT;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GOT32_PCREL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_GOT_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_JAL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_NONE;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_PCREL_LO12_S;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RELAX;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_BRANCH;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_RVC_JUMP;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SET16;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SET32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SET6;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SET8;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB16;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB6;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB64;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_SUB8;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLSDESC;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLSDESC_CALL;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLSDESC_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLS_DTPMOD32;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLS_GD_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TLS_GOT_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_ADD;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_HI20;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_I;
+import static dev.splice.elf.reloc.RiscVRelocations.R_RISCV_TPREL_S;
 
 import dev.splice.base.Le;
 import dev.splice.elf.ElfFile;
+import dev.splice.elf.ElfHeader;
 import dev.splice.elf.Relocation;
 import dev.splice.elf.RelocationSection;
 import dev.splice.elf.Section;
@@ -67,8 +110,10 @@ final class RuntimeObject {
     static RuntimeObject read(Path path) {
         ElfFile elf = ElfFile.read(path);
         RuntimeObject o = new RuntimeObject(path.toString(), elf);
-        if (elf.header().type() != 1 || elf.header().machine() != 243) {
-            throw o.refused("is not a RISC-V relocatable object (ET_REL, EM_RISCV)");
+        if (elf.header().type() != ElfHeader.ET_REL || elf.header().machine() != ElfHeader.EM_RISCV
+                || elf.header().elfClass() != ElfHeader.ELFCLASS64) {
+            throw new PatchException(Reason.UNSUPPORTED_BINARY, path + ": is not a RISC-V64 relocatable object (ELF64, ET_REL, "
+                    + "EM_RISCV): give the object file gcc -c makes");
         }
         o.layout();
         o.checkRelocations();

@@ -243,8 +243,9 @@ final class SpliceRuntime {
 
     /**
      * Names the runtime's functions (at {@code address}, in section {@code textIndex}, each with its
-     * size; the object's as one range, {@code __splice_object}, since BOLT needs every byte of code
-     * in a function), its read-only data ({@code __splice_params}, {@code rodataSize} bytes at
+     * size; each of the object's global functions reaching to the next, and its local code before
+     * the first as {@code __splice_object_code}, since BOLT needs every byte of code in a function),
+     * its read-only data ({@code __splice_params}, {@code rodataSize} bytes at
      * {@code rodata} in section {@code rodataIndex}), its scratch ({@code __splice_runtime_data})
      * and the counters ({@code __splice_counters}, {@code slots} of them) in the output's
      * {@code .symtab}, for objdump, debuggers, BOLT and tools that read the counters.
@@ -266,12 +267,15 @@ final class SpliceRuntime {
                 List<Map.Entry<String, Long>> own = new ArrayList<>(functions.entrySet());
                 own.removeIf(e -> FUNCTIONS.contains(e.getKey()));
                 own.sort(Map.Entry.comparingByValue());
+                long first = own.isEmpty() ? size() : own.get(0).getValue();
+                if (first > userStart()) { // the object's local code before its first global function
+                    named.put(address + userStart(), new long[] {address + first, editor.addSymbol(symtab.index(), new Symbol(0,
+                            "__splice_object_code", address + userStart(), first - userStart(), Symbol.STT_FUNC,
+                            Symbol.STB_GLOBAL, Symbol.STV_HIDDEN, textIndex))});
+                }
                 for (int i = 0; i < own.size(); i++) {
                     long start = own.get(i).getValue();
                     long end = i + 1 < own.size() ? own.get(i + 1).getValue() : size();
-                    if (i == 0 && start > userStart()) {
-                        start = userStart(); // the object's local code before its first global function
-                    }
                     named.put(address + start, new long[] {address + end, editor.addSymbol(symtab.index(), new Symbol(0,
                             own.get(i).getKey(), address + start, end - start, Symbol.STT_FUNC, Symbol.STB_GLOBAL,
                             Symbol.STV_DEFAULT, textIndex))});

@@ -152,6 +152,8 @@ class RuntimeObjectTest {
 
         PatchException notObject = assertThrows(PatchException.class,
                 () -> Rewrite.of(ElfFile.read(TestPrograms.rv64("loops.relocs"))).runtime(TestPrograms.rv64("loops")));
-        assertTrue(notObject.getMessage().contains("not a RISC-V relocatable object"), notObject.getMessage());
+        assertTrue(notObject.getMessage().contains("loops: is not a RISC-V64 relocatable object"), notObject.getMessage());
+        assertEquals(PatchException.Reason.UNSUPPORTED_BINARY, notObject.reason());
+        assertEquals(PatchException.Reason.UNSUPPORTED_RELOCATION, undefined.reason());
     }
 }
