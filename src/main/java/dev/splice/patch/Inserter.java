@@ -91,9 +91,10 @@ final class Inserter {
         long end = layout.place(codeStart);
         Phases.mark("layout");
         byte[] text = new NewSectionEncoder(moved, in.file(), fragments, base).encode(base, codeStart, end);
-        // The runtime's parameters follow the code, in a read-only section of their own (no data in code for BOLT).
-        long rodataAlignment = withRuntime ? runtime.rodataAlignment() : 8;
-        long parameters = (base + text.length + rodataAlignment - 1) & -rodataAlignment;
+        // The runtime's parameters follow the code, in a read-only section of their own (no data in code for BOLT),
+        // never right at the code's end: BOLT takes a reference to that address for the end of the last function.
+        long parameters = withRuntime ? (base + text.length + runtime.rodataAlignment()) & -runtime.rodataAlignment()
+                : (base + text.length + 7) & -8;
         SpliceRuntime.Image image = withRuntime ? runtime.link(base, parameters, data, environ, slots, counters.file(),
                 fragments.symbols().binary()) : null;
         byte[] rodata = withRuntime ? image.rodata() : new byte[0];
