@@ -225,6 +225,13 @@ install: jar plugin man completion
 demo: jar programs plugin
 	@bash demo/demo.sh
 
+# Runtime objects for `splice patch --runtime` (tests/programs/runtime/): RISC-V relocatable
+# objects, gcc -O2 -c, freestanding and without PIC (RuntimeObjectTest links them into outputs).
+RV_RUNTIME := $(foreach n,$(basename $(notdir $(wildcard tests/programs/runtime/*.c))),$(PROG_DIR)/rv64-runtime/$(n).o)
+$(PROG_DIR)/rv64-runtime/%.o: tests/programs/runtime/%.c
+	@mkdir -p $(@D); $(RV_CC) -O2 -g0 -c -ffreestanding -fno-pic -o $@ $<
+programs: $(RV_RUNTIME)
+
 bench: jar programs plugin
 	@for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done
 

@@ -114,9 +114,22 @@ public final class Profiles {
      */
     public static ProfileRecorder.Result record(Path binary, List<String> args, QemuRunner.Streams streams, Path output,
                                                 ProfileRecorder.Format format, Path inputBinary) {
-        QemuRunner.Recorded<TraceRecords> run = new QemuRunner(QemuPlugin.locate()).runRecording(binary, args,
+        QemuPlugin plugin = QemuPlugin.locate();
+        // The JVM's part (reading the binary, loading the translation) runs while the guest does.
+        java.util.concurrent.CompletableFuture<ElfFile> prepared = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> ProfileRecorder.prepare(binary, format, inputBinary));
+        QemuRunner.Recorded<TraceRecords> run = new QemuRunner(plugin).runRecording(binary, args,
                 TraceRecords.MODE, Optional.empty(), streams, Sysroot.choose(Optional.empty()), TraceRecords::read);
-        return ProfileRecorder.write(binary, run.exitCode(), run.records(), output, format, inputBinary);
+        ElfFile elf;
+        try {
+            elf = prepared.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+        return ProfileRecorder.write(elf, binary, run.exitCode(), run.records(), output, format, inputBinary);
     }
 
     private static Summary summary(TranslatedProfile t) {

@@ -111,6 +111,13 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
                     + "process id). The environment variable SPLICE_COUNTER_FILE overrides it at run time.")
     String counterFile;
 
+    @Option(names = "--runtime", paramLabel = "FILE.o",
+            description = "Link a RISC-V relocatable object (gcc -c, -fno-pic) into the runtime: fragments may call its "
+                    + "global functions (C calling convention), and its __splice_user_exit, if defined, runs at exit "
+                    + "before the counters are written. Its undefined names resolve to the runtime's and the "
+                    + "program's symbols; what cannot be linked exactly is refused (docs/instrument.md).")
+    Path runtime;
+
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "The output executable.")
     Path output;
 
@@ -174,6 +181,9 @@ public final class PatchCommand implements Callable<Integer>, Main.WarmsUp {
             throw new BadInputException("nothing to do: give --replace, --insert, --at, --plan or --insert-at-entries");
         }
         Rewrite rewrite = Rewrite.open(input).strict(strict).counters(counters).counterFile(counterFile);
+        if (runtime != null) {
+            rewrite.runtime(runtime);
+        }
         replacements.forEach(rewrite::replace);
         insertions.forEach(rewrite::insert);
         points.forEach(p -> rewrite.at(p.spec(), p.fragment(), p.fragmentName(), policy));

@@ -91,11 +91,15 @@ public record Fixup(int region, int offset, Kind kind, String symbol, long adden
 
     /**
      * Encodes {@code value} into {@code out}, whose byte {@code base} is the region's first byte,
-     * placed at {@code address}.
+     * placed at {@code address} (public for the runtime-object linker of {@code patch}).
      *
+     * @param out the bytes
+     * @param base the index of the region's first byte in {@code out}
+     * @param address where the region lands
+     * @param value the value to encode ({@code S + A})
      * @return null, or why the value does not fit
      */
-    String apply(byte[] out, int base, long address, long value) {
+    public String apply(byte[] out, int base, long address, long value) {
         int at = base + offset;
         long pc = address + offset;
         switch (kind) {

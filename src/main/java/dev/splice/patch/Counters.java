@@ -12,10 +12,11 @@ import java.util.List;
  * @param count the counter slots asked for ({@code --counters N})
  * @param file the output file's name
  * @param data the bytes {@link Rewrite#reserveData} asked for (0: none)
+ * @param runtime the user's runtime object linked with the shipped runtime ({@code --runtime}), or null
  */
-record Counters(int count, String file, long data) {
-    /** No counters asked for; the default file name; no data. */
-    static final Counters NONE = new Counters(0, SpliceRuntime.DEFAULT_FILE, 0);
+record Counters(int count, String file, long data, RuntimeObject runtime) {
+    /** No counters asked for; the default file name; no data; no runtime object. */
+    static final Counters NONE = new Counters(0, SpliceRuntime.DEFAULT_FILE, 0, null);
 
     Counters {
         if (count < 0) {
@@ -28,17 +29,22 @@ record Counters(int count, String file, long data) {
 
     /** {@return these options with {@code bytes} of data for fragments} */
     Counters withData(long bytes) {
-        return new Counters(count, file, bytes);
+        return new Counters(count, file, bytes, runtime);
     }
 
     /** {@return these options with at least {@code slots} counters} */
     Counters withCount(int slots) {
-        return new Counters(slots, file, data);
+        return new Counters(slots, file, data, runtime);
     }
 
     /** {@return these options writing to {@code name}} */
     Counters withFile(String name) {
-        return new Counters(count, name, data);
+        return new Counters(count, name, data, runtime);
+    }
+
+    /** {@return these options linking the runtime object {@code object}} */
+    Counters withRuntime(RuntimeObject object) {
+        return new Counters(count, file, data, object);
     }
 
     /** {@return the slots asked for} */

@@ -102,10 +102,10 @@ final class ExitHook {
 
     /**
      * The stub's bytes at {@code address}, calling the old {@code .fini_array} function where
-     * {@code moved} puts it and {@code __splice_exit} of the runtime at {@code runtimeBase}.
+     * {@code moved} puts it and {@code __splice_exit} of {@code runtime}, placed at {@code runtimeBase}.
      */
-    byte[] stub(long address, long runtimeBase, MovedCode moved) {
-        return assembleStub(address, moved.mapBranchTarget(original), runtimeBase + SpliceRuntime.functions().get("__splice_exit"));
+    byte[] stub(long address, long runtimeBase, MovedCode moved, SpliceRuntime runtime) {
+        return assembleStub(address, moved.mapBranchTarget(original), runtimeBase + runtime.functions().get("__splice_exit"));
     }
 
     /**

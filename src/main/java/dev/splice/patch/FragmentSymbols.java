@@ -21,15 +21,25 @@ final class FragmentSymbols {
     private final ElfFile elf;
     private final java.util.Collection<Long> functionStarts;
     private final long reserved;
+    private final SpliceRuntime runtime;
     private DataArea data;
     private Map<String, Long> binary;
     private boolean runtimeUsed;
 
-    /** {@code reserved}: the bytes at the data area's start that {@link Rewrite#reserveData} asked for. */
-    FragmentSymbols(ElfFile elf, java.util.Collection<Long> functionStarts, long reserved) {
+    /**
+     * {@code reserved}: the bytes at the data area's start that {@link Rewrite#reserveData} asked for;
+     * {@code runtime}: the runtime of this rewrite (the shipped one, and a runtime object's functions).
+     */
+    FragmentSymbols(ElfFile elf, java.util.Collection<Long> functionStarts, long reserved, SpliceRuntime runtime) {
         this.elf = elf;
         this.functionStarts = functionStarts;
         this.reserved = reserved;
+        this.runtime = runtime;
+    }
+
+    /** {@return the runtime of this rewrite} */
+    SpliceRuntime runtime() {
+        return runtime;
     }
 
     /**
@@ -65,9 +75,9 @@ final class FragmentSymbols {
         return data().runtimeData() + 8;
     }
 
-    /** {@return whether a fragment named one of the runtime's symbols} */
+    /** {@return whether a fragment named one of the runtime's symbols, or a runtime object is linked} */
     boolean runtimeUsed() {
-        return runtimeUsed;
+        return runtimeUsed || runtime.hasObject();
     }
 
     /** Whether a call target (at the reference values, following the {@link Variable} bits {@code depends}) is a function's entry. */
@@ -75,7 +85,7 @@ final class FragmentSymbols {
         if (depends == 0) {
             return functionStarts.contains(target);
         }
-        return depends == Variable.RUNTIME.bit && SpliceRuntime.functions().containsValue(target - runtimeReference());
+        return depends == Variable.RUNTIME.bit && runtime.functions().containsValue(target - runtimeReference());
     }
 
     /**
@@ -94,7 +104,7 @@ final class FragmentSymbols {
                 return Variable.valueOf(f.name()).bit;
             }
         }
-        return SpliceRuntime.functions().containsKey(symbol) ? Variable.RUNTIME.bit : 0;
+        return runtime.functions().containsKey(symbol) ? Variable.RUNTIME.bit : 0;
     }
 
     /** The value {@code symbol} had when fragments were assembled (see {@link #depends}). */
@@ -118,6 +128,11 @@ final class FragmentSymbols {
             @Override
             public Long get(Object key) {
                 String name = (String) key;
+                Long own = runtime.hasObject() ? runtime.functions().get(name) : null;
+                if (own != null) {
+                    runtimeUsed = true;
+                    return runtimeReference() + moved.getOrDefault(Variable.RUNTIME, 0L) + own;
+                }
                 if (name.startsWith("__splice_")) {
                     for (Field f : Field.values()) {
                         if (f != Field.FUNC && name.equals(f.symbol())) {
@@ -125,7 +140,7 @@ final class FragmentSymbols {
                         }
                     }
                     Long data = data().symbols().get(name);
-                    Long code = SpliceRuntime.functions().get(name);
+                    Long code = runtime.functions().get(name);
                     if (data != null || code != null) {
                         runtimeUsed = true;
                         return data != null ? data : runtimeReference() + moved.getOrDefault(Variable.RUNTIME, 0L) + code;

@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.stream.IntStream;
 
 /**
@@ -49,7 +50,8 @@ final class Inserter {
 
     /** The assembler of an input's fragments, with the input's symbols and the runtime's. */
     static FragmentAssembler fragmentAssembler(Input in, Counters counters) {
-        return new FragmentAssembler(in.target(), in.decoder(), new FragmentSymbols(in.elf(), in.functionStarts(), counters.data()));
+        return new FragmentAssembler(in.target(), in.decoder(), new FragmentSymbols(in.elf(), in.functionStarts(), counters.data(),
+                new SpliceRuntime(counters.runtime())));
     }
 
     /**
@@ -61,7 +63,7 @@ final class Inserter {
                           FragmentAssembler fragments, Counters counters) {
         ElfFile elf = in.elf();
         int slots = counters.slots(insertions, fragments);
-        ExitHook exitHook = slots > 0 ? ExitHook.of(in) : null;
+        ExitHook exitHook = slots > 0 || fragments.symbols().runtime().hasExitFunction() ? ExitHook.of(in) : null;
         MovedCode moved = Planner.plan(in, insertions, exitHook != null ? exitHook.insertions() : List.of(), predecoded,
                 fragments);
         Phases.mark("decode moved functions");
@@ -74,7 +76,8 @@ final class Inserter {
         Layout layout = new Layout(in, moved, fragments, data);
         layout.prepareFragments();
         boolean withRuntime = slots > 0 || fragments.symbols().runtimeUsed();
-        long dataSize = data.sizeWith(withRuntime, slots);
+        SpliceRuntime runtime = fragments.symbols().runtime();
+        long dataSize = withRuntime ? runtime.dataSize(data, slots) : data.sizeWith(false, slots);
         if (dataSize > 0 && DataArea.add(editor, dataSize).address() != data.address()) { // first: the code goes above it
             throw new IllegalStateException("the data area moved from 0x" + Long.toHexString(data.address()));
         }
@@ -82,19 +85,27 @@ final class Inserter {
         // whose reserve covers the growth), before the code's address and file offset are chosen.
         Map<MovedFunction, Integer> oldBodies = SymbolMover.markOldBodies(elf, moved, editor);
         long environ = fragments.symbols().environ();
-        int runtimeSize = withRuntime ? SpliceRuntime.bytes(0, data, environ, slots, counters.file()).length : 0;
-        long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved));
+        int runtimeSize = withRuntime ? runtime.size() : 0;
+        long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved)
+                + (withRuntime ? runtime.relocationReserve() : 0));
         long codeStart = (base + runtimeSize + 7) & -8;
         long codeEnd = layout.place(codeStart);
         long stubAt = (codeEnd + 3) & -4; // the .fini_array hook's stub of a dynamic binary, if any, follows the code
         long end = exitHook != null && exitHook.stubSize() > 0 ? stubAt + exitHook.stubSize() : codeEnd;
         Phases.mark("layout");
         byte[] text = new NewSectionEncoder(moved, in.file(), fragments, base).encode(base, codeStart, end);
+        // The runtime's parameters follow the code, in a read-only section of their own (no data in code for BOLT),
+        // never right at the code's end: BOLT takes a reference to that address for the end of the last function.
+        long parameters = withRuntime ? (base + text.length + runtime.rodataAlignment()) & -runtime.rodataAlignment()
+                : (base + text.length + 7) & -8;
+        SpliceRuntime.Image image = withRuntime ? runtime.link(base, parameters, data, environ, slots, counters.file(),
+                fragments.symbols().binary()) : null;
+        byte[] rodata = withRuntime ? image.rodata() : new byte[0];
         if (withRuntime) {
-            System.arraycopy(SpliceRuntime.bytes(base, data, environ, slots, counters.file()), 0, text, 0, runtimeSize);
+            System.arraycopy(image.code(), 0, text, 0, runtimeSize);
         }
         if (end != codeEnd) {
-            byte[] stub = exitHook.stub(stubAt, base, moved);
+            byte[] stub = exitHook.stub(stubAt, base, moved, runtime);
             System.arraycopy(stub, 0, text, (int) (stubAt - base), stub.length);
         }
         Phases.mark("encode");
@@ -119,12 +130,19 @@ final class Inserter {
         int textIndex = editor.addSection(NewSection.NAME, Section.SHT_PROGBITS, Section.SHF_ALLOC | Section.SHF_EXECINSTR,
                 base, 8, 0, 0, 0, text);
         // .eh_frame's continuation, when an FDE must grow, follows the code in the same segment.
-        long framesAddress = (base + text.length + 7) & -8;
+        long framesAddress = (parameters + rodata.length + 7) & -8;
         EhFrameRewriter frameRewriter = new EhFrameRewriter(elf, moved, in.relocations());
         byte[] frames = frameRewriter.rewrite(editor, framesAddress);
         IntStream.Builder newSections = IntStream.builder().add(textIndex);
         long segmentEnd = base + text.length;
         int framesIndex = -1;
+        int rodataIndex = 0;
+        if (withRuntime) {
+            rodataIndex = editor.addSection(SpliceRuntime.RODATA, Section.SHT_PROGBITS, Section.SHF_ALLOC, parameters,
+                    runtime.rodataAlignment(), 0, 0, 0, rodata);
+            newSections.add(rodataIndex);
+            segmentEnd = parameters + rodata.length;
+        }
         if (frames != null) {
             framesIndex = editor.addSection(EhFrameRewriter.SECTION, Section.SHT_PROGBITS, Section.SHF_ALLOC, framesAddress,
                     8, 0, 0, 0, frames);
@@ -140,11 +158,15 @@ final class Inserter {
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         DynamicSymbols.move(elf, moved, editor, textIndex);
+        RuntimeSymbols runtimeSymbols = RuntimeSymbols.NONE;
         if (withRuntime) {
-            SpliceRuntime.addSymbols(editor, base, textIndex, data, slots);
+            NavigableMap<Long, long[]> named = runtime.addSymbols(editor, base, textIndex, parameters, rodata.length, rodataIndex,
+                    data, slots);
+            SpliceRuntime.nameProgramObject(named, elf, environ);
+            runtimeSymbols = SpliceRuntime.relocations(image, base, in.decoder(), named);
         }
         new OutputRelocations(in, moved, editor, oldBodies).write(retargeter.newValues(), trampolines, base, text, textIndex,
-                frameRewriter, framesIndex);
+                frameRewriter, framesIndex, runtimeSymbols);
         Phases.mark("eh_frame, symbols, relocations");
         byte[] bat = side.join().bat();
         java.util.Optional<Section> oldBat = editor.section(BatTables.SECTION_NAME);

@@ -86,6 +86,7 @@ final class OutputRelocations {
     private byte[] text;
     private int textIndex;
     private int textSymbol;
+    private RuntimeSymbols runtime = RuntimeSymbols.NONE;
 
     OutputRelocations(Input in, MovedCode moved, ElfEditor editor, Map<MovedFunction, Integer> oldBodySymbols) {
         this.in = in;
@@ -109,14 +110,16 @@ final class OutputRelocations {
      * Rewrites the relocation sections; {@code retargeted} holds the new value of every reference
      * the retarget stage moved, {@code text} the new code at {@code base} (section {@code textIndex}).
      * {@code frames} holds the pointer fields {@link EhFrameRewriter} wrote, {@code framesIndex} the
-     * index of .eh_frame's continuation, or -1 when it has none.
+     * index of .eh_frame's continuation, or -1 when it has none; {@code runtime} the
+     * placement-dependent words of the runtime's code there and its symbols.
      * Without a {@code .symtab} there is nothing to describe relocations with, and nothing changes.
      */
     void write(Map<Relocation, Long> retargeted, Trampolines trampolines, long base, byte[] text, int textIndex,
-               EhFrameRewriter frames, int framesIndex) {
+               EhFrameRewriter frames, int framesIndex, RuntimeSymbols runtime) {
         if (symtab == null) {
             return;
         }
+        this.runtime = runtime;
         this.textBase = base;
         this.text = text;
         this.textIndex = textIndex;
@@ -182,6 +185,9 @@ final class OutputRelocations {
                     symtab.index(), on.index(), bytes(e.getValue()));
         }
         addNewCodeRelocations(newCode);
+        for (RuntimeReference r : runtime.references()) {
+            newCode.add(against(r.at(), r.type(), r.target()));
+        }
         newCode.sort(Comparator.comparingLong(Relocation::offset));
         editor.addSection(SECTION, Section.SHT_RELA, Section.SHF_INFO_LINK, 0, 8, Relocation.ENTRY_SIZE, symtab.index(), textIndex,
                 bytes(newCode));
@@ -416,9 +422,14 @@ final class OutputRelocations {
     /**
      * A relocation at {@code offset} whose symbol plus addend is {@code value} in the output: in
      * the new code, the symbol of the moved function holding the value (BOLT takes a reference
-     * from another function's symbol beyond its end for a non-standard one), else {@link #TEXT_SYMBOL}.
+     * from another function's symbol beyond its end for a non-standard one), or the runtime's, else
+     * {@link #TEXT_SYMBOL}; in the runtime's data, its symbol there.
      */
     private Relocation against(long offset, int type, long value) {
+        Map.Entry<Long, Integer> inRuntime = runtime.holding(value);
+        if (inRuntime != null) {
+            return new Relocation(offset, type, inRuntime.getValue(), value - inRuntime.getKey());
+        }
         if (value >= textBase && value <= textBase + text.length) {
             MovedFunction m = movedAt(value);
             Integer symbol = m == null ? null : functionSymbols.get(m);

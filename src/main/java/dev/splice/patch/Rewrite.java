@@ -165,6 +165,21 @@ public final class Rewrite {
     }
 
     /**
+     * Links a user's runtime: an ELF64 RISC-V relocatable object (made by {@code gcc -c}), whose
+     * global functions fragments may call like the shipped helpers, and whose
+     * {@code __splice_user_exit}, if it defines one, runs at exit before the counters are written
+     * (docs/instrument.md, "Runtime objects").
+     *
+     * @param object the object file
+     * @return this rewrite
+     * @throws PatchException if the object holds what Splice cannot link exactly
+     */
+    public Rewrite runtime(java.nio.file.Path object) {
+        counters = counters.withRuntime(RuntimeObject.read(object));
+        return this;
+    }
+
+    /**
      * Gives the output a zero-initialised read-write area of {@code bytes} bytes, in a PT_LOAD of its
      * own, for fragments to keep counters and data in: the NOBITS section {@code .splice.bss}, named
      * by the global symbol {@code __splice_data}. It comes with insertion (a rewrite that inserts

@@ -70,6 +70,46 @@ public final class ProfileRecorder {
      */
     public static Result write(Path binary, int exitCode, Optional<TraceRecords> trace, Path output, Format format,
                                Path inputBinary) {
+        return write(null, binary, exitCode, trace, output, format, inputBinary);
+    }
+
+    /**
+     * Reads {@code binary} and makes the translation ready (its classes loaded, the ELF's tables
+     * read) while the guest runs: {@code profile record}'s JVM work then overlaps QEMU's, which
+     * matters for short runs. The result goes to {@link #write(ElfFile, Path, int, Optional, Path,
+     * Format, Path)}.
+     *
+     * @param binary the binary that is about to run
+     * @param format what will be written
+     * @param inputBinary for a BOLTed binary, the binary BOLT optimized, or null
+     * @return the binary, read
+     * @throws BadInputException when the binary or its BAT cannot be read
+     */
+    public static ElfFile prepare(Path binary, Format format, Path inputBinary) {
+        ElfFile elf = ElfFile.read(binary);
+        if (format == Format.FDATA) {
+            ProfileTranslation.translate(elf, new StringReader(""), ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                    new ProfileTranslation.Options(false, false, inputBinary, null));
+        }
+        return elf;
+    }
+
+    /**
+     * As {@link #write(Path, int, Optional, Path, Format, Path)}, with the binary read already
+     * ({@link #prepare}).
+     *
+     * @param elf the binary, read ({@link #prepare}), or null to read it here
+     * @param binary the binary that ran
+     * @param exitCode the guest's exit status
+     * @param trace the plugin's records, empty when the guest died of a signal
+     * @param output the file to write
+     * @param format what to write
+     * @param inputBinary for a BOLTed binary, the binary BOLT optimized, or null
+     * @return the exit status, the trace and the lines written
+     * @throws BadInputException when the trace is not exact, or the profile cannot be translated
+     */
+    public static Result write(ElfFile elf, Path binary, int exitCode, Optional<TraceRecords> trace, Path output, Format format,
+                               Path inputBinary) {
         if (trace.isEmpty()) {
             return new Result(exitCode, trace, 0);
         }
@@ -79,7 +119,7 @@ public final class ProfileRecorder {
                     + " threads not recorded, " + t.outOfMemory() + " counts lost for want of memory, "
                     + t.translationFailures() + " blocks not instrumented); no profile written");
         }
-        return new Result(exitCode, trace, write(binary, t, output, format, inputBinary));
+        return new Result(exitCode, trace, write(elf != null ? elf : ElfFile.read(binary), t, output, format, inputBinary));
     }
 
     /**
@@ -94,7 +134,10 @@ public final class ProfileRecorder {
      * @throws BadInputException when the profile cannot be translated (as {@code bat translate})
      */
     public static long write(Path binary, TraceRecords trace, Path output, Format format, Path inputBinary) {
-        ElfFile elf = ElfFile.read(binary);
+        return write(ElfFile.read(binary), trace, output, format, inputBinary);
+    }
+
+    private static long write(ElfFile elf, TraceRecords trace, Path output, Format format, Path inputBinary) {
         String pa = trace.preAggregated(LoadedImage.of(elf, trace.loadedCode())::toBinary);
         if (format == Format.PRE_AGGREGATED) {
             AtomicFiles.write(output, pa);

@@ -3,7 +3,8 @@
 # helper keeps every other register (ra aside, which the call itself wrote), so that a fragment
 # saves only ra and a0 around a call. __splice_exit keeps a0 too. Data lives in .splice.bss:
 # __splice_runtime_data (scratch: +0 the once-only flag of __splice_exit, +8 a zero word, +32 digits,
-# +64 the file name) and the counters at __splice_counters. Linux system calls, no libc.
+# +64 the file name) and the counters at __splice_counters. Linux system calls, no libc. No data
+# in the code: BOLT would take it for instructions.
 
 __splice_count:                     # a0: a counter's address; adds 1 to it, atomically
     addi    sp, sp, -16
@@ -155,8 +156,9 @@ __splice_path:                      # a0 = the output file's name: $SPLICE_COUNT
     addi    sp, sp, 64
     ret
 
-__splice_exit:                      # writes the counters to the output file, once per process (the
-                                    # first thread to get here); keeps every register
+__splice_exit:                      # calls the runtime object's exit function, then writes the counters
+                                    # to the output file, once per process (the first thread to get
+                                    # here); keeps every register
     addi    sp, sp, -32
     sd      ra, 0(sp)
     sd      a0, 8(sp)
@@ -166,9 +168,11 @@ __splice_exit:                      # writes the counters to the output file, on
     li      a0, 1
     amoswap.d a0, a0, (t0)
     bnez    a0, 1f
+    call    __splice_call_user_exit
     la      a0, __splice_counters
     la      t0, __splice_param_bytes
     ld      a1, 0(t0)
+    beqz    a1, 1f                  # no counters (a runtime object's exit function only): no file
     call    __splice_write
 1:  ld      ra, 0(sp)
     ld      a0, 8(sp)
@@ -177,6 +181,49 @@ __splice_exit:                      # writes the counters to the output file, on
     addi    sp, sp, 32
     ret
 
-# The parameters follow (written by Splice): the counters' size in bytes, the variable's name and
-# the default file name, NUL-terminated.
-    .p2align 3
+__splice_call_user_exit:            # calls __splice_user_exit (a runtime object's, --runtime, or the ret
+                                    # below), a C function, keeping every integer register but ra
+    addi    sp, sp, -128
+    sd      ra, 0(sp)
+    sd      t0, 8(sp)
+    sd      t1, 16(sp)
+    sd      t2, 24(sp)
+    sd      t3, 32(sp)
+    sd      t4, 40(sp)
+    sd      t5, 48(sp)
+    sd      t6, 56(sp)
+    sd      a0, 64(sp)
+    sd      a1, 72(sp)
+    sd      a2, 80(sp)
+    sd      a3, 88(sp)
+    sd      a4, 96(sp)
+    sd      a5, 104(sp)
+    sd      a6, 112(sp)
+    sd      a7, 120(sp)
+    call    __splice_user_exit
+    ld      ra, 0(sp)
+    ld      t0, 8(sp)
+    ld      t1, 16(sp)
+    ld      t2, 24(sp)
+    ld      t3, 32(sp)
+    ld      t4, 40(sp)
+    ld      t5, 48(sp)
+    ld      t6, 56(sp)
+    ld      a0, 64(sp)
+    ld      a1, 72(sp)
+    ld      a2, 80(sp)
+    ld      a3, 88(sp)
+    ld      a4, 96(sp)
+    ld      a5, 104(sp)
+    ld      a6, 112(sp)
+    ld      a7, 120(sp)
+    addi    sp, sp, 128
+    ret
+
+__splice_no_user_exit:              # the exit function without a runtime object
+    ret
+__splice_runtime_end:
+
+# The parameters are in .splice.rodata (written by Splice): __splice_param_bytes, the counters' size
+# in bytes; __splice_param_variable and __splice_param_path, the variable's name with its '=' and the
+# default file name, NUL-terminated.

@@ -139,7 +139,7 @@ class FragmentTemplateTest {
                 fragments.place(item, p, runtime, out, 0);
                 if (k % 9973 == 0) {
                     // the text assembled at the point, with the point's values for the runtime and the fields
-                    Map<String, Long> externals = Map.of("__splice_count", runtime + SpliceRuntime.functions().get("__splice_count"),
+                    Map<String, Long> externals = Map.of("__splice_count", runtime + new SpliceRuntime(null).functions().get("__splice_count"),
                             "record", record, FragmentTemplate.Field.COUNTER.symbol(), p[0].counter());
                     byte[] expected = Assembler.assemble(FragmentTemplate.parse(fragment, "f").symbolic(p[0]), "f",
                             item.newAddress, externals).bytes();
