@@ -227,6 +227,9 @@ final class PluginRecordsParser {
                     throw error("instruction '" + insns[i] + "' is not ENCODING:SIZE:P1:P2:P3");
                 }
                 int size = (int) number(f[1], 4);
+                if (size != 2 && size != 4) {
+                    throw error("instruction size " + size + " (expected 2 or 4)");
+                }
                 List<Integer> producers = new ArrayList<>();
                 for (int k = 2; k < 5; k++) {
                     if (!f[k].matches("-1|0|[1-9][0-9]{0,3}")) {
@@ -240,7 +243,8 @@ final class PluginRecordsParser {
                         producers.add(p);
                     }
                 }
-                list.add(new PluginRecords.BlockInstruction(hex(f[0], 0xffff_ffffL), size, producers));
+                list.add(new PluginRecords.BlockInstruction(hex(f[0], size == 2 ? 0xffffL : 0xffff_ffffL), size,
+                        producers));
             }
             out.add(new PluginRecords.TranslationBlock(head[1], number(head[2], Long.MAX_VALUE), list));
         }
