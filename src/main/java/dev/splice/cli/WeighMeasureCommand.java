@@ -5,6 +5,7 @@ import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.campaign.CampaignLayout;
 import dev.splice.weigh.measure.MeasureCampaign;
 import dev.splice.weigh.measure.MeasureOptions;
+import dev.splice.weigh.measure.ProbeRunner;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Option;
         name = "measure",
         mixinStandardHelpOptions = true,
         description = {
-            "Measure instruction costs under qemu-riscv64 with probe kernels against same-shape baselines.",
+            "Measure instruction costs under qemu-riscv64 (or, with --mode system, qemu-system-riscv64) with probe kernels against same-shape baselines.",
             "Each run is one generated probe executable run three times: a validation pass (the plugin proves that the target ran exactly batch times and that probe minus baseline closes), a timing pass (plugin thread-CPU clocks at the markers) and a plugin-off pass (the guest's own clock only). Writes manifest.json, pairs.jsonl, pairs-off.jsonl, closure.json and runs/RUN/* (docs/formats.md)."
         })
 public final class WeighMeasureCommand implements Callable<Integer> {
@@ -43,6 +44,11 @@ public final class WeighMeasureCommand implements Callable<Integer> {
             description = "Validation passes in parallel (timing passes always run alone; default: ${DEFAULT-VALUE}).")
     int jobs;
 
+    @Option(names = "--mode", paramLabel = "user|system", defaultValue = "user",
+            description = "user: probes under qemu-riscv64; system: the same probes in U-mode on qemu-system-riscv64 under Splice's M-mode monitor, "
+                    + "loads and stores through the softmmu TLB (docs/weigh-system.md; default: ${DEFAULT-VALUE}).")
+    String mode;
+
     @Option(names = {"-o", "--output"}, paramLabel = "DIR", required = true, description = "Campaign directory.")
     Path out;
 
@@ -50,7 +56,9 @@ public final class WeighMeasureCommand implements Callable<Integer> {
     public Integer call() {
         MeasureOptions options = MeasureOptions.of(profile, contexts, runs, rounds, seed, resume, jobs, out);
         ProgressBar[] bar = new ProgressBar[1];
-        MeasureCampaign.Result result = new MeasureCampaign(options, ContextTable.load(), QemuPlugin.locate(),
+        QemuPlugin plugin = QemuPlugin.locate();
+        ContextTable table = ContextTable.load();
+        MeasureCampaign.Result result = new MeasureCampaign(options, table, plugin, ProbeRunner.of(mode, plugin, table),
                 (done, total) -> {
                     if (bar[0] == null) {
                         bar[0] = new ProgressBar(System.err, "measure passes", Math.max(total, 1));

@@ -15,7 +15,8 @@ import java.util.Optional;
  * @param pattern how the kernel repeats the slot
  * @param modifiers behaviour-changing settings (fflags, rm, csr, order, pred, succ), in table order
  * @param baseline the key of the context this one is measured against; empty for a root baseline
- * @param runsOnQemu whether qemu-riscv64 7.2 executes the instruction (false: it raises SIGILL)
+ * @param runsOnQemu whether qemu-riscv64 7.2 executes the instruction (false: it raises SIGILL, or the
+ *     context needs system mode: {@link #systemOnly()})
  * @param setup assembly lines run once before the slots, outside the markers; {@code 1f} names
  *     the label right after the slot
  * @param slot the target instruction; {@code {x}} and {@code {f}} stand for a rotating integer
@@ -50,6 +51,24 @@ public record Context(
     public Context {
         modifiers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(modifiers));
         setup = List.copyOf(setup);
+    }
+
+    /**
+     * The modifier naming the privilege a system-mode context runs its probe in ({@code priv=s}):
+     * the context needs {@code qemu-system-riscv64} (docs/weigh-system.md), its {@code qemu}
+     * column is {@code system}.
+     */
+    public static final String PRIVILEGE = "priv";
+    /** The modifier {@code setup=per-slot}: the setup runs before every slot, inside the kernel. */
+    public static final String SETUP = "setup";
+
+    /**
+     * Whether only system mode can measure the context (CSRs of S-mode, traps, TLB misses, page faults).
+     *
+     * @return true when the context has a {@code priv} modifier
+     */
+    public boolean systemOnly() {
+        return modifiers.containsKey(PRIVILEGE);
     }
 
     /** Slot size. */
@@ -135,7 +154,20 @@ public record Context(
         /** CSR writes. */
         CSR_WRITE("csr-write"),
         /** Fences with their predecessor and successor sets. */
-        FENCE("fence");
+        FENCE("fence"),
+        // system mode only (docs/weigh-system.md)
+        /** A trap the monitor returns from at once ({@code ecall}, {@code ebreak}, an illegal instruction). */
+        TRAP("trap"),
+        /** Loads through self-pointers on two always-mapped pages ({@code ld x, 0(x)}). */
+        POINTER_CHASE("pointer-chase"),
+        /** The pointer-chase load after an {@code sfence.vma} before every slot: a page walk each time. */
+        TLB_MISS("tlb-miss"),
+        /** The pointer-chase load on two pages only one of which is mapped: a page fault, handled and retried. */
+        PAGE_FAULT("page-fault"),
+        /** A load from a device register (the CLINT's {@code mtime}). */
+        MMIO_LOAD("mmio-load"),
+        /** {@code wfi} with an interrupt pending and masked, so it returns at once. */
+        WAIT("wait");
 
         private final String label;
 

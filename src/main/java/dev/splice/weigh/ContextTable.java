@@ -30,7 +30,8 @@ public final class ContextTable {
             List.of("key", "mnemonic", "extension", "form", "pattern", "modifiers", "baseline", "qemu", "setup", "slot");
     private static final Set<String> EXTENSIONS =
             Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond");
-    private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ");
+    private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ",
+            Context.PRIVILEGE, Context.SETUP);
 
     private final List<Context> contexts;
     private final Map<String, Context> byKey;
@@ -129,9 +130,12 @@ public final class ContextTable {
         }
         boolean runs = switch (f[7]) {
             case "yes" -> true;
-            case "sigill" -> false;
-            default -> throw error(source, line, "qemu column '" + f[7] + "' (expected yes or sigill)");
+            case "sigill", "system" -> false;
+            default -> throw error(source, line, "qemu column '" + f[7] + "' (expected yes, sigill or system)");
         };
+        if (f[7].equals("system") != modifiers.containsKey(Context.PRIVILEGE)) {
+            throw error(source, line, "exactly the rows with qemu 'system' have a '" + Context.PRIVILEGE + "' modifier");
+        }
         List<String> setup = f[8].equals("-") ? List.of() : List.of(f[8].split(" ; ", -1));
         if (setup.stream().anyMatch(String::isBlank)) {
             throw error(source, line, "empty setup line");

@@ -25,10 +25,12 @@ import java.util.Map;
  * @param finished ISO-8601 instant the run finished
  * @param fileSha256 SHA-256 (lower-case hex) of the run's result files by file name
  *     ({@link CampaignLayout.Run#checksummed()}), taken when the run finished; empty in older files
+ * @param mode where the run was measured: {@code user} ({@code qemu-riscv64}) or {@code system}
+ *     ({@code qemu-system-riscv64}); written only when not {@code user}
  */
 public record FinishedRun(String run, long seed, String probeSha256, int pairs, int windows,
         double guestTicksPerNsTiming, double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished,
-        Map<String, String> fileSha256) {
+        Map<String, String> fileSha256, String mode) {
     /**
      * Keeps the checksums in the order given, unmodifiable.
      *
@@ -42,9 +44,30 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
      * @param timingFooter see {@link #timingFooter()}
      * @param finished see {@link #finished()}
      * @param fileSha256 see {@link #fileSha256()}
+     * @param mode see {@link #mode()}
      */
     public FinishedRun {
         fileSha256 = Collections.unmodifiableMap(new LinkedHashMap<>(fileSha256));
+    }
+
+    /**
+     * A run measured in user mode.
+     *
+     * @param run see {@link #run()}
+     * @param seed see {@link #seed()}
+     * @param probeSha256 see {@link #probeSha256()}
+     * @param pairs see {@link #pairs()}
+     * @param windows see {@link #windows()}
+     * @param guestTicksPerNsTiming see {@link #guestTicksPerNsTiming()}
+     * @param guestTicksPerNsOff see {@link #guestTicksPerNsOff()}
+     * @param timingFooter see {@link #timingFooter()}
+     * @param finished see {@link #finished()}
+     * @param fileSha256 see {@link #fileSha256()}
+     */
+    public FinishedRun(String run, long seed, String probeSha256, int pairs, int windows, double guestTicksPerNsTiming,
+            double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished, Map<String, String> fileSha256) {
+        this(run, seed, probeSha256, pairs, windows, guestTicksPerNsTiming, guestTicksPerNsOff, timingFooter, finished,
+                fileSha256, Manifest.USER_MODE);
     }
 
     /**
@@ -63,6 +86,9 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
         done.put("guest_ticks_per_ns_off", guestTicksPerNsOff);
         done.set("timing_footer", Json.footer(timingFooter));
         done.put("finished", finished);
+        if (!Manifest.USER_MODE.equals(mode)) {
+            done.put("mode", mode); // absent in user mode, so that user-mode runs are written as before
+        }
         if (!fileSha256.isEmpty()) {
             ObjectNode sums = done.putObject("files_sha256");
             fileSha256.forEach(sums::put);
@@ -93,6 +119,6 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
         return new FinishedRun(r.path("run").asText(), r.path("seed").asLong(), r.path("probe_sha256").asText(),
                 r.path("pairs").asInt(), r.path("windows").asInt(), r.path("guest_ticks_per_ns_timing").asDouble(),
                 r.path("guest_ticks_per_ns_off").asDouble(), Json.footer(r.path("timing_footer")),
-                r.path("finished").asText(), sums);
+                r.path("finished").asText(), sums, r.path("mode").asText(Manifest.USER_MODE));
     }
 }

@@ -28,11 +28,18 @@ import java.util.Map;
  * @param finished ISO-8601 instant the campaign finished, or null
  * @param runs the runs, in order
  * @param blocksPerCall translation blocks per kernel call, per context (as {@code blocks.json})
+ * @param mode where the probes ran: {@link #USER_MODE} ({@code qemu-riscv64}) or {@link #SYSTEM_MODE}
+ *     ({@code qemu-system-riscv64} under Splice's monitor, docs/weigh-system.md); written only when not {@code user}
  */
 public record Manifest(Host host, Hashes sha256, Options options, List<String> contexts, List<String> selected,
-        List<Baseline> baselines, String started, String finished, List<Run> runs, Map<String, Double> blocksPerCall) {
+        List<Baseline> baselines, String started, String finished, List<Run> runs, Map<String, Double> blocksPerCall,
+        String mode) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.campaign/1";
+    /** {@link #mode()} of a campaign measured under {@code qemu-riscv64}. */
+    public static final String USER_MODE = "user";
+    /** {@link #mode()} of a campaign measured on {@code qemu-system-riscv64}. */
+    public static final String SYSTEM_MODE = "system";
 
     /**
      * Copies every collection (keeping their order).
@@ -47,6 +54,7 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
      * @param finished see {@link #finished()}
      * @param runs see {@link #runs()}
      * @param blocksPerCall see {@link #blocksPerCall()}
+     * @param mode see {@link #mode()}
      */
     public Manifest {
         contexts = List.copyOf(contexts);
@@ -57,13 +65,32 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
     }
 
     /**
+     * A manifest of a user-mode campaign.
+     *
+     * @param host see {@link #host()}
+     * @param sha256 see {@link #sha256()}
+     * @param options see {@link #options()}
+     * @param contexts see {@link #contexts()}
+     * @param selected see {@link #selected()}
+     * @param baselines see {@link #baselines()}
+     * @param started see {@link #started()}
+     * @param finished see {@link #finished()}
+     * @param runs see {@link #runs()}
+     * @param blocksPerCall see {@link #blocksPerCall()}
+     */
+    public Manifest(Host host, Hashes sha256, Options options, List<String> contexts, List<String> selected,
+            List<Baseline> baselines, String started, String finished, List<Run> runs, Map<String, Double> blocksPerCall) {
+        this(host, sha256, options, contexts, selected, baselines, started, finished, runs, blocksPerCall, USER_MODE);
+    }
+
+    /**
      * The measuring machine.
      *
      * @param hostname the host name
      * @param cpuModel the CPU model as /proc/cpuinfo names it
      * @param cpus available processors
      * @param kernel the kernel release
-     * @param qemu the first line of {@code qemu-riscv64 --version}
+     * @param qemu the first line of {@code qemu-riscv64 --version} ({@code qemu-system-riscv64} in system mode)
      * @param java the Java version
      */
     public record Host(String hostname, String cpuModel, int cpus, String kernel, String qemu, String java) {}
@@ -136,6 +163,9 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
     public String toJson() {
         ObjectNode m = Json.object();
         m.put("schema", SCHEMA);
+        if (!USER_MODE.equals(mode)) {
+            m.put("mode", mode); // absent in user mode, so that user-mode manifests are written as before
+        }
         if (host != null) {
             ObjectNode h = m.putObject("host");
             h.put("hostname", host.hostname());
@@ -206,7 +236,7 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
     public static Manifest read(Path file) {
         JsonNode root = Json.read(file);
         if (root == null || !root.isObject()) {
-            return new Manifest(null, null, null, List.of(), List.of(), List.of(), null, null, List.of(), Map.of());
+            return new Manifest(null, null, null, List.of(), List.of(), List.of(), null, null, List.of(), Map.of(), USER_MODE);
         }
         JsonNode h = root.path("host");
         Host host = h.isObject() ? new Host(Json.text(h, "hostname"), Json.text(h, "cpu_model"),
@@ -250,6 +280,6 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
             }
         });
         return new Manifest(host, hashes, options, contexts, Json.texts(root.path("selected")), baselines,
-                Json.text(root, "started"), Json.text(root, "finished"), runs, blocks);
+                Json.text(root, "started"), Json.text(root, "finished"), runs, blocks, root.path("mode").asText(USER_MODE));
     }
 }

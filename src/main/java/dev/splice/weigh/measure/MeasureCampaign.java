@@ -22,7 +22,6 @@ import dev.splice.weigh.probe.ProbeProgram;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +62,7 @@ public final class MeasureCampaign {
 
     private final MeasureOptions options;
     private final ContextTable table;
-    private final QemuRunner runner;
+    private final ProbeRunner runner;
     private final QemuPlugin plugin;
     private final Progress progress;
 
@@ -76,20 +75,34 @@ public final class MeasureCampaign {
      * @param progress receives passes done out of all passes
      */
     public MeasureCampaign(MeasureOptions options, ContextTable table, QemuPlugin plugin, Progress progress) {
+        this(options, table, plugin, new UserProbeRunner(plugin), progress);
+    }
+
+    /**
+     * A campaign whose passes run through {@code runner}, not yet run.
+     *
+     * @param options what to measure and where to write it
+     * @param table the context table ({@link ContextTable#load()})
+     * @param plugin the Splice QEMU plugin ({@link QemuPlugin#locate()})
+     * @param runner how the probes run (user mode, on a CPU model, or system mode)
+     * @param progress receives passes done out of all passes
+     */
+    public MeasureCampaign(MeasureOptions options, ContextTable table, QemuPlugin plugin, ProbeRunner runner,
+            Progress progress) {
         this.options = options;
         this.table = table;
         this.plugin = plugin;
-        this.runner = new QemuRunner(plugin);
+        this.runner = runner;
         this.progress = progress;
     }
 
-    /** The contexts a pattern list selects that can be measured (a baseline, and qemu-riscv64 runs them). */
-    private static List<Context> targets(ContextTable table, String patterns) {
+    /** The contexts a pattern list selects that can be measured (a baseline, and the runner runs them). */
+    private static List<Context> targets(ContextTable table, String patterns, ProbeRunner runner) {
         List<Context> selected = table.select(patterns);
-        List<Context> out = selected.stream().filter(c -> c.baseline().isPresent() && c.runsOnQemu()).toList();
+        List<Context> out = selected.stream().filter(c -> c.baseline().isPresent() && runner.measures(c)).toList();
         if (out.isEmpty()) {
             throw new BadInputException("--contexts '" + patterns + "' selects no measurable context "
-                    + "(root baselines and contexts qemu-riscv64 7.2 cannot run are left out)");
+                    + "(root baselines and contexts " + runner.emulator() + " 7.2 cannot run are left out)");
         }
         return out;
     }
@@ -103,7 +116,7 @@ public final class MeasureCampaign {
     public Result run() {
         Instant started = Instant.now();
         CampaignLayout dir = layout();
-        List<Context> targets = targets(table, options.contexts());
+        List<Context> targets = targets(table, options.contexts(), runner);
         List<RunPlan> plans = new ArrayList<>();
         for (int i = 1; i <= options.runs(); i++) {
             String id = CampaignLayout.runName(i);
@@ -115,7 +128,7 @@ public final class MeasureCampaign {
         List<String> redone = new ArrayList<>();
         int resumed = 0;
         for (RunPlan p : plans) {
-            Resume state = options.resume() ? resumable(p) : Resume.UNFINISHED;
+            Resume state = options.resume() ? resumable(p, runner.mode()) : Resume.UNFINISHED;
             if (state.keep()) {
                 resumed++;
             } else {
@@ -163,17 +176,23 @@ public final class MeasureCampaign {
 
     /** Translation blocks per kernel call, from a small probe of the same kernels (blocks.json). */
     private Map<String, Double> countBlocks(List<Context> targets) {
-        ProbeProgram.Probe small = ProbeProgram.generate(table, targets, new ProbeOptions(options.seed(), 1, List.of(1), 2));
-        Path elf = layout().blocksProbe();
-        AtomicFiles.write(elf, small.elf());
-        elf.toFile().setExecutable(true);
-        Map<String, Double> blocks = BlockCounter.blocksPerCall(small, elf, plugin);
+        // counted under qemu-riscv64: the system-only contexts have no count
+        List<Context> counted = targets.stream().filter(Context::runsOnQemu).toList();
+        Map<String, Double> blocks = counted.isEmpty() ? Map.of() : countBlocksOf(counted);
         Map<String, BlockCounts.Kernel> kernels = new LinkedHashMap<>();
         blocks.forEach((k, v) -> kernels.put(k, new BlockCounts.Kernel(v, v > 0 ? ProbeProgram.SLOTS / v : 0)));
         new BlockCounts("qemu-riscv64 -d exec,nochain with the plugin loaded (count mode); blocks starting in a kernel "
                 + "function per kernel call; probe blocks-probe.elf, every kernel called 1 + 2 (warm-up) times per window",
                 kernels).write(layout().blocks());
         return blocks;
+    }
+
+    private Map<String, Double> countBlocksOf(List<Context> targets) {
+        ProbeProgram.Probe small = ProbeProgram.generate(table, targets, new ProbeOptions(options.seed(), 1, List.of(1), 2));
+        Path elf = layout().blocksProbe();
+        AtomicFiles.write(elf, small.elf());
+        elf.toFile().setExecutable(true);
+        return BlockCounter.blocksPerCall(small, elf, plugin);
     }
 
     private CampaignLayout layout() {
@@ -197,10 +216,10 @@ public final class MeasureCampaign {
     }
 
     /**
-     * A run is kept when its run.json names the same probe and every file it recorded a checksum
-     * of still has that checksum (a truncated pairs.jsonl would otherwise be trusted).
+     * A run is kept when its run.json names the same probe and mode and every file it recorded a
+     * checksum of still has that checksum (a truncated pairs.jsonl would otherwise be trusted).
      */
-    private static Resume resumable(RunPlan p) {
+    private static Resume resumable(RunPlan p, String mode) {
         CampaignLayout.Run files = p.files();
         if (!Files.isRegularFile(files.finished())) {
             return Resume.UNFINISHED;
@@ -211,7 +230,7 @@ public final class MeasureCampaign {
         } catch (BadInputException e) {
             return new Resume(false, Optional.of(e.getMessage() + "; the run is measured again"));
         }
-        if (!p.sha256().equals(done.probeSha256())) {
+        if (!p.sha256().equals(done.probeSha256()) || !mode.equals(done.mode())) {
             return Resume.UNFINISHED;
         }
         for (Path f : files.checksummed()) {
@@ -280,9 +299,7 @@ public final class MeasureCampaign {
     }
 
     private PluginRecords pluginPass(RunPlan p, PluginRecords.Mode mode, String name, Path clock, Path records) {
-        QemuRunner.Result r = runner.run(p.elf(), List.of(), mode, Optional.empty(),
-                new QemuRunner.Streams(Redirect.PIPE, Redirect.to(clock.toFile()), Redirect.INHERIT),
-                Optional.of(records));
+        QemuRunner.Result r = runner.withPlugin(p.probe(), p.elf(), mode, clock, records);
         if (r.exitCode() != 0 || r.records().isEmpty()) {
             throw new BadInputException(p.elf() + ": the probe exited with status " + r.exitCode() + " in the "
                     + name + " pass");
@@ -302,8 +319,7 @@ public final class MeasureCampaign {
 
     private void offRun(RunPlan p) {
         Path out = p.files().offClock();
-        int exit = QemuRunner.runPlain(p.elf(), List.of(),
-                new QemuRunner.Streams(Redirect.PIPE, Redirect.to(out.toFile()), Redirect.INHERIT));
+        int exit = runner.plain(p.probe(), p.elf(), out);
         if (exit != 0) {
             throw new BadInputException(p.elf() + ": the probe exited with status " + exit + " in the plugin-off pass");
         }
@@ -338,7 +354,7 @@ public final class MeasureCampaign {
             AtomicFiles.write(files.pairs(), PairRows.lines(onRows));
             AtomicFiles.write(files.pairsOff(), PairRows.lines(offRows));
             new FinishedRun(p.id(), p.seed(), p.sha256(), pairs.size(), windows, on.ticksPerNs(), off.ticksPerNs(),
-                    timing.footer(), Instant.now().toString(), checksums(files)).write(files.finished());
+                    timing.footer(), Instant.now().toString(), checksums(files), runner.mode()).write(files.finished());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -415,7 +431,7 @@ public final class MeasureCampaign {
             Map<String, Double> blocks) {
         Manifest.Host host = new Manifest.Host(readTrimmed(Path.of("/proc/sys/kernel/hostname")), cpuModel(),
                 Runtime.getRuntime().availableProcessors(), readTrimmed(Path.of("/proc/sys/kernel/osrelease")),
-                qemuVersion(), System.getProperty("java.version"));
+                qemuVersion(runner.emulator()), System.getProperty("java.version"));
         Manifest.Hashes hashes = new Manifest.Hashes(sha256(readAll(plugin.library())), sha256(contextTableBytes()));
         Manifest.Options o = new Manifest.Options(options.profile(), options.contexts(), options.runs(),
                 options.rounds(), options.seed(), options.jobs(), ProbeProgram.SLOTS,
@@ -425,7 +441,7 @@ public final class MeasureCampaign {
                 .map(c -> new Manifest.Baseline(c, table.context(c).flatMap(Context::baseline).orElse("")))
                 .toList();
         return new Manifest(host, hashes, o, contexts, targets.stream().map(Context::key).toList(), baselines,
-                started.toString(), Instant.now().toString(), runs, blocks);
+                started.toString(), Instant.now().toString(), runs, blocks, runner.mode());
     }
 
     private static String cpuModel() {
@@ -437,9 +453,9 @@ public final class MeasureCampaign {
         return "unknown";
     }
 
-    private static String qemuVersion() {
+    private static String qemuVersion(String emulator) {
         try {
-            Process p = new ProcessBuilder(QemuRunner.QEMU, "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(emulator, "--version").redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             p.waitFor();
             return out.lines().findFirst().orElse("unknown").trim();

@@ -53,4 +53,22 @@ final class PageTables {
     private static ByteBuffer table() {
         return ByteBuffer.allocate(PAGE).order(ByteOrder.LITTLE_ENDIAN);
     }
+
+    /**
+     * The physical address of the leaf PTE of a mapped virtual page in tables {@link #build} made.
+     *
+     * @param tables the tables' bytes
+     * @param base the root table's physical address
+     * @param vpn a virtual page number given to {@code build}
+     * @return the entry's physical address
+     */
+    static long leafAddress(byte[] tables, long base, long vpn) {
+        ByteBuffer t = ByteBuffer.wrap(tables).order(ByteOrder.LITTLE_ENDIAN);
+        long table = base;
+        for (int level = 2; level > 0; level--) {
+            long entry = t.getLong((int) (table - base) + 8 * (int) ((vpn >> (9 * level)) & 511));
+            table = (entry >>> 10) * PAGE;
+        }
+        return table + 8 * (vpn & 511);
+    }
 }

@@ -32,6 +32,16 @@ import java.util.TreeMap;
  * The monitor saves and restores every register it uses, so the executable sees only {@code a0}
  * change, as under Linux.
  *
+ * <p>With {@link Privilege#SUPERVISOR} the executable runs in S-mode instead (its pages without the
+ * user bit), so that it can use S-mode CSRs, {@code sfence.vma} and {@code wfi}, and the image adds
+ * what the system-only contexts need (docs/weigh-system.md): two always-mapped pointer-chase pages
+ * at {@link #CHASE_PAGES}, two fault pages after them of which only one is mapped at a time (a load
+ * page fault on one maps it, unmaps the other, flushes the TLB and retries: "handled and
+ * retried"), the CLINT's {@code mtime} page at its own address, the supervisor software interrupt
+ * delegated and enabled (so {@code wfi} returns at once once it is pending). An {@code ecall},
+ * {@code ebreak} or illegal instruction at or above the {@code trapsReturnFrom} address (the probe's
+ * kernels) returns at once to the next instruction.
+ *
  * @param monitor the monitor's ELF executable ({@code -kernel}), with its page tables as data
  * @param loads the executable's segments, each to be loaded at a physical address ({@code -device loader})
  * @param codeStart the executable's lowest code address (virtual), for the plugin's range
@@ -62,6 +72,24 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
     private static final long PAGE = 4096;
     private static final long MAX_SEGMENT_BYTES = 64L << 20;
 
+    /**
+     * The pointer-chase pages (two, always mapped) and the fault pages (two more, right after them),
+     * in S-mode images: each page's first doubleword holds the page's own virtual address.
+     */
+    public static final long CHASE_PAGES = 0x20_0000_0000L;
+    /** The first fault page (initially unmapped; the second, at + 4 KiB, initially mapped). */
+    public static final long FAULT_PAGES = CHASE_PAGES + 2 * 4096;
+    /** The CLINT page holding {@code mtime}, mapped at its own address in S-mode images. */
+    static final long CLINT_PAGE = MTIME & -4096L;
+
+    /** The privilege the executable runs in. */
+    public enum Privilege {
+        /** U-mode, as a Linux process. */
+        USER,
+        /** S-mode, as a kernel. */
+        SUPERVISOR
+    }
+
     /** A segment's bytes and the physical address they go to. */
     public record Load(long physicalAddress, byte[] bytes) {}
 
@@ -73,6 +101,21 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
      * @throws BadInputException when it is not such an executable, or does not fit in the RAM
      */
     public static SystemImage of(ElfFile executable) {
+        return of(executable, Privilege.USER, -1);
+    }
+
+    /**
+     * The image that runs {@code executable} in the given privilege.
+     *
+     * @param executable a static RISC-V64 executable (ET_EXEC) that uses only the system calls above
+     * @param privilege U- or S-mode
+     * @param trapsReturnFrom the lowest address (unsigned) at which an {@code ecall}, {@code ebreak} or
+     *     illegal instruction returns at once instead of being a system call or ending the run; -1 for none
+     * @return the image
+     * @throws BadInputException when it is not such an executable, or does not fit in the RAM
+     */
+    public static SystemImage of(ElfFile executable, Privilege privilege, long trapsReturnFrom) {
+        boolean user = privilege == Privilege.USER;
         if (!executable.isRiscV() || executable.header().type() != ElfHeader.ET_EXEC) {
             throw new BadInputException(executable.name() + ": system mode runs static RISC-V64 executables (ET_EXEC) only");
         }
@@ -97,7 +140,7 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
             loads.add(new Load(next, blob));
             for (long off = 0; off < blob.length; off += PAGE) {
                 long vpn = (start + off) / PAGE;
-                if (pages.put(vpn, leaf((next + off) / PAGE, s.flags())) != null) {
+                if (pages.put(vpn, leaf((next + off) / PAGE, s.flags(), user)) != null) {
                     throw new BadInputException(executable.name() + ": segments share the page at 0x" + Long.toHexString(vpn * PAGE));
                 }
             }
@@ -111,8 +154,24 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
             throw new BadInputException(executable.name() + ": no executable segment");
         }
         for (int k = 1; k <= STACK_PAGES; k++) {
-            pages.put(STACK_TOP / PAGE - k, leaf(next / PAGE, Segment.PF_R | Segment.PF_W));
+            pages.put(STACK_TOP / PAGE - k, leaf(next / PAGE, Segment.PF_R | Segment.PF_W, user));
             next += PAGE;
+        }
+        long[] faultLeaves = new long[2];
+        if (!user) {
+            for (int k = 0; k < 4; k++) {
+                long va = CHASE_PAGES + k * PAGE;
+                byte[] page = new byte[(int) PAGE];
+                ByteBuffer.wrap(page).order(ByteOrder.LITTLE_ENDIAN).putLong(va);
+                loads.add(new Load(next, page));
+                long pte = leaf(next / PAGE, Segment.PF_R | Segment.PF_W, false);
+                if (k >= 2) {
+                    faultLeaves[k - 2] = pte;
+                }
+                putNew(pages, va / PAGE, k == 2 ? 0 : pte, executable);
+                next += PAGE;
+            }
+            putNew(pages, CLINT_PAGE / PAGE, leaf(CLINT_PAGE / PAGE, Segment.PF_R | Segment.PF_W, false), executable);
         }
         if (next > DRAM + RAM_BYTES) {
             throw new BadInputException(executable.name() + ": needs " + ((next - LOAD_BASE) >> 20) + " MiB, more than system mode's RAM");
@@ -120,7 +179,9 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         long entry = executable.header().entry();
         byte[] tables = PageTables.build(pages, MONITOR_DATA + PAGE);
         long satp = (8L << 60) | ((MONITOR_DATA + PAGE) / PAGE);
-        Assembly asm = Assembler.assemble(monitor(entry, satp), "monitor.s", DRAM, Map.of());
+        long faultPte = user ? 0 : PageTables.leafAddress(tables, MONITOR_DATA + PAGE, FAULT_PAGES / PAGE);
+        Assembly asm = Assembler.assemble(monitor(entry, satp, privilege, trapsReturnFrom, faultPte, faultLeaves),
+                "monitor.s", DRAM, Map.of());
         ByteBuffer data = ByteBuffer.allocate((int) PAGE + tables.length).order(ByteOrder.LITTLE_ENDIAN);
         data.position((int) PAGE).put(tables);
         Long start = asm.labels().get("_start");
@@ -128,9 +189,16 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         return new SystemImage(elf, List.copyOf(loads), codeStart, codeEnd);
     }
 
-    /** A leaf PTE for user code or data: valid, user, accessed and dirty set (QEMU would fault to set them). */
-    private static long leaf(long physicalPage, int flags) {
-        long pte = 1 | (1 << 4) | (1 << 6) | (1 << 7);
+    private static void putNew(Map<Long, Long> pages, long vpn, long pte, ElfFile executable) {
+        if (pages.put(vpn, pte) != null) {
+            throw new BadInputException(executable.name() + ": a segment covers the page at 0x" + Long.toHexString(vpn * PAGE)
+                    + ", which system mode's S-mode image needs");
+        }
+    }
+
+    /** A leaf PTE for code or data: valid, accessed and dirty set (QEMU would fault to set them), user when asked. */
+    private static long leaf(long physicalPage, int flags, boolean user) {
+        long pte = 1 | (user ? 1 << 4 : 0) | (1 << 6) | (1 << 7);
         if ((flags & Segment.PF_R) != 0 || (flags & Segment.PF_W) != 0) {
             pte |= 1 << 1; // a writable page must be readable too
         }
@@ -152,7 +220,8 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
      * the trap handler's address is 4-byte aligned, as {@code mtvec} needs, because every monitor
      * instruction is 4 bytes long. The save area is the first 64 bytes of the monitor's data.
      */
-    private static String monitor(long entry, long satp) {
+    private static String monitor(long entry, long satp, Privilege privilege, long trapsReturnFrom, long faultPte,
+            long[] faultLeaves) {
         Map<String, String> v = new LinkedHashMap<>();
         v.put("SAVE", hex(MONITOR_DATA));
         v.put("UART", hex(UART));
@@ -162,6 +231,15 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         v.put("ENTRY", hex(entry));
         v.put("STACK", hex(STACK_TOP - PAGE));
         v.put("TRAPBASE", Integer.toString(TRAP_STATUS_BASE));
+        // MPP: U (0) or S (0x800); FS Initial (0x2000)
+        v.put("MSTATUS_SET", hex(0x2000 | (privilege == Privilege.SUPERVISOR ? 0x800 : 0)));
+        // the supervisor software interrupt delegated and enabled (S-mode: wfi returns once it is pending)
+        v.put("SSI", privilege == Privilege.SUPERVISOR ? "2" : "0");
+        v.put("RETURNS_FROM", hex(trapsReturnFrom));
+        v.put("FAULT_PAGE", hex(FAULT_PAGES));
+        v.put("FAULT_PTE", hex(faultPte));
+        v.put("FAULT_LEAF0", hex(faultLeaves[0]));
+        v.put("FAULT_LEAF1", hex(faultLeaves[1]));
         String text = """
                 _start:
                     lla t0, trap
@@ -177,8 +255,11 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     sfence.vma zero, zero
                     li t0, 0x1800
                     csrc mstatus, t0
-                    li t0, 0x2000
+                    li t0, MSTATUS_SET
                     csrs mstatus, t0
+                    li t0, SSI
+                    csrw mideleg, t0
+                    csrw mie, t0
                     li t0, ENTRY
                     csrw mepc, t0
                     li t0, SAVE
@@ -192,8 +273,23 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     sd t2, 16(sp)
                     sd t3, 24(sp)
                     csrr t0, mcause
+                    li t1, 13
+                    beq t0, t1, page_fault
+                    csrr t1, mepc
+                    li t2, RETURNS_FROM
+                    bltu t1, t2, system_call
+                    li t2, 9
+                    beq t0, t2, back
+                    li t2, 3
+                    beq t0, t2, back
+                    li t2, 2
+                    beq t0, t2, back
+                system_call:
                     li t1, 8
+                    beq t0, t1, dispatch
+                    li t1, 9
                     bne t0, t1, fatal
+                dispatch:
                     li t1, 64
                     beq a7, t1, sys_write
                     li t1, 113
@@ -215,6 +311,27 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     sw t1, 0(t0)
                 hang:
                     j hang
+                page_fault:
+                    csrr t1, mtval
+                    li t2, FAULT_PAGE
+                    li t3, FAULT_PTE
+                    beq t1, t2, fault_first
+                    li t2, 0x1000
+                    li t3, FAULT_PAGE
+                    add t2, t2, t3
+                    li t3, FAULT_PTE
+                    bne t1, t2, fatal
+                    sd zero, 0(t3)
+                    li t1, FAULT_LEAF1
+                    sd t1, 8(t3)
+                    j fault_mapped
+                fault_first:
+                    li t1, FAULT_LEAF0
+                    sd t1, 0(t3)
+                    sd zero, 8(t3)
+                fault_mapped:
+                    sfence.vma zero, zero
+                    j restore
                 sys_write:
                     li t0, 0x20000
                     add t2, a1, a2
@@ -249,6 +366,7 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     csrr t0, mepc
                     addi t0, t0, 4
                     csrw mepc, t0
+                restore:
                     ld t0, 0(sp)
                     ld t1, 8(sp)
                     ld t2, 16(sp)

@@ -1,0 +1,102 @@
+package dev.splice.weigh.measure;
+
+import dev.splice.base.AtomicFiles;
+import dev.splice.base.BadInputException;
+import dev.splice.elf.ElfFile;
+import dev.splice.weigh.Context;
+import dev.splice.weigh.ContextTable;
+import dev.splice.weigh.QemuPlugin;
+import dev.splice.weigh.QemuRunner;
+import dev.splice.weigh.campaign.Manifest;
+import dev.splice.weigh.campaign.PluginRecords;
+import dev.splice.weigh.probe.ProbeProgram;
+import dev.splice.weigh.system.SystemImage;
+import dev.splice.weigh.system.SystemQemu;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Runs probes on {@code qemu-system-riscv64} ({@link SystemQemu}): the probe, unchanged, in U-mode
+ * under Splice's M-mode monitor and Sv39 paging; its UART output is the probe's standard output.
+ * The plugin watches the probe's code range only ({@link SystemQemu#codeRange}). A probe with a
+ * system-only context runs in S-mode, with the traps of its kernels returning at once
+ * (docs/weigh-system.md); any other probe runs in U-mode.
+ *
+ * @param plugin the Splice QEMU plugin
+ * @param table the context table the probes come from
+ * @param timeout how long one pass may take before it is killed
+ */
+public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration timeout) implements ProbeRunner {
+    /** How long one pass may take: a formal probe of every context runs for minutes, not hours. */
+    public static final Duration PASS_TIMEOUT = Duration.ofMinutes(30);
+
+    @Override
+    public QemuRunner.Result withPlugin(ProbeProgram.Probe probe, Path elf, PluginRecords.Mode mode, Path out,
+            Path records) {
+        SystemImage image = image(probe, elf);
+        Path dir = temporaryDirectory();
+        try {
+            Path raw = dir.resolve(mode.argument() + ".records");
+            SystemQemu.Result r = SystemQemu.run(image,
+                    Optional.of(plugin.argument(mode, raw, Optional.of(SystemQemu.codeRange(image)))), timeout);
+            AtomicFiles.write(out, r.output());
+            if (!Files.exists(raw)) {
+                throw new BadInputException(SystemQemu.QEMU + " exited with status " + r.exitStatus()
+ + " without the plugin's records for " + elf + ": " + r.diagnostics().strip());
+            }
+            PluginRecords parsed = PluginRecords.read(raw);
+            Files.copy(raw, records, StandardCopyOption.REPLACE_EXISTING);
+            return new QemuRunner.Result(r.exitStatus(), Optional.of(parsed));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            QemuRunner.deleteRecursively(dir);
+        }
+    }
+
+    @Override
+    public int plain(ProbeProgram.Probe probe, Path elf, Path out) {
+        SystemQemu.Result r = SystemQemu.run(image(probe, elf), Optional.empty(), timeout);
+        AtomicFiles.write(out, r.output());
+        return r.exitStatus();
+    }
+
+    @Override
+    public boolean measures(Context context) {
+        return context.runsOnQemu() || context.systemOnly();
+    }
+
+    /** S-mode when a kernel's context needs it; traps return at once from the first kernel's address on. */
+    private SystemImage image(ProbeProgram.Probe probe, Path elf) {
+        boolean supervisor = probe.kernels().keySet().stream()
+                .anyMatch(k -> table.context(k).map(Context::systemOnly).orElse(false));
+        if (!supervisor) {
+            return SystemImage.of(ElfFile.read(elf));
+        }
+        long kernels = probe.kernels().values().stream().mapToLong(ProbeProgram.Kernel::address).min().orElse(-1);
+        return SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, kernels);
+    }
+
+    @Override
+    public String mode() {
+        return Manifest.SYSTEM_MODE;
+    }
+
+    @Override
+    public String emulator() {
+        return SystemQemu.QEMU;
+    }
+
+    private static Path temporaryDirectory() {
+        try {
+            return Files.createTempDirectory("splice-system-records-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
