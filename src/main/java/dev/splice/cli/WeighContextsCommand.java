@@ -46,14 +46,16 @@ final class WeighContextsCommand implements Callable<Integer> {
                 o.put("pattern", c.pattern().label());
                 o.put("baseline", c.baseline().orElse(null));
                 o.put("runs_on_qemu", c.runsOnQemu());
+                o.put("cpu", c.cpu().orElse(null));
             }
             out.println(mapper.writeValueAsString(array));
         } else {
-            out.printf("%-34s %-14s %-10s %-10s %-12s %-28s %s%n", "key", "mnemonic", "extension", "form", "pattern",
-                    "baseline", "qemu");
+            out.printf("%-34s %-14s %-10s %-10s %-12s %-28s %-4s %s%n", "key", "mnemonic", "extension", "form", "pattern",
+                    "baseline", "qemu", "cpu");
             for (Context c : contexts) {
-                out.printf("%-34s %-14s %-10s %-10s %-12s %-28s %s%n", c.key(), c.mnemonic(), c.extension(), c.form().label(),
-                        c.pattern().label(), c.baseline().orElse("-"), c.runsOnQemu() ? "yes" : "no");
+                out.printf("%-34s %-14s %-10s %-10s %-12s %-28s %-4s %s%n", c.key(), c.mnemonic(), c.extension(),
+                        c.form().label(), c.pattern().label(), c.baseline().orElse("-"), c.runsOnQemu() ? "yes" : "no",
+                        c.cpu().orElse("-"));
             }
             out.println(contexts.size() + " contexts");
         }

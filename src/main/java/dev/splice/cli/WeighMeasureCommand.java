@@ -1,12 +1,15 @@
 package dev.splice.cli;
 
+import dev.splice.base.BadInputException;
 import dev.splice.weigh.ContextTable;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.campaign.CampaignLayout;
 import dev.splice.weigh.measure.MeasureCampaign;
 import dev.splice.weigh.measure.MeasureOptions;
 import dev.splice.weigh.measure.ProbeRunner;
+import dev.splice.weigh.measure.UserProbeRunner;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -49,6 +52,11 @@ public final class WeighMeasureCommand implements Callable<Integer> {
                     + "loads and stores through the softmmu TLB (docs/weigh-system.md; default: ${DEFAULT-VALUE}).")
     String mode;
 
+    @Option(names = "--cpu", paramLabel = "MODEL",
+            description = "qemu-riscv64's -cpu model (user mode), e.g. rv64,v=true,vlen=128,vext_spec=v1.0: the contexts "
+                    + "whose cpu= modifier names this model are measured too, the other CPU-bound ones are left out (docs/contexts.md).")
+    Optional<String> cpu = Optional.empty();
+
     @Option(names = {"-o", "--output"}, paramLabel = "DIR", required = true, description = "Campaign directory.")
     Path out;
 
@@ -58,7 +66,14 @@ public final class WeighMeasureCommand implements Callable<Integer> {
         ProgressBar[] bar = new ProgressBar[1];
         QemuPlugin plugin = QemuPlugin.locate();
         ContextTable table = ContextTable.load();
-        MeasureCampaign.Result result = new MeasureCampaign(options, table, plugin, ProbeRunner.of(mode, plugin, table),
+        ProbeRunner runner = ProbeRunner.of(mode, plugin, table);
+        if (cpu.isPresent()) {
+            if (!(runner instanceof UserProbeRunner)) {
+                throw new BadInputException("--cpu is for --mode user (the system-mode probes run on the default CPU)");
+            }
+            runner = new UserProbeRunner(plugin, cpu);
+        }
+        MeasureCampaign.Result result = new MeasureCampaign(options, table, plugin, runner,
                 (done, total) -> {
                     if (bar[0] == null) {
                         bar[0] = new ProgressBar(System.err, "measure passes", Math.max(total, 1));

@@ -234,36 +234,43 @@ final class ElfReader {
         }
     }
 
+    /**
+     * "section [N] NAME", for messages. Built only when a check fails: the first string
+     * concatenation of a run bootstraps StringConcatFactory, milliseconds of every start-up.
+     */
+    private static String what(Section s) {
+        return "section [" + s.index() + "] " + s.name();
+    }
+
     /** sh_link / sh_info targets and entry sizes of the sections Splice parses. */
     private void checkLinks(Section s, List<Section> all, long at) {
-        String what = "section [" + s.index() + "] " + s.name();
         switch (s.type()) {
             case Section.SHT_SYMTAB, Section.SHT_DYNSYM -> {
-                checkEntries(s, Symbol.ENTRY_SIZE, at, what);
+                checkEntries(s, Symbol.ENTRY_SIZE, at);
                 Section strings = all.get(s.link());
                 if (strings.type() != Section.SHT_STRTAB) {
-                    throw bad(at + 40, what + " links to section [" + s.link() + "] " + strings.name()
+                    throw bad(at + 40, what(s) + " links to section [" + s.link() + "] " + strings.name()
                             + " of type " + strings.type() + ", expected a string table");
                 }
                 long entries = s.size() / Symbol.ENTRY_SIZE;
                 if ((s.info() & 0xffffffffL) > entries) {
-                    throw bad(at + 44, what + " says " + Integer.toUnsignedString(s.info())
+                    throw bad(at + 44, what(s) + " says " + Integer.toUnsignedString(s.info())
                             + " local symbols but holds only " + entries);
                 }
             }
             case Section.SHT_RELA -> {
-                checkEntries(s, Relocation.ENTRY_SIZE, at, what);
-                checkRelocationLinks(s, all, at, what);
+                checkEntries(s, Relocation.ENTRY_SIZE, at);
+                checkRelocationLinks(s, all, at);
             }
             case Section.SHT_REL -> {
-                checkEntries(s, 16, at, what);
-                checkRelocationLinks(s, all, at, what);
+                checkEntries(s, 16, at);
+                checkRelocationLinks(s, all, at);
             }
             case Section.SHT_SYMTAB_SHNDX -> {
-                checkEntries(s, 4, at, what);
+                checkEntries(s, 4, at);
                 int t = all.get(s.link()).type();
                 if (t != Section.SHT_SYMTAB) {
-                    throw bad(at + 40, what + " must link to a symbol table");
+                    throw bad(at + 40, what(s) + " must link to a symbol table");
                 }
             }
             default -> {
@@ -272,27 +279,27 @@ final class ElfReader {
         }
     }
 
-    private void checkRelocationLinks(Section s, List<Section> all, long at, String what) {
+    private void checkRelocationLinks(Section s, List<Section> all, long at) {
         if (s.link() != 0) {
             int t = all.get(s.link()).type();
             if (t != Section.SHT_SYMTAB && t != Section.SHT_DYNSYM) {
-                throw bad(at + 40, what + " links to section [" + s.link() + "] of type " + t
+                throw bad(at + 40, what(s) + " links to section [" + s.link() + "] of type " + t
                         + ", expected a symbol table");
             }
         }
         if ((s.info() & 0xffffffffL) >= all.size()) {
-            throw bad(at + 44, what + " applies to section " + Integer.toUnsignedString(s.info())
+            throw bad(at + 44, what(s) + " applies to section " + Integer.toUnsignedString(s.info())
                     + ", out of range (" + all.size() + " sections)");
         }
     }
 
-    private void checkEntries(Section s, int entrySize, long at, String what) {
+    private void checkEntries(Section s, int entrySize, long at) {
         if (s.entrySize() != entrySize) {
-            throw bad(at + 56, what + " has sh_entsize " + s.entrySize() + ", expected " + entrySize);
+            throw bad(at + 56, what(s) + " has sh_entsize " + s.entrySize() + ", expected " + entrySize);
         }
         // A NOBITS table (as in separate debug files) holds no entries and is read as empty.
         if (!s.isNobits() && s.size() % entrySize != 0) {
-            throw bad(at + 32, what + " has size 0x" + Long.toHexString(s.size())
+            throw bad(at + 32, what(s) + " has size 0x" + Long.toHexString(s.size())
                     + ", not a multiple of its entry size " + entrySize);
         }
     }

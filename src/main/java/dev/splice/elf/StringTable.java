@@ -6,14 +6,15 @@ import java.nio.charset.StandardCharsets;
 final class StringTable {
     private final byte[] bytes;
     private final String file;
-    private final String what;
+    /** Named in messages only: see {@link #what()}. */
+    private final Section section;
     private final long start;
     private final long size;
 
     StringTable(byte[] bytes, String file, Section section) {
         this.bytes = bytes;
         this.file = file;
-        this.what = "string table [" + section.index() + "] " + section.name();
+        this.section = section;
         this.start = section.offset();
         this.size = section.fileSize();
     }
@@ -26,7 +27,7 @@ final class StringTable {
         long i = index & 0xffffffffL;
         if (i >= size) {
             throw new ElfFormatException(file, where,
-                    "string index " + i + " is outside " + what + " (size " + size + ")");
+                    "string index " + i + " is outside " + what() + " (size " + size + ")");
         }
         int from = (int) (start + i);
         int end = (int) (start + size);
@@ -36,8 +37,13 @@ final class StringTable {
         }
         if (at == end) {
             throw new ElfFormatException(file, where,
-                    "string at index " + i + " in " + what + " is not NUL-terminated");
+                    "string at index " + i + " in " + what() + " is not NUL-terminated");
         }
         return new String(bytes, from, at - from, StandardCharsets.UTF_8);
+    }
+
+    /** Built on errors only: the first string concatenation of a run costs milliseconds of start-up. */
+    private String what() {
+        return "string table [" + section.index() + "] " + section.name();
     }
 }

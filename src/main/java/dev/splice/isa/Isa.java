@@ -28,7 +28,7 @@ public final class Isa {
     private final Map<String, Field> fields;
     private final Set<Extension> extensions;
 
-    Isa(List<Opcode> opcodes, Map<Integer, String> csrNames, Map<String, Field> fields) {
+    Isa(List<Opcode> opcodes, Map<Integer, String> csrNames, Map<String, Integer> csrAliases, Map<String, Field> fields) {
         this.opcodes = List.copyOf(opcodes);
         if (opcodes.size() > MAX_OPCODES) {
             throw new IllegalStateException("table has more than " + MAX_OPCODES + " rows");
@@ -56,6 +56,7 @@ public final class Isa {
             csrByNumber[number] = name;
             csrBytesByNumber[number] = TextBuffer.ascii(name);
         }
+        csrNumbers.putAll(csrAliases);
     }
 
     /** {@return the whole RV64 table (read once, then shared)} */
@@ -129,7 +130,7 @@ public final class Isa {
     }
 
     /**
-     * The number of a named CSR.
+     * The number of a named CSR; also takes the other names of {@code csr-alias} lines (such as {@code dscratch}).
      *
      * @param name the CSR's name
      * @return its number, or -1

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +24,7 @@ final class TableReader {
     private final Map<String, Opcode> byName = new LinkedHashMap<>();
     private final Map<String, List<Alias>> aliases = new LinkedHashMap<>();
     private final Map<Integer, String> csrs = new TreeMap<>();
+    private final Map<String, Integer> csrAliases = new HashMap<>();
     /** Per mnemonic: its {@code flow} class as the table writes it. */
     private final Map<String, String> flows = new LinkedHashMap<>();
     private int lineNo;
@@ -113,6 +115,7 @@ final class TableReader {
             case "insn" -> insn(line.substring(4));
             case "alias" -> alias(line.substring(5));
             case "csr" -> csr(words(line));
+            case "csr-alias" -> csrAlias(words(line));
             case "flow" -> flow(words(line));
             default -> throw error("unknown line kind '" + kind + "'");
         }
@@ -411,6 +414,22 @@ final class TableReader {
     private static final List<String> FLOW_CLASSES =
             List.of("branch", "jump-and-link", "jump-and-link-register", "trap", "trap-return");
 
+    /** {@code csr-alias NUMBER NAME...}: other names the assembler takes for a named CSR. */
+    private void csrAlias(String[] w) {
+        if (w.length < 3) {
+            throw error("csr-alias needs NUMBER NAME...");
+        }
+        int number = (int) number(w[1]);
+        if (!csrs.containsKey(number)) {
+            throw error("csr-alias of unnamed CSR " + w[1]);
+        }
+        for (int i = 2; i < w.length; i++) {
+            if (csrs.containsValue(w[i]) || csrAliases.put(w[i], number) != null) {
+                throw error("duplicate CSR name " + w[i]);
+            }
+        }
+    }
+
     private void putCsr(int number, String name) {
         if (number < 0 || number > 0xfff || csrs.put(number, name) != null) {
             throw error("bad or duplicate CSR " + name);
@@ -443,7 +462,7 @@ final class TableReader {
             }
             flowOf(op);
         }
-        return new Isa(opcodes, csrs, fields);
+        return new Isa(opcodes, csrs, csrAliases, fields);
     }
 
     /** A 32-bit instruction's operand roles, by the base formats' field positions. */

@@ -10,7 +10,7 @@ import java.util.Optional;
  *
  * @param key semantic key: the slot's assembly mnemonic, '.', then pattern and modifiers
  * @param mnemonic the canonical (no-alias) mnemonic of the slot instruction
- * @param extension lower-case extension name (i, m, a, f, d, c, zicsr, zifencei, zba, zbb, zbs, zicond)
+ * @param extension lower-case extension name (i, m, a, f, d, c, zicsr, zifencei, zba, zbb, zbs, zicond, zfh, zbc, zbkb, zbkx, v)
  * @param form full (4-byte) or compressed (2-byte) slot instruction
  * @param pattern how the kernel repeats the slot
  * @param modifiers behaviour-changing settings (fflags, rm, csr, order, pred, succ), in table order
@@ -59,6 +59,11 @@ public record Context(
      * column is {@code system}.
      */
     public static final String PRIVILEGE = "priv";
+    /**
+     * The modifier naming the {@code qemu-riscv64 -cpu} model a context needs ({@code
+     * cpu=rv64,v=true,vlen=128,vext_spec=v1.0}): QEMU's default CPU lacks its extension.
+     */
+    public static final String CPU = "cpu";
     /** The modifier {@code setup=per-slot}: the setup runs before every slot, inside the kernel. */
     public static final String SETUP = "setup";
 
@@ -69,6 +74,15 @@ public record Context(
      */
     public boolean systemOnly() {
         return modifiers.containsKey(PRIVILEGE);
+    }
+
+    /**
+     * The QEMU CPU model the context needs.
+     *
+     * @return the {@code cpu} modifier's model, empty when QEMU's default CPU runs the context
+     */
+    public Optional<String> cpu() {
+        return Optional.ofNullable(modifiers.get(CPU));
     }
 
     /** Slot size. */

@@ -29,9 +29,10 @@ public final class ContextTable {
     private static final List<String> COLUMNS =
             List.of("key", "mnemonic", "extension", "form", "pattern", "modifiers", "baseline", "qemu", "setup", "slot");
     private static final Set<String> EXTENSIONS =
-            Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond");
+            Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond",
+                    "zfh", "zbc", "zbkb", "zbkx", "v");
     private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ", "tcg",
-            Context.PRIVILEGE, Context.SETUP);
+            Context.PRIVILEGE, Context.SETUP, Context.CPU, "vtype");
 
     private final List<Context> contexts;
     private final Map<String, Context> byKey;

@@ -63,6 +63,9 @@ class GnuAsTest {
             if (f.kind == OperandKind.RMX && f.value(bits) != 0) {
                 return "GNU as 2.40 takes no rounding mode on exact conversions";
             }
+            if (f.kind == OperandKind.CSR && CsrColumns.llvmOnlyNumbers().contains((int) f.value(bits))) {
+                return "GNU as 2.40 does not know the CSR names only llvm-objdump-22 prints";
+            }
         }
         return null;
     }

@@ -8,11 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.splice.base.BadInputException;
 import dev.splice.testing.Tools;
 import dev.splice.weigh.campaign.PluginRecords;
+import java.io.File;
 import java.io.IOException;
+import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -20,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The context table: its invariants, its loader's refusals, and every slot checked with llvm-mc and QEMU. */
 class ContextTableTest {
-    private static final String MATTR = "+m,+a,+f,+d,+c,+zba,+zbb,+zbs,+zicond";
+    private static final String MATTR = "+m,+a,+f,+d,+c,+zba,+zbb,+zbs,+zicond,+zfh,+zbc,+zbkb,+zbkx,+v";
     private static final ContextTable TABLE = ContextTable.load();
 
     @TempDir Path tmp;
@@ -34,7 +41,15 @@ class ContextTableTest {
             assertTrue(TABLE.context(key).isPresent(), key);
         }
         Set<String> extensions = TABLE.contexts().stream().map(Context::extension).collect(Collectors.toSet());
-        assertEquals(Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond"), extensions);
+        assertEquals(Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond",
+                "zfh", "zbc", "zbkb", "zbkx", "v"), extensions);
+        // issue 14: vector contexts for e8/e32/e64 x m1/m2/m8 at vlen 128 and 256, each on its CPU model
+        for (String vlen : List.of("128", "256")) {
+            for (String vtype : List.of("e8m1", "e8m2", "e8m8", "e32m1", "e32m2", "e32m8", "e64m1", "e64m2", "e64m8")) {
+                Context c = TABLE.context("vadd.vv.dependency." + vtype + ".vlen" + vlen).orElseThrow();
+                assertEquals(Optional.of("rv64,v=true,vlen=" + vlen + ",vext_spec=v1.0"), c.cpu(), c.key());
+            }
+        }
     }
 
     @Test
@@ -45,8 +60,8 @@ class ContextTableTest {
         assertEquals(Set.of("div", "divu", "divw", "divuw"),
                 div.stream().map(Context::mnemonic).collect(Collectors.toSet()));
         assertEquals(2, TABLE.select("beq.taken, beq.not-taken").size());
-        BadInputException e = assertThrows(BadInputException.class, () -> TABLE.select("vadd*"));
-        assertTrue(e.getMessage().contains("'vadd*' matches no context"), e.getMessage());
+        BadInputException e = assertThrows(BadInputException.class, () -> TABLE.select("vsetvli*"));
+        assertTrue(e.getMessage().contains("'vsetvli*' matches no context"), e.getMessage());
     }
 
     @Test
@@ -107,29 +122,64 @@ class ContextTableTest {
         return exe;
     }
 
+    /** Per CPU model (QEMU's default first), the contexts that need it: one program each. */
     @Test
     void everySlotMarkedAsRunningExecutesExactlyOnceUnderQemu() throws IOException {
-        List<Context> running = TABLE.contexts().stream().filter(Context::runsOnQemu).toList();
-        StringBuilder body = new StringBuilder();
-        for (Context c : running) {
-            body.append("    .option norvc\n");
-            c.setup().forEach(s -> body.append("    ").append(s).append('\n'));
-            body.append("    slti zero, zero, 0x5a1\n");
-            body.append(c.form() == Context.Form.FULL ? "" : "    .option rvc\n");
-            body.append("    ").append(c.slotWith("t3", "ft4")).append("\n1:\n");
-            body.append("    .option norvc\n    slti zero, zero, 0x5a0\n    .option rvc\n");
+        Map<Optional<String>, List<Context>> byCpu = new TreeMap<>(Comparator.comparing(cpu -> cpu.orElse("")));
+        TABLE.contexts().stream().filter(Context::runsOnQemu)
+                .forEach(c -> byCpu.computeIfAbsent(c.cpu(), k -> new ArrayList<>()).add(c));
+        assertEquals(5, byCpu.size(), "the default CPU, Zfh, Zbk*, vector at vlen 128 and 256: " + byCpu.keySet());
+        int program = 0;
+        for (Map.Entry<Optional<String>, List<Context>> e : byCpu.entrySet()) {
+            List<Context> running = e.getValue();
+            StringBuilder body = new StringBuilder();
+            for (Context c : running) {
+                body.append("    .option norvc\n");
+                c.setup().forEach(s -> body.append("    ").append(s).append('\n'));
+                body.append("    slti zero, zero, 0x5a1\n");
+                body.append(c.form() == Context.Form.FULL ? "" : "    .option rvc\n");
+                body.append("    ").append(c.slotWith("t3", "ft4")).append("\n1:\n");
+                body.append("    .option norvc\n    slti zero, zero, 0x5a0\n    .option rvc\n");
+            }
+            Path exe = build("all-slots-" + program++, body.toString());
+            QemuRunner.Result r = run(e.getKey(), exe);
+            assertEquals(0, r.exitCode(), "on " + e.getKey());
+            PluginRecords records = r.records().orElseThrow();
+            PluginFixtures.assertClean(records);
+            assertTrue(records.footer().clean());
+            assertEquals(running.size(), records.validationWindows().size());
+            for (int i = 0; i < running.size(); i++) {
+                PluginRecords.ValidationWindow w = records.validationWindows().get(i);
+                assertEquals(1, w.executed(), running.get(i).key() + ": one instruction between the markers");
+                assertEquals(running.get(i).form().size(), w.encodings().get(0).size(), running.get(i).key());
+            }
         }
-        Path exe = build("all-slots", body.toString());
-        QemuRunner.Result r = PluginFixtures.run(PluginRecords.Mode.VALIDATION, exe);
-        assertEquals(0, r.exitCode());
-        PluginRecords records = r.records().orElseThrow();
-        PluginFixtures.assertClean(records);
-        assertTrue(records.footer().clean());
-        assertEquals(running.size(), records.validationWindows().size());
-        for (int i = 0; i < running.size(); i++) {
-            PluginRecords.ValidationWindow w = records.validationWindows().get(i);
-            assertEquals(1, w.executed(), running.get(i).key() + ": one instruction between the markers");
-            assertEquals(running.get(i).form().size(), w.encodings().get(0).size(), running.get(i).key());
+    }
+
+    /** A program under the plugin's validation mode on a CPU model (empty: QEMU's default). */
+    private static QemuRunner.Result run(Optional<String> cpu, Path exe) throws IOException {
+        Path out = Files.createTempFile("splice-guest", ".out");
+        try {
+            QemuRunner.Streams streams = new QemuRunner.Streams(
+                    Redirect.from(new File("/dev/null")), Redirect.to(out.toFile()), Redirect.INHERIT);
+            return PluginFixtures.runner().withCpu(cpu).run(exe, List.of(), PluginRecords.Mode.VALIDATION, Optional.empty(),
+                    streams);
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    /** The contexts that need a CPU model die of SIGILL on QEMU's default CPU: their cpu= is needed. */
+    @Test
+    void contextsThatNameACpuModelAreIllegalOnTheDefaultCpu() throws IOException {
+        Map<String, Context> firstPerExtension = new TreeMap<>();
+        TABLE.contexts().stream().filter(c -> c.cpu().isPresent()).forEach(c -> firstPerExtension.putIfAbsent(c.extension(), c));
+        assertEquals(Set.of("zfh", "zbkb", "zbkx", "v"), firstPerExtension.keySet());
+        for (Context c : firstPerExtension.values()) {
+            String body = c.slotWith("t3", "ft4") + "\n1:\n";
+            Path exe = build("default-cpu-" + c.extension(), body);
+            int status = Tools.run(QemuRunner.QEMU, exe.toString()).exitCode();
+            assertEquals(128 + 4, status, c.key() + " should die of SIGILL on QEMU's default CPU");
         }
     }
 

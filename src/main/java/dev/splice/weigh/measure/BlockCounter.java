@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,8 +29,8 @@ import java.util.Optional;
 final class BlockCounter {
     private BlockCounter() {}
 
-    /** Blocks per call, per context (kernel). */
-    static Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf, QemuPlugin plugin) {
+    /** Blocks per call, per context (kernel), on QEMU's CPU model {@code cpu} (empty: its default). */
+    static Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf, QemuPlugin plugin, Optional<String> cpu) {
         Path dir;
         try {
             dir = Files.createTempDirectory("splice-blocks");
@@ -39,9 +40,11 @@ final class BlockCounter {
         try {
             Path log = dir.resolve("exec.log");
             Path records = dir.resolve("count.records");
-            Process p = new ProcessBuilder(QemuRunner.QEMU, "-plugin",
-                    plugin.argument(PluginRecords.Mode.COUNT, records, Optional.empty()), "-d", "exec,nochain", "-D",
-                    log.toString(), elf.toString())
+            List<String> command = new ArrayList<>(List.of(QemuRunner.QEMU));
+            command.addAll(QemuRunner.cpuOptions(cpu));
+            command.addAll(List.of("-plugin", plugin.argument(PluginRecords.Mode.COUNT, records, Optional.empty()),
+                    "-d", "exec,nochain", "-D", log.toString(), elf.toString()));
+            Process p = new ProcessBuilder(command)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectError(ProcessBuilder.Redirect.INHERIT)
                     .start();

@@ -204,7 +204,8 @@ public final class MeasureCampaign {
         Path elf = layout().blocksProbe();
         AtomicFiles.write(elf, small.elf());
         elf.toFile().setExecutable(true);
-        return BlockCounter.blocksPerCall(small, elf, plugin);
+        return BlockCounter.blocksPerCall(small, elf, plugin,
+                runner instanceof UserProbeRunner user ? user.cpu() : Optional.empty());
     }
 
     private CampaignLayout layout() {

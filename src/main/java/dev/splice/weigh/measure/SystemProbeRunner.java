@@ -68,7 +68,7 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
 
     @Override
     public boolean measures(Context context) {
-        return context.runsOnQemu() || context.systemOnly();
+        return (context.runsOnQemu() || context.systemOnly()) && context.cpu().isEmpty(); // on the default CPU
     }
 
     /** S-mode when a kernel's context needs it; traps return at once from the first kernel's address on. */

@@ -42,7 +42,8 @@ public record UserProbeRunner(QemuPlugin plugin, Optional<String> cpu) implement
 
     @Override
     public boolean measures(Context context) {
-        return context.runsOnQemu();
+        // a context that names a CPU model runs on that model only; the others on any
+        return context.runsOnQemu() && (context.cpu().isEmpty() || context.cpu().equals(cpu));
     }
 
     @Override

@@ -217,7 +217,7 @@ public final class ProbeProgram {
     /** The whole program as listing text. */
     private static String source(List<Context> kernels, Schedule schedule) {
         StringBuilder s = new StringBuilder(1 << 20);
-        s.append(".target rv64gc_zba_zbb_zbs\n.option norvc\n_start:\n");
+        s.append(".target ").append(target(kernels)).append("\n.option norvc\n_start:\n");
         // calibration: rdtime and CLOCK_MONOTONIC at start (header bytes 0..31) and end (32..63)
         s.append("    lla tp, clock_header\n    rdtime t0\n    sd t0, 0(tp)\n");
         s.append("    li a0, 1\n    addi a1, tp, 8\n    li a7, 113\n    ecall\n");
@@ -320,10 +320,29 @@ public final class ProbeProgram {
                 || "per-slot".equals(c.modifiers().get(Context.SETUP));
     }
 
+    /**
+     * The probe's {@code .target}: rv64gc with Zba, Zbb and Zbs, as always, plus the extensions of
+     * contexts that need a CPU model of their own (V, Zfh, Zbc, Zbkb, Zbkx) when there are such kernels.
+     */
+    static String target(List<Context> kernels) {
+        Set<String> extra = new java.util.TreeSet<>();
+        boolean vector = false;
+        for (Context c : kernels) {
+            switch (c.extension()) {
+                case "v" -> vector = true;
+                case "zfh", "zbc", "zbkb", "zbkx" -> extra.add(c.extension());
+                default -> { }
+            }
+        }
+        StringBuilder t = new StringBuilder(vector ? "rv64gcv_zba_zbb_zbs" : "rv64gc_zba_zbb_zbs");
+        extra.forEach(e -> t.append('_').append(e));
+        return t.toString();
+    }
+
     /** The slot encodings (every rotating register), assembled alone: slots are position independent. */
     private static Set<Long> slotEncodings(Context c) {
         // slot i uses INT_ROTATION[i % 14] and FP_ROTATION[i % 8]: 56 slots show every combination
-        StringBuilder text = new StringBuilder(".target rv64gc_zba_zbb_zbs\n");
+        StringBuilder text = new StringBuilder(".target ").append(target(List.of(c))).append('\n');
         text.append(c.form() == Context.Form.COMPRESSED ? ".option rvc\n" : ".option norvc\n");
         for (int slot = 0; slot < 56; slot++) {
             text.append("    ").append(slotText(c, slot)).append("\n1:\n");
