@@ -27,7 +27,7 @@ final class CounterFragments {
      * slots, and overwriting dead callee-saved registers broke a C++ program's exception path
      * (RiscVLivenessTest checks the caller-saved ones under QEMU).
      */
-    private static final int[] CANDIDATES = {5, 6, 7, 28, 29, 30, 31, 17, 16, 15, 14, 13, 12, 11, 10, 1};
+    static final int[] CANDIDATES = {5, 6, 7, 28, 29, 30, 31, 17, 16, 15, 14, 13, 12, 11, 10, 1};
 
     private final boolean atomic;
 
@@ -69,6 +69,11 @@ final class CounterFragments {
      * @return the fragment's text
      */
     String ifTaken(ElfFile elf, long address, int live) {
+        return inverse(elf, address) + "1f\n" + always(live) + "1:\n";
+    }
+
+    /** The inverse of the conditional branch at {@code address}, with its operands, up to its target. */
+    private static String inverse(ElfFile elf, long address) {
         Section s = elf.sectionContaining(address).orElseThrow();
         byte[] code = elf.contents(s);
         int at = (int) (address - s.address());
@@ -84,7 +89,69 @@ final class CounterFragments {
         }
         long rs1 = op.operand(bits, Operand.RS1);
         long rs2 = op.has(Operand.RS2) ? op.operand(bits, Operand.RS2) : 0;
-        return inverse + " x" + rs1 + ", x" + rs2 + ", 1f\n" + always(live) + "1:\n";
+        return inverse + " x" + rs1 + ", x" + rs2 + ", ";
+    }
+
+    /**
+     * A promoted counter's increment (docs/instrument.md, "Counter promotion"): one addi on its register.
+     *
+     * @param register the counter's register
+     * @return the fragment's text
+     */
+    String promoted(int register) {
+        return "addi x" + register + ", x" + register + ", 1\n";
+    }
+
+    /**
+     * A promoted counter's increment when the conditional branch at {@code address} is taken.
+     *
+     * @param elf the binary
+     * @param address the branch's address
+     * @param register the counter's register
+     * @return the fragment's text
+     */
+    String promotedIfTaken(ElfFile elf, long address, int register) {
+        return inverse(elf, address) + "1f\n" + promoted(register) + "1:\n";
+    }
+
+    /**
+     * The zeroing of a promoted loop's counters on the way in.
+     *
+     * @param registers their registers
+     * @return the fragment's text
+     */
+    String zero(java.util.List<Integer> registers) {
+        StringBuilder out = new StringBuilder();
+        registers.forEach(r -> out.append("li x").append(r).append(", 0\n"));
+        return out.toString();
+    }
+
+    /**
+     * The flush of promoted counters on a way out: each register added to its slot atomically.
+     *
+     * @param registers the counters' registers
+     * @param slots their slots, in the same order
+     * @param scratch a register dead at the point for the slot's address
+     * @return the fragment's text
+     */
+    String flush(java.util.List<Integer> registers, int[] slots, int scratch) {
+        StringBuilder out = new StringBuilder();
+        for (int k = 0; k < slots.length; k++) {
+            out.append("la x").append(scratch).append(", __splice_counters+").append(8L * slots[k]).append('\n')
+                    .append("amoadd.d zero, x").append(registers.get(k)).append(", (x").append(scratch).append(")\n");
+        }
+        return out.toString();
+    }
+
+    /**
+     * The first counter register dead at a point.
+     *
+     * @param live the registers live (or reserved) there
+     * @return the register, or -1 if none is dead
+     */
+    static int firstDead(int live) {
+        int[] dead = dead(live);
+        return dead.length > 0 ? dead[0] : -1;
     }
 
     private static int[] dead(int live) {

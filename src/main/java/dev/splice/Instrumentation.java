@@ -123,16 +123,36 @@ public final class Instrumentation {
             List<Insertion> insertions = new ArrayList<>();
             List<EdgeMap.FunctionMap> maps = new ArrayList<>();
             Map<FlowEdge, Integer> order = new java.util.IdentityHashMap<>();
+            List<Flush> flushes = new ArrayList<>();
             for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
                 Function f = n.getKey();
                 Liveness live = liveness(binary, abiEntries, f);
+                LoopPromotion.Plan plan = promotions(binary, f, n.getValue(), live, atomic);
                 for (int c : n.getValue().counters().counted()) {
                     FlowEdge e = n.getValue().edges().get(c);
                     order.put(e, insertions.size());
-                    insertions.add(insertion(elf, n.getKey(), e, fragments, live.liveBefore(e.probeOffset())));
+                    Integer register = plan.register().get(e);
+                    insertions.add(register != null ? promoted(elf, f, e, fragments, register)
+                            : insertion(elf, f, e, fragments, live.liveBefore(e.probeOffset()) | plan.reservedAt(e.probeOffset())));
+                }
+                String name = "promoted loop counters in " + f.name();
+                plan.zeroing().forEach((at, registers) -> insertions.add(
+                        new Insertion(f.address() + at, fragments.zero(registers), name + " (zeroing)", BranchTarget.INSERTED)));
+                for (Map.Entry<Integer, List<FlowEdge>> x : new java.util.TreeMap<>(plan.flushes()).entrySet()) {
+                    int scratch = CounterFragments.firstDead(live.liveBefore(x.getKey()) | plan.reservedAt(x.getKey()));
+                    BranchTarget policy = plan.fallThroughFlushes().contains(x.getKey()) ? BranchTarget.ORIGINAL : BranchTarget.INSERTED;
+                    flushes.add(new Flush(insertions.size(), x.getValue(), plan, scratch));
+                    insertions.add(new Insertion(f.address() + x.getKey(), "", name + " (flush)", policy));
                 }
             }
             int[] slotOf = slots(insertions);
+            for (Flush x : flushes) {
+                Insertion placeholder = insertions.get(x.index());
+                int[] slots = x.edges().stream().mapToInt(e -> slotOf[order.get(e)]).toArray();
+                List<Integer> registers = x.edges().stream().map(e -> x.plan().register().get(e)).toList();
+                insertions.set(x.index(), new Insertion(placeholder.address(), fragments.flush(registers, slots, x.scratch()),
+                        placeholder.fragmentName(), placeholder.branchTarget()));
+            }
             for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
                 maps.add(map(names, n.getKey(), n.getValue(), e -> order.containsKey(e) ? slotOf[order.get(e)] : -1));
             }
@@ -206,6 +226,33 @@ public final class Instrumentation {
         int[] pads = java.util.Arrays.stream(binary.landingPads().getOrDefault(f.address(), new long[0]))
                 .filter(f::contains).mapToInt(a -> (int) (a - f.address())).toArray();
         return RiscVLiveness.of(code, base, size, RiscVCfg.of(code, base, size, pads), f.address(), abiEntries::contains);
+    }
+
+    /** A flush of promoted counters, its fragment written once the slots are numbered. */
+    private record Flush(int index, List<FlowEdge> edges, LoopPromotion.Plan plan, int scratch) {}
+
+    /** The loops of a function whose counters are kept in registers (atomic binaries only: the flush is an amoadd.d). */
+    private static LoopPromotion.Plan promotions(RiscVEdges.Binary binary, Function f, FunctionEdges net, Liveness live,
+                                                 boolean atomic) {
+        dev.splice.cfg.ControlFlowGraph cfg = atomic ? RiscVEdges.cfg(binary, f) : null;
+        if (cfg == null) {
+            return new LoopPromotion.Plan(Map.of(), Map.of(), Map.of(), Set.of(), Map.of());
+        }
+        byte[] code = binary.elf().contents(f.section());
+        int base = (int) (f.address() - f.section().address());
+        return LoopPromotion.plan(cfg, net, code, base, (int) f.size(), live, RiscVEdges.labels(binary, f),
+                CounterFragments.CANDIDATES);
+    }
+
+    private static Insertion promoted(ElfFile elf, Function f, FlowEdge e, CounterFragments fragments, int register) {
+        long at = f.address() + e.probeOffset();
+        String name = "promoted edge counter (" + e.kind().name().toLowerCase(Locale.ROOT) + ") in " + f.name();
+        return switch (e.probe()) {
+            case BEFORE -> new Insertion(at, fragments.promoted(register), name, BranchTarget.INSERTED);
+            case BEFORE_IF_TAKEN -> new Insertion(at, fragments.promotedIfTaken(elf, at, register), name, BranchTarget.INSERTED);
+            case AT_FALL_THROUGH -> new Insertion(at, fragments.promoted(register), name, BranchTarget.ORIGINAL);
+            case NONE -> throw new IllegalStateException("a counter on an edge without a probe: " + e);
+        };
     }
 
     private static Insertion insertion(ElfFile elf, Function f, FlowEdge e, CounterFragments fragments, int live) {

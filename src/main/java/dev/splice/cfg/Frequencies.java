@@ -2,63 +2,185 @@ package dev.splice.cfg;
 
 import dev.splice.cfg.FunctionEdges.EdgeKind;
 import dev.splice.cfg.FunctionEdges.FlowEdge;
+import dev.splice.cfg.FunctionEdges.Probe;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 /**
- * Estimated edge frequencies for the spanning tree (Ball and Larus weight loops up): every
- * backward branch or jump (to an offset at or before its own) spans a loop, the code from its
- * target to itself; an edge's loop depth is the number of loops that hold both its ends, and its
- * weight 10 to that depth, shared among its source's out-edges, with a small bias towards keeping
- * the dearer probes (a branch re-evaluated, then an unconditional counter) in the tree.
+ * What each edge would cost if it carried a counter, from estimated frequencies (Ball and Larus's
+ * placement: the spanning tree takes the dearest edges, counters land on the cheap ones). The
+ * estimate propagates a flow from the entry: a depth-first search from the virtual node finds the
+ * loops (retreating edges; a loop is the natural loop of its head), a loop head runs 10 times what
+ * enters it, and a block's flow is shared among its out-edges in proportion to 10 to the number of
+ * loops that hold both ends (an edge staying in a loop is ten times likelier than one leaving it;
+ * a {@code LEAVES} edge is rare). The cost is the edge's frequency times a counter's length, plus,
+ * for a taken-branch probe, the inverse branch that runs at every execution of the branch.
  */
 final class Frequencies {
-    private static final int MAX_DEPTH = 6;
+    /** The increment's length in instructions with two dead registers. */
+    private static final double COUNTER = 4;
+    /** Loop heads multiply at most to this (deep nests would overflow the weights' scale). */
+    private static final double MAX_FREQUENCY = 1e9;
 
     private Frequencies() {}
 
+    /**
+     * The cost of counting each edge, scaled to integers ({@link EdgeCounters.Edge#weight}).
+     *
+     * @param nodes the network's node count
+     * @param edges its edges
+     * @return per edge, the estimated instructions its counter would execute (times 1000)
+     */
     static long[] estimate(int nodes, List<FlowEdge> edges) {
-        int[] outDegree = new int[nodes];
-        List<int[]> loops = new ArrayList<>();
-        for (FlowEdge e : edges) {
-            outDegree[e.from()]++;
-            boolean branch = e.kind() == EdgeKind.TAKEN || e.kind() == EdgeKind.JUMP || e.kind() == EdgeKind.TAKEN_OR_FALL_THROUGH;
-            if (branch && e.toOffset() >= 0 && e.toOffset() <= e.fromOffset()) {
-                loops.add(new int[] {e.toOffset(), e.fromOffset()});
-            }
+        List<List<Integer>> out = new ArrayList<>(nodes);
+        List<List<Integer>> in = new ArrayList<>(nodes);
+        for (int n = 0; n < nodes; n++) {
+            out.add(new ArrayList<>());
+            in.add(new ArrayList<>());
         }
-        long[] weight = new long[edges.size()];
+        int virtual = -1;
         for (int i = 0; i < edges.size(); i++) {
             FlowEdge e = edges.get(i);
-            int a = e.fromOffset() >= 0 ? e.fromOffset() : e.toOffset();
-            int b = e.toOffset() >= 0 ? e.toOffset() : e.fromOffset();
-            int depth = 0;
-            if (e.kind() != EdgeKind.ENTRY) {
-                for (int[] loop : loops) {
-                    if (Math.min(a, b) >= loop[0] && Math.max(a, b) <= loop[1]) {
-                        depth++;
+            out.get(e.from()).add(i);
+            in.get(e.to()).add(i);
+            if (e.kind() == EdgeKind.ENTRY) {
+                virtual = e.from();
+            }
+        }
+        double[] edgeFrequency = new double[edges.size()];
+        if (virtual < 0) {
+            return scaled(edges, edgeFrequency, new double[nodes]);
+        }
+        int[] order = new int[nodes];
+        BitSet retreating = new BitSet(edges.size());
+        int count = reversePostorder(virtual, edges, out, order, retreating);
+        List<BitSet> loops = loops(nodes, edges, in, retreating);
+        double[] frequency = new double[nodes];
+        boolean[] head = new boolean[nodes];
+        retreating.stream().forEach(i -> head[edges.get(i).to()] = true);
+        for (int k = 0; k < count; k++) {
+            int n = order[k];
+            if (n == virtual) {
+                distribute(n, 1, out, edges, loops, edgeFrequency);
+                continue;
+            }
+            double f = 0;
+            for (int i : in.get(n)) {
+                if (!retreating.get(i)) {
+                    f += edgeFrequency[i];
+                }
+            }
+            frequency[n] = Math.min(MAX_FREQUENCY, head[n] ? 10 * f : f);
+            distribute(n, frequency[n], out, edges, loops, edgeFrequency);
+        }
+        return scaled(edges, edgeFrequency, frequency);
+    }
+
+    /** Shares a node's flow among its out-edges (entries: the start takes it, landing pads a little). */
+    private static void distribute(int n, double f, List<List<Integer>> out, List<FlowEdge> edges, List<BitSet> loops,
+                                   double[] edgeFrequency) {
+        double total = 0;
+        double[] score = new double[out.get(n).size()];
+        for (int k = 0; k < score.length; k++) {
+            FlowEdge e = edges.get(out.get(n).get(k));
+            score[k] = score(e, loops);
+            total += score[k];
+        }
+        for (int k = 0; k < score.length; k++) {
+            edgeFrequency[out.get(n).get(k)] = total == 0 ? 0 : f * score[k] / total;
+        }
+    }
+
+    private static double score(FlowEdge e, List<BitSet> loops) {
+        return switch (e.kind()) {
+            case ENTRY -> e.toOffset() == 0 ? 1 : 1e-3;
+            case LEAVES -> 1e-3;
+            default -> {
+                double s = 1;
+                for (BitSet loop : loops) {
+                    if (loop.get(e.from()) && loop.get(e.to())) {
+                        s *= 10;
+                    }
+                }
+                yield s;
+            }
+        };
+    }
+
+    /** Depth-first from the virtual node: the reverse postorder (returned count), edges to a node on the stack marked. */
+    private static int reversePostorder(int root, List<FlowEdge> edges, List<List<Integer>> out, int[] order,
+                                        BitSet retreating) {
+        int nodes = out.size();
+        int[] state = new int[nodes]; // 0 new, 1 on the stack, 2 done
+        int[] stack = new int[nodes];
+        int[] next = new int[nodes];
+        int[] post = new int[nodes];
+        int posts = 0;
+        int top = 0;
+        stack[top++] = root;
+        state[root] = 1;
+        while (top > 0) {
+            int n = stack[top - 1];
+            if (next[n] < out.get(n).size()) {
+                int i = out.get(n).get(next[n]++);
+                int w = edges.get(i).to();
+                if (w == root) {
+                    continue; // an exit: not a loop
+                }
+                if (state[w] == 1) {
+                    retreating.set(i);
+                } else if (state[w] == 0) {
+                    state[w] = 1;
+                    stack[top++] = w;
+                }
+            } else {
+                state[n] = 2;
+                post[posts++] = n;
+                top--;
+            }
+        }
+        for (int k = 0; k < posts; k++) {
+            order[k] = post[posts - 1 - k];
+        }
+        return posts;
+    }
+
+    /** Per loop head, its natural loop: the head and what reaches a retreating edge's source without passing it. */
+    private static List<BitSet> loops(int nodes, List<FlowEdge> edges, List<List<Integer>> in, BitSet retreating) {
+        java.util.Map<Integer, BitSet> byHead = new java.util.TreeMap<>();
+        retreating.stream().forEach(i -> {
+            FlowEdge e = edges.get(i);
+            BitSet body = byHead.computeIfAbsent(e.to(), h -> {
+                BitSet b = new BitSet(nodes);
+                b.set(h);
+                return b;
+            });
+            java.util.ArrayDeque<Integer> work = new java.util.ArrayDeque<>();
+            if (!body.get(e.from())) {
+                body.set(e.from());
+                work.push(e.from());
+            }
+            while (!work.isEmpty()) {
+                for (int j : in.get(work.pop())) {
+                    int p = edges.get(j).from();
+                    if (!body.get(p) && edges.get(j).kind() != EdgeKind.ENTRY) {
+                        body.set(p);
+                        work.push(p);
                     }
                 }
             }
-            if (e.kind() == EdgeKind.ENTRY || e.kind() == EdgeKind.EXIT || e.kind() == EdgeKind.LEAVES) {
-                depth = 0;
-            }
-            long frequency = pow10(Math.min(MAX_DEPTH, depth)) * 1000 / Math.max(1, outDegree[e.from()]);
-            int cost = switch (e.probe()) {
-                case BEFORE_IF_TAKEN -> 2;
-                case BEFORE -> 1;
-                default -> 0;
-            };
-            weight[i] = frequency * 4 + cost;
-        }
-        return weight;
+        });
+        return List.copyOf(byHead.values());
     }
 
-    private static long pow10(int d) {
-        long p = 1;
-        for (int i = 0; i < d; i++) {
-            p *= 10;
+    private static long[] scaled(List<FlowEdge> edges, double[] edgeFrequency, double[] frequency) {
+        long[] weight = new long[edges.size()];
+        for (int i = 0; i < edges.size(); i++) {
+            FlowEdge e = edges.get(i);
+            double cost = edgeFrequency[i] * COUNTER + (e.probe() == Probe.BEFORE_IF_TAKEN ? frequency[e.from()] : 0);
+            weight[i] = Math.round(cost * 1000);
         }
-        return p;
+        return weight;
     }
 }

@@ -133,6 +133,12 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
                 hasPredecessor[s] = true;
             }
         }
+        boolean[] loopHead = new boolean[n]; // the target of a branch or jump from itself or a later block
+        for (Block b : blocks) {
+            if (b.kind() == Kind.CONDITIONAL || b.kind() == Kind.JUMP) {
+                b.taken().stream().filter(t -> t <= b.index()).forEach(t -> loopHead[t] = true);
+            }
+        }
         int[] node = new int[n]; // where edges into a block go: the block, or its in-node
         int nodes = n + 1;
         for (Block b : blocks) {
@@ -148,6 +154,14 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
                     edges.add(new FlowEdge(node[b.index()], b.index(), EdgeKind.ARRIVAL, -1, b.start(),
                             countable ? Probe.BEFORE : Probe.NONE, countable ? b.start() : -1));
                 }
+            }
+        }
+        for (Block b : blocks) {
+            if (node[b.index()] == b.index() && code.insertable()[b.start()] && loopHead[b.index()]) {
+                // A loop head's arrivals as one edge: the tree may then keep its back edge (a
+                // self-loop otherwise always carries a counter) and count the arrival instead.
+                node[b.index()] = nodes++;
+                edges.add(new FlowEdge(node[b.index()], b.index(), EdgeKind.ARRIVAL, -1, b.start(), Probe.BEFORE, b.start()));
             }
         }
         for (Block b : blocks) {

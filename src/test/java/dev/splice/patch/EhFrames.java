@@ -59,6 +59,25 @@ final class EhFrames {
         return rows;
     }
 
+    /**
+     * The FDEs of a (renamed) continuation in ascending pc order, as readelf lists them: libgcc's
+     * sort at the first throw then finds one ascending run and heap-sorts nothing.
+     */
+    private static void assertAscending(Path continuation) {
+        Tools.Result r = Tools.run(List.of("readelf", "--debug-dump=frames", "-W", continuation.toString()), "", 120);
+        assertEquals(0, r.exitCode(), r.stderr());
+        Matcher m = FDE.matcher(r.stdout());
+        long last = -1;
+        int fdes = 0;
+        while (m.find()) {
+            long begin = Long.parseLong(m.group(2), 16);
+            assertTrue(begin >= last, "FDE at pc 0x" + m.group(2) + " after one at 0x" + Long.toHexString(last));
+            last = begin;
+            fdes++;
+        }
+        assertTrue(fdes > 0, "no FDE in the continuation");
+    }
+
     /** readelf --debug-dump=frames-interp of a binary. */
     static String interp(Path binary) {
         Tools.Result r = Tools.run(List.of("readelf", "--debug-dump=frames-interp", "-W", binary.toString()), "", 120);
@@ -89,6 +108,7 @@ final class EhFrames {
             assertTrue(r.exitCode() == 0 && r.stderr().isBlank(), String.join(" ", cmd) + ": " + r.stderr());
         }
         Path continuation = renamed(rewritten, dir);
+        assertAscending(continuation);
         Map<String, Long> before = fdeLengths(original);
         Map<String, Long> after = fdeLengths(continuation);
         String oldTables = interp(original);

@@ -78,9 +78,8 @@ public final class RiscVEdges {
         byte[] code = elf.contents(section);
         int base = (int) (function.address() - section.address());
         int size = (int) function.size();
-        int[] pads = offsets(binary.landingPads().getOrDefault(function.address(), new long[0]), function);
-        int[] labels = offsets(binary.dataReferences(), function);
-        ControlFlowGraph cfg = RiscVCfg.of(code, base, size, pads, labels);
+        int[] labels = labels(binary, function);
+        ControlFlowGraph cfg = cfg(binary, function);
         if (cfg == null) {
             throw new EdgeProfileException(where + ": no control-flow graph (a label inside an instruction)");
         }
@@ -155,6 +154,32 @@ public final class RiscVEdges {
         } catch (EdgeProfileException e) {
             throw new EdgeProfileException(where + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * The graph a function's network is built on: the write-back's, entered at the start and the
+     * landing pads, with a block at every label data refers to.
+     *
+     * @param binary the binary's shared parts
+     * @param function one of its functions (with code bytes)
+     * @return the graph, or null where a label lies inside an instruction
+     */
+    public static ControlFlowGraph cfg(Binary binary, Function function) {
+        byte[] code = binary.elf().contents(function.section());
+        int base = (int) (function.address() - function.section().address());
+        int[] pads = offsets(binary.landingPads().getOrDefault(function.address(), new long[0]), function);
+        return RiscVCfg.of(code, base, (int) function.size(), pads, labels(binary, function));
+    }
+
+    /**
+     * The offsets inside a function (after its start) that data refers to: jump-table targets.
+     *
+     * @param binary the binary's shared parts
+     * @param function one of its functions
+     * @return the offsets, ascending
+     */
+    public static int[] labels(Binary binary, Function function) {
+        return offsets(binary.dataReferences(), function);
     }
 
     /**

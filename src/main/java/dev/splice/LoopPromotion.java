@@ -1,0 +1,343 @@
+package dev.splice;
+
+import dev.splice.cfg.ControlFlowGraph;
+import dev.splice.cfg.ControlFlowGraph.Block;
+import dev.splice.cfg.ControlFlowGraph.Kind;
+import dev.splice.cfg.FunctionEdges;
+import dev.splice.cfg.FunctionEdges.FlowEdge;
+import dev.splice.cfg.FunctionEdges.Probe;
+import dev.splice.cfg.Liveness;
+import dev.splice.isa.ControlFlow;
+import dev.splice.isa.Decoder;
+import dev.splice.isa.Isa;
+import dev.splice.isa.Opcode;
+import dev.splice.isa.Operand;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Counter promotion in loops (docs/instrument.md): the counters of a loop are kept in registers
+ * while it runs, each incremented by one {@code addi}, set to zero on the way in and added to their
+ * slots on every way out. A loop is promoted only where that is exact: a natural loop whose head
+ * is entered from outside by exactly one block that goes nowhere else (the zeroing goes before its
+ * last instruction), whose blocks have no call, ecall, return, tail call, trap, indirect jump,
+ * landing pad or label data refers to (nothing leaves it but its exit edges, nothing enters it but
+ * its head), and whose exit blocks are entered from the loop only (the flush goes at their start,
+ * where every arrival is an exit). Each promoted counter takes a caller-saved register that is dead
+ * where the zeroing goes and that no instruction of the loop (or of the rest of the entering block)
+ * writes: the program never reads it before it writes it again, so the loop may keep a count there.
+ */
+final class LoopPromotion {
+    private static final Isa ISA = Isa.rv64();
+    private static final Decoder DECODER = ISA.decoder(ISA.extensions());
+    private static final Opcode ECALL = ISA.opcode("ecall");
+
+    /**
+     * The promotions of one function.
+     *
+     * @param register per promoted counted edge, its register
+     * @param zeroing per promoted loop, the offset of the instruction the zeroing goes before, and its registers
+     * @param flushes per exit block start, the promoted edges to add to their slots there
+     * @param fallThroughFlushes the exit block starts entered by fall-through only where a fall-through counter
+     *     is (their flush takes its policy, ORIGINAL)
+     * @param reserved per offset inside a promoted loop's reach, the registers other fragments must not touch
+     */
+    record Plan(Map<FlowEdge, Integer> register, Map<Integer, List<Integer>> zeroing, Map<Integer, List<FlowEdge>> flushes,
+                java.util.Set<Integer> fallThroughFlushes, Map<Integer, Integer> reserved) {
+        /** {@return the registers reserved at an offset (bit r for xr)} */
+        int reservedAt(int offset) {
+            return reserved.getOrDefault(offset, 0);
+        }
+    }
+
+    private LoopPromotion() {}
+
+    /**
+     * Chooses the promoted loops of a function, outermost first, each with every counter inside it
+     * promoted, or none.
+     *
+     * @param cfg the network's graph (same blocks)
+     * @param net the network, counters chosen
+     * @param code the function's section bytes
+     * @param base the function's offset in them
+     * @param size the function's size in bytes
+     * @param live the function's liveness
+     * @param labels the offsets data refers to
+     * @param candidates the registers a counter may take, in order of preference
+     * @return the plan (possibly empty)
+     */
+    static Plan plan(ControlFlowGraph cfg, FunctionEdges net, byte[] code, int base, int size, Liveness live, int[] labels,
+                     int[] candidates) {
+        List<Block> blocks = cfg.blocks();
+        int n = blocks.size();
+        List<List<Integer>> preds = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            preds.add(new ArrayList<>());
+        }
+        for (Block b : blocks) {
+            for (int s : b.successors()) {
+                preds.get(s).add(b.index());
+            }
+        }
+        BitSet labelBlocks = new BitSet(n);
+        for (int l : labels) {
+            labelBlocks.set(cfg.blockIndexAt(l));
+        }
+        List<BitSet> loops = new ArrayList<>();
+        for (int h : cfg.loopHeads()) {
+            loops.add(body(h, blocks, preds));
+        }
+        loops.sort((a, b) -> Integer.compare(b.cardinality(), a.cardinality()));
+        Map<FlowEdge, Integer> register = new HashMap<>();
+        Map<Integer, List<Integer>> zeroing = new HashMap<>();
+        Map<Integer, List<FlowEdge>> flushes = new HashMap<>();
+        Map<Integer, Integer> reserved = new HashMap<>();
+        java.util.Set<Integer> fallThroughFlushes = new java.util.HashSet<>();
+        BitSet taken = new BitSet(n);
+        java.util.Set<Integer> reached = new java.util.HashSet<>();
+        for (BitSet loop : loops) {
+            if (loop.intersects(taken)) {
+                continue;
+            }
+            int head = loop.nextSetBit(0);
+            for (int h : cfg.loopHeads()) {
+                if (loop.get(h) && preds.get(h).stream().anyMatch(p -> !loop.get(p))) {
+                    head = h;
+                }
+            }
+            Promotion p = promotion(head, loop, blocks, preds, labelBlocks, net, code, base, size, live, candidates);
+            if (p == null || p.reach.stream().anyMatch(reached::contains)) {
+                continue; // another promotion's zeroing, loop or flush is there: each keeps its registers to itself
+            }
+            reached.addAll(p.reach);
+            taken.or(loop);
+            register.putAll(p.register);
+            zeroing.put(p.zeroAt, List.copyOf(p.register.values()));
+            for (int exit : p.exits) {
+                int start = blocks.get(exit).start();
+                flushes.put(start, p.edges);
+                for (int c : net.counters().counted()) {
+                    FlowEdge e = net.edges().get(c);
+                    if (e.probe() == Probe.AT_FALL_THROUGH && e.probeOffset() == start) {
+                        fallThroughFlushes.add(start); // entered by fall-through only: checked above
+                    }
+                }
+            }
+            int mask = p.register.values().stream().mapToInt(r -> 1 << r).reduce(0, (x, y) -> x | y);
+            for (int at : p.reach) {
+                reserved.merge(at, mask, (x, y) -> x | y);
+            }
+        }
+        return new Plan(register, zeroing, flushes, fallThroughFlushes, reserved);
+    }
+
+    private record Promotion(Map<FlowEdge, Integer> register, List<FlowEdge> edges, int zeroAt, List<Integer> exits,
+                             List<Integer> reach) {}
+
+    /** The head and every block that reaches one of its predecessors reachable from it without passing it. */
+    private static BitSet body(int h, List<Block> blocks, List<List<Integer>> preds) {
+        BitSet fromHead = new BitSet(blocks.size());
+        ArrayDeque<Integer> work = new ArrayDeque<>(List.of(h));
+        fromHead.set(h);
+        while (!work.isEmpty()) {
+            for (int s : blocks.get(work.pop()).successors()) {
+                if (!fromHead.get(s)) {
+                    fromHead.set(s);
+                    work.push(s);
+                }
+            }
+        }
+        BitSet body = new BitSet(blocks.size());
+        body.set(h);
+        for (int p : preds.get(h)) {
+            if (fromHead.get(p) && !body.get(p)) {
+                body.set(p);
+                work.push(p);
+            }
+        }
+        while (!work.isEmpty()) {
+            for (int p : preds.get(work.pop())) {
+                if (!body.get(p)) {
+                    body.set(p);
+                    work.push(p);
+                }
+            }
+        }
+        return body;
+    }
+
+    private static Promotion promotion(int head, BitSet loop, List<Block> blocks, List<List<Integer>> preds, BitSet labels,
+                                       FunctionEdges net, byte[] code, int base, int size, Liveness live, int[] candidates) {
+        int entering = -1;
+        List<Integer> exits = new ArrayList<>();
+        int written = 0;
+        List<Integer> reach = new ArrayList<>();
+        for (int b = loop.nextSetBit(0); b >= 0; b = loop.nextSetBit(b + 1)) {
+            Block block = blocks.get(b);
+            if (block.entryPoint() || labels.get(b) || block.start() == 0
+                    || !(block.kind() == Kind.PLAIN || block.kind() == Kind.CONDITIONAL || block.kind() == Kind.JUMP)) {
+                return null;
+            }
+            for (int p : preds.get(b)) {
+                if (!loop.get(p)) {
+                    if (b != head || entering >= 0 && entering != p) {
+                        return null; // entered elsewhere than at the head, or from two blocks
+                    }
+                    entering = p;
+                }
+            }
+            for (int s : block.successors()) {
+                if (!loop.get(s) && !exits.contains(s)) {
+                    exits.add(s);
+                }
+            }
+            for (int at : block.instructions()) {
+                int w = writes(code, base, size, at);
+                if (w < 0) {
+                    return null;
+                }
+                written |= w;
+                reach.add(at);
+            }
+        }
+        if (entering < 0 || exits.isEmpty()) {
+            return null;
+        }
+        Block in = blocks.get(entering);
+        if (in.successors().size() != 1 || !(in.kind() == Kind.PLAIN || in.kind() == Kind.JUMP)) {
+            return null;
+        }
+        int last = in.instructions().get(in.instructions().size() - 1);
+        int zeroAt = last;
+        if (in.instructions().size() > 1 && isAuipc(code, base, in.instructions().get(in.instructions().size() - 2))) {
+            zeroAt = in.instructions().get(in.instructions().size() - 2);
+        }
+        for (int at : in.instructions()) {
+            if (at >= zeroAt) {
+                int w = writes(code, base, size, at);
+                if (w < 0) {
+                    return null;
+                }
+                written |= w;
+                reach.add(at);
+            }
+        }
+        for (int s : exits) {
+            Block exit = blocks.get(s);
+            if (exit.entryPoint() || labels.get(s) || exit.start() == 0 || preds.get(s).stream().anyMatch(p -> !loop.get(p))) {
+                return null;
+            }
+            reach.add(exit.start());
+        }
+        List<FlowEdge> edges = new ArrayList<>();
+        for (int c : net.counters().counted()) {
+            FlowEdge e = net.edges().get(c);
+            if (e.probe() == Probe.AT_FALL_THROUGH && (e.probeOffset() == zeroAt
+                    || exits.stream().anyMatch(x -> blocks.get(x).start() == e.probeOffset() && !fallThroughOnly(x, blocks, preds)))) {
+                return null; // one policy per address: the zeroing and these flushes need every arrival
+            }
+            if (e.probeOffset() >= 0 && reach.contains(e.probeOffset()) && inLoop(e, loop, blocks)) {
+                edges.add(e);
+            }
+        }
+        if (edges.isEmpty()) {
+            return null;
+        }
+        int dead = ~live.liveBefore(zeroAt) & ~written;
+        List<Integer> free = new ArrayList<>();
+        for (int r : candidates) {
+            if ((dead & 1 << r) != 0) {
+                free.add(r);
+            }
+        }
+        if (free.size() < edges.size()) {
+            return null;
+        }
+        for (int s : exits) {
+            int scratch = ~live.liveBefore(blocks.get(s).start());
+            for (int k = 0; k < edges.size(); k++) {
+                scratch &= ~(1 << free.get(k));
+            }
+            final int sc = scratch;
+            if (java.util.Arrays.stream(candidates).noneMatch(r -> (sc & 1 << r) != 0)) {
+                return null; // no register for the slot's address at this exit
+            }
+        }
+        Map<FlowEdge, Integer> register = new java.util.LinkedHashMap<>();
+        for (int k = 0; k < edges.size(); k++) {
+            register.put(edges.get(k), free.get(k));
+        }
+        return new Promotion(register, List.copyOf(edges), zeroAt, exits, reach);
+    }
+
+    /**
+     * Whether the only way into a block is the fall-through from the block before it (no branch or
+     * jump to it): a flush there may take policy ORIGINAL, beside a fall-through counter.
+     */
+    static boolean fallThroughOnly(int s, List<Block> blocks, List<List<Integer>> preds) {
+        if (s == 0 || !preds.get(s).equals(List.of(s - 1))) {
+            return false;
+        }
+        Block before = blocks.get(s - 1);
+        return before.fallThrough() == s && !before.taken().contains(s);
+    }
+
+    /** Whether the edge's probe runs inside the loop: a block of it, or its head's arrival. */
+    private static boolean inLoop(FlowEdge e, BitSet loop, List<Block> blocks) {
+        return e.probe() != Probe.NONE && loop.get(blockAt(blocks, e.probeOffset()));
+    }
+
+    private static int blockAt(List<Block> blocks, int offset) {
+        int lo = 0;
+        int hi = blocks.size() - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (blocks.get(mid).start() <= offset) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * The registers the instruction at {@code at} writes (bit r for xr), or -1 where that is not
+     * known or the instruction may leave the loop's sight: a call, an ecall, Zcmp, undecodable.
+     */
+    private static int writes(byte[] code, int base, int size, int at) {
+        int packed = DECODER.decodeAt(code, base + at, code.length);
+        Opcode op = DECODER.opcode(packed);
+        if (op == null || op == ECALL || op.mnemonic().startsWith("cm.")) {
+            return -1;
+        }
+        int bits = word(code, base + at, Decoder.size(packed));
+        ControlFlow flow = op.controlFlow(bits);
+        if (flow == ControlFlow.CALL || flow == ControlFlow.INDIRECT_CALL || flow == ControlFlow.INDIRECT_JUMP
+                || flow == ControlFlow.RETURN) {
+            return -1;
+        }
+        if ((flow == ControlFlow.BRANCH || flow == ControlFlow.JUMP)
+                && (at + op.branchOffset(bits) < 0 || at + op.branchOffset(bits) >= size)) {
+            return -1; // out of the function: a tail call
+        }
+        return op.has(Operand.RD) ? 1 << (int) op.operand(bits, Operand.RD) : 0;
+    }
+
+    private static boolean isAuipc(byte[] code, int base, int first) {
+        Opcode op = DECODER.opcode(DECODER.decodeAt(code, base + first, code.length));
+        return op != null && op.mnemonic().equals("auipc");
+    }
+
+    private static int word(byte[] code, int at, int length) {
+        int bits = 0;
+        for (int i = 0; i < Math.min(length, 4) && at + i < code.length; i++) {
+            bits |= (code[at + i] & 0xff) << (8 * i);
+        }
+        return bits;
+    }
+}
