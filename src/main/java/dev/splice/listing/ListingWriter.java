@@ -230,7 +230,7 @@ public final class ListingWriter {
                 // No section name table: a stable placeholder the assembler reads back (was ".section , ADDR").
                 text.append(UNNAMED_PREFIX).appendHex(base);
             } else {
-                appendName(text, region.name());
+                appendName(text, region.name(), true);
             }
             text.append(", ");
         }
@@ -417,7 +417,7 @@ public final class ListingWriter {
             return; // the region line already names it
         }
         text.append("\n# ");
-        appendName(text, heading.name());
+        appendName(text, heading.name(), false);
         if (heading.address() != pc) {
             text.append(" (starts at 0x").appendHex(heading.address()).append(", inside an instruction)");
         }
@@ -430,12 +430,14 @@ public final class ListingWriter {
     /**
      * A symbol name as the listing prints it: control characters (a newline would turn the rest of a
      * forged name into code), DEL and non-ASCII are written as {@code \xNN} escapes (four hex digits past 0xff), so no name can
-     * end its line. Other names are written as they are.
+     * end its line. In a region line ({@code operand}) also {@code #}, {@code ,} and spaces, which
+     * would start a comment, end the operand or be trimmed away (a forged section name
+     * {@code a#b} lost the line's address). Other names are written as they are.
      */
-    static void appendName(TextBuffer text, String name) {
+    static void appendName(TextBuffer text, String name, boolean operand) {
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            if (c < 0x20 || c >= 0x7f) {
+            if (c < 0x20 || c >= 0x7f || operand && (c == '#' || c == ',' || c == ' ')) {
                 text.append(c > 0xff ? String.format("\\u%04x", (int) c) : String.format("\\x%02x", (int) c));
             } else {
                 text.append((byte) c);

@@ -111,6 +111,30 @@ class HostileNamesTest {
         assertFalse(new ListingWriter(false, plain.symbolMap()).toText(plain.regions(List.of(), List.of())).contains("_r1:"));
     }
 
+    /**
+     * A section name is an operand of its region line: a forged {@code .text} named {@code #x}
+     * started a comment there, so the line lost its address and the unedited listing did not
+     * assemble (found by a 20-minute fuzz run: {@code .section NAME, ADDRESS} expected).
+     */
+    @Test
+    void sectionNamesWithCommentCommaOrSpaceReassemble() throws IOException {
+        for (String forged : new String[] {"#t,xt", ".t,x ", "     "}) {
+            byte[] b = Files.readAllBytes(TestPrograms.rv64("loops"));
+            int at = indexOf(b, ".text\0".getBytes(StandardCharsets.US_ASCII), 0);
+            assertTrue(at > 0);
+            System.arraycopy(forged.getBytes(StandardCharsets.US_ASCII), 0, b, at, 5);
+            Binary binary = Binary.of(b, "forged");
+            List<Region> regions = binary.regions(List.of(), List.of());
+            assertTrue(regions.stream().anyMatch(r -> r.name().equals(forged)), "the forged name is read: " + forged);
+            String text = new ListingWriter(false, binary.symbolMap()).toText(regions);
+            List<Region> back = Assembler.assemble(text, "forged.s").regions();
+            for (int i = 0; i < regions.size(); i++) {
+                assertArrayEquals(regions.get(i).bytes(), back.get(i).bytes(), regions.get(i).name());
+                assertTrue(back.get(i).address() == regions.get(i).address(), forged);
+            }
+        }
+    }
+
     private static int indexOf(byte[] hay, byte[] needle, int from) {
         for (int i = from; i + needle.length <= hay.length; i++) {
             if (java.util.Arrays.equals(hay, i, i + needle.length, needle, 0, needle.length)) {
