@@ -257,7 +257,7 @@ public final class QemuRunner {
      */
     public <T> Recorded<T> runRecording(Path binary, List<String> args, String mode, Optional<QemuPlugin.CodeRange> range,
             Streams streams, Sysroot sysroot, java.util.function.Function<Path, T> reader) {
-        Path dir = createTempDirectory();
+        Path dir = createTempDirectory("splice-qemu");
         try {
             Path records = dir.resolve(mode + ".records");
             List<String> qemuOptions = new ArrayList<>(cpuOptions(cpu));
@@ -377,9 +377,16 @@ public final class QemuRunner {
         }
     }
 
-    private static Path createTempDirectory() {
+    /**
+     * A new temporary directory for one QEMU run's files ({@link #deleteRecursively} removes it).
+     *
+     * @param prefix the start of its name
+     * @return the directory
+     * @throws UncheckedIOException if it cannot be created
+     */
+    public static Path createTempDirectory(String prefix) {
         try {
-            return Files.createTempDirectory("splice-qemu");
+            return Files.createTempDirectory(prefix);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -31,12 +31,7 @@ final class BlockCounter {
 
     /** Blocks per call, per context (kernel), on QEMU's CPU model {@code cpu} (empty: its default). */
     static Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf, QemuPlugin plugin, Optional<String> cpu) {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("splice-blocks");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Path dir = QemuRunner.createTempDirectory("splice-blocks");
         try {
             Path log = dir.resolve("exec.log");
             Path records = dir.resolve("count.records");

@@ -39,7 +39,7 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
     public QemuRunner.Result withPlugin(ProbeProgram.Probe probe, Path elf, PluginRecords.Mode mode, Path out,
             Path records) {
         SystemImage image = image(probe, elf);
-        Path dir = temporaryDirectory();
+        Path dir = QemuRunner.createTempDirectory("splice-system-records-");
         try {
             Path raw = dir.resolve(mode.argument() + ".records");
             SystemQemu.Result r = SystemQemu.run(image,
@@ -92,11 +92,4 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
         return SystemQemu.QEMU;
     }
 
-    private static Path temporaryDirectory() {
-        try {
-            return Files.createTempDirectory("splice-system-records-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

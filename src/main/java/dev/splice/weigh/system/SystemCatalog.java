@@ -48,12 +48,7 @@ public final class SystemCatalog {
      */
     public static Run of(QemuPlugin plugin, Path image, List<String> qemuOptions) {
         QemuPlugin.CodeRange range = codeRange(image);
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("splice-system-catalog-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Path dir = QemuRunner.createTempDirectory("splice-system-catalog-");
         try {
             Path records = dir.resolve("catalog.records");
             SystemQemu.Result r = SystemQemu.runImage(image, qemuOptions,

@@ -44,7 +44,7 @@ public final class SystemQemu {
      * @throws BadInputException when QEMU cannot be started or the run times out
      */
     public static Result run(SystemImage image, Optional<String> plugin, Duration timeout) {
-        Path dir = temporaryDirectory();
+        Path dir = QemuRunner.createTempDirectory("splice-system-");
         try {
             Path monitor = dir.resolve("monitor.elf");
             Files.write(monitor, image.monitor());
@@ -77,7 +77,7 @@ public final class SystemQemu {
      * @throws BadInputException when QEMU cannot be started or the run times out
      */
     public static Result runImage(Path image, List<String> qemuOptions, Optional<String> plugin, Duration timeout) {
-        Path dir = temporaryDirectory();
+        Path dir = QemuRunner.createTempDirectory("splice-system-");
         try {
             List<String> options = new ArrayList<>(qemuOptions);
             options.add("-kernel");
@@ -119,14 +119,6 @@ public final class SystemQemu {
         }
         byte[] output = Files.exists(serial) ? Files.readAllBytes(serial) : new byte[0];
         return new Result(process.exitValue(), output, Files.readString(errors));
-    }
-
-    private static Path temporaryDirectory() {
-        try {
-            return Files.createTempDirectory("splice-system-");
-        } catch (IOException e) {
-            throw new BadInputException("cannot create a temporary directory: " + e.getMessage(), e);
-        }
     }
 
     /**
