@@ -713,7 +713,7 @@ public final class ElfEditor {
                 Section s = placed.get(i);
                 long at = out.size();
                 if (s.type() != Section.SHT_NOBITS) {
-                    at = alignUp(at, Math.max(1, s.alignment()));
+                    at = alignUp(at, fileAlignment(e, s));
                 }
                 if (at < out.size() || at - out.size() > MAX_GAP) {
                     // A forged sh_addralign (2^62) would pad gigabytes of zeros before the section.
@@ -960,6 +960,21 @@ public final class ElfEditor {
     }
 
     /** The file offset a moved section had in the input (its header keeps it until layout), or -1 for a new one. */
+    /**
+     * The file-offset alignment a section gets: its sh_addralign, but for a section of the input no more
+     * than the input's own offset of it honours. A 2 KB input can claim a 64 MiB alignment for
+     * {@code .symtab} without placing it so; padding the output to the claim would write 64 MiB of zeros
+     * (found by the fuzzer). Inputs that honour their alignments are laid out as before.
+     */
+    private long fileAlignment(Entry e, Section s) {
+        long alignment = Math.max(1, s.alignment());
+        long from = movedFrom(e);
+        if (from == 0) {
+            return Math.min(alignment, PAGE_SIZE); // at offset 0 any claim holds: honour no more than a page
+        }
+        return from > 0 && from % alignment != 0 ? Long.lowestOneBit(from) : alignment;
+    }
+
     private long movedFrom(Entry e) {
         return e.header.index() < originalShCount ? e.header.offset() : -1;
     }

@@ -110,4 +110,24 @@ class PatchHostileInputTest {
             assertTrue(System.nanoTime() - started < 10_000_000_000L, section + ": padded for seconds");
         }
     }
+    /**
+     * A 64 MiB sh_addralign on a non-allocated section that the input does not place so (the fuzzer's
+     * 2,400-byte input had it on {@code .symtab}): the output was padded by 64 MiB of zeros and the editor
+     * allocated 128 MiB. Now the output is laid out as for the honest input, give or take a page.
+     */
+    @Test
+    void anAlignmentTheInputDoesNotHonourDoesNotPadTheOutput() throws IOException {
+        byte[] honest = program("count_loop.relocs");
+        int expected = Rewrite.of(ElfFile.parse(honest, "seed")).insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED)
+                .run().bytes().length;
+        for (String section : java.util.List.of(".symtab", ".strtab", ".shstrtab")) {
+            byte[] b = honest.clone();
+            ElfFile elf = ElfFile.parse(b, "seed");
+            int header = (int) (elf.header().shoff() + (long) elf.section(section).orElseThrow().index() * 64);
+            ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(header + 48, 1L << 26); // sh_addralign
+            int length = Rewrite.of(ElfFile.parse(b, "forged")).insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED)
+                    .run().bytes().length;
+            assertTrue(Math.abs(length - expected) <= 4096, section + ": " + length + " bytes against " + expected);
+        }
+    }
 }
