@@ -52,9 +52,9 @@ public record MeasureOptions(String contexts, String profile, int runs, int roun
      */
     public static final List<Integer> WINDOW_CALLS = List.of(1, 4, 16);
 
-    /** A few contexts, 2 runs x 8 rounds. */
+    /** A few contexts, 2 runs x 4 rounds. */
     public static final Profile QUICK = new Profile("quick",
-            "addi.independent,mul.dependency,div.dependency,jalr.indirect-jump", 2, 8, WINDOW_CALLS);
+            "addi.independent,mul.dependency,div.dependency,jalr.indirect-jump", 2, 4, WINDOW_CALLS);
     /** 12 runs; 30 rounds x 3 batches = 1080 pairs per context. */
     public static final Profile FORMAL = new Profile("formal", "*", 12, 30, WINDOW_CALLS);
 
