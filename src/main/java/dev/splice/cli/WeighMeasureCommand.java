@@ -28,7 +28,7 @@ public final class WeighMeasureCommand implements Callable<Integer> {
     String contexts;
 
     @Option(names = "--profile", paramLabel = "quick|formal", defaultValue = "quick",
-            description = "quick: a few contexts, 2 runs x 4 rounds; formal: all contexts, 12 runs x 10 rounds (default: ${DEFAULT-VALUE}).")
+            description = "quick: a few contexts, 2 runs x 4 rounds; formal: all contexts, 12 runs x 30 rounds; both windows of 1, 4 and 16 kernel calls (1024 to 16384 targets; default: ${DEFAULT-VALUE}).")
     String profile;
 
     @Option(names = "--runs", paramLabel = "N", description = "Independent QEMU runs (default: the profile's).")

@@ -18,11 +18,11 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Write an HTML page of weights (one self-contained file, inline SVG, no scripts).",
-            "--compare puts the user-mode and system-mode weights of the same contexts side by side: both estimates with their bands, the ratio system/user, and the QEMU mechanism behind the difference (softmmu TLB, helper calls, exits to the main loop). A weights.json's optional \"mode\" field must agree with its place (user first); without it the order decides."
+            "--compare puts the user-mode and system-mode weights of the same contexts side by side: both estimates with their bands, the ratio system/user, and the QEMU mechanism behind the difference (softmmu TLB, helper calls, exits to the main loop). Which file is which is weights.json's \"mode\" (weigh model copies it from the campaign), in either order; a file without it (written before the field existed) takes the other mode, and when neither has one the first is the user-mode side."
         })
 public final class WeighReportCommand implements Callable<Integer> {
     @Option(names = "--compare", arity = "2", required = true, paramLabel = "WEIGHTS",
-            description = "User-mode weights.json, then system-mode weights.json.")
+            description = "The user-mode and the system-mode weights.json.")
     List<Path> compare;
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "PAGE", description = "The HTML file to write (- for standard output).")
@@ -36,9 +36,8 @@ public final class WeighReportCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--compare takes two files, once");
         }
         OutputPaths.check(out, compare.toArray(Path[]::new));
-        ComparePage.Side user = ComparePage.read(compare.get(0), "user");
-        ComparePage.Side system = ComparePage.read(compare.get(1), "system");
-        String page = ComparePage.render(user, system);
+        List<ComparePage.Side> sides = ComparePage.sides(compare.get(0), compare.get(1));
+        String page = ComparePage.render(sides.get(0), sides.get(1));
         if (OutputPaths.isStandardOutput(out)) {
             System.out.print(page);
         } else {

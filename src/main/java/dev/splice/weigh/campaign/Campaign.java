@@ -5,11 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
- * A campaign as the model reads it: plugin-on pairs, plugin-off pairs, the rows skipped as bad, and
- * the contexts the campaign meant to measure.
+ * A campaign as the model reads it: plugin-on pairs, plugin-off pairs, the rows skipped as bad, the
+ * contexts the campaign meant to measure, and where its probes ran.
  *
  * @param pairs the rows of {@code pairs.jsonl}
  * @param offPairs the rows of {@code pairs-off.jsonl} (empty when the file is absent)
@@ -18,9 +19,11 @@ import java.util.Set;
  *     an absent reference from a zero reference
  * @param offFilePresent whether {@code pairs-off.jsonl} exists (without it the plugin-off check is
  *     unavailable)
+ * @param mode {@code manifest.json}'s {@code mode}: {@link Manifest#USER_MODE} or
+ *     {@link Manifest#SYSTEM_MODE}; user mode when the manifest is absent or names none (older campaigns)
  */
 public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow> badRows, Set<String> expectedContexts,
-        boolean offFilePresent) {
+        boolean offFilePresent, String mode) {
     /**
      * Copies every collection.
      *
@@ -29,17 +32,33 @@ public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow>
      * @param badRows see {@link #badRows()}
      * @param expectedContexts see {@link #expectedContexts()}
      * @param offFilePresent see {@link #offFilePresent()}
+     * @param mode see {@link #mode()}
      */
     public Campaign {
         pairs = List.copyOf(pairs);
         offPairs = List.copyOf(offPairs);
         badRows = List.copyOf(badRows);
         expectedContexts = Set.copyOf(expectedContexts);
+        Objects.requireNonNull(mode, "mode");
+    }
+
+    /**
+     * A user-mode campaign.
+     *
+     * @param pairs see {@link #pairs()}
+     * @param offPairs see {@link #offPairs()}
+     * @param badRows see {@link #badRows()}
+     * @param expectedContexts see {@link #expectedContexts()}
+     * @param offFilePresent see {@link #offFilePresent()}
+     */
+    public Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow> badRows, Set<String> expectedContexts,
+            boolean offFilePresent) {
+        this(pairs, offPairs, badRows, expectedContexts, offFilePresent, Manifest.USER_MODE);
     }
 
     /**
      * Reads a campaign directory: {@code pairs.jsonl} (required), {@code pairs-off.jsonl} and the
-     * {@code contexts} of {@code manifest.json} (both optional). Every refused row names file, line
+     * {@code contexts} and {@code mode} of {@code manifest.json} (both optional). Every refused row names file, line
      * and field.
      *
      * @param dir the campaign directory
@@ -66,7 +85,10 @@ public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow>
             throw new BadInputException(on + ": no usable pairs");
         }
         Path manifest = layout.manifest();
-        Set<String> expected = Files.isRegularFile(manifest) ? Set.copyOf(Manifest.read(manifest).contexts()) : Set.of();
-        return new Campaign(pairs, offPairs, bad, expected, offPresent);
+        if (!Files.isRegularFile(manifest)) {
+            return new Campaign(pairs, offPairs, bad, Set.of(), offPresent);
+        }
+        Manifest m = Manifest.read(manifest);
+        return new Campaign(pairs, offPairs, bad, Set.copyOf(m.contexts()), offPresent, m.mode());
     }
 }

@@ -15,13 +15,15 @@ import java.util.Map;
  * Splice writes; {@link #toCsv()} gives {@code weights.csv}. Deterministic: numbers are written in
  * their shortest round-trip form, non-finite ones as null.
  *
+ * @param mode where the campaign's probes ran, {@code user} or {@code system} (the manifest's mode); null
+ *     for a weights.json written before the field existed
  * @param model the model's settings
  * @param campaign what the campaign gave the model
  * @param bootstrap the bootstrap and the simultaneous band
  * @param quality how many contexts passed every gate
  * @param contexts every context, in context order
  */
-public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSummary bootstrap,
+public record Weights(String mode, ModelSettings model, CampaignSummary campaign, BootstrapSummary bootstrap,
         QualitySummary quality, List<ContextWeight> contexts) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.weights/2";
@@ -29,6 +31,7 @@ public record Weights(ModelSettings model, CampaignSummary campaign, BootstrapSu
     /**
      * Copies the contexts.
      *
+     * @param mode see {@link #mode()}
      * @param model see {@link #model()}
      * @param campaign see {@link #campaign()}
      * @param bootstrap see {@link #bootstrap()}

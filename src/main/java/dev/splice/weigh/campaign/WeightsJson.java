@@ -17,6 +17,9 @@ final class WeightsJson {
     static String json(Weights w) {
         ObjectNode root = Json.object();
         root.put("schema", Weights.SCHEMA);
+        if (w.mode() != null) {
+            root.put("mode", w.mode());
+        }
         Weights.ModelSettings s = w.model();
         ObjectNode model = root.putObject("model");
         Json.num(model, "huber_k", s.huberK());
@@ -256,7 +259,8 @@ final class WeightsJson {
             contexts.add(context(x));
             i++;
         }
-        return new Weights(model, campaign, bootstrap, quality, contexts);
+        JsonNode mode = root.path("mode");
+        return new Weights(mode.isTextual() ? mode.asText() : null, model, campaign, bootstrap, quality, contexts);
     }
 
     private static Weights.InterruptBackground interrupts(JsonNode o) {

@@ -60,6 +60,9 @@ public final class MeasureCampaign {
     public record Result(Path dir, boolean closed, int runs, int resumedRuns, int pairs, long windows,
             List<String> redone) {}
 
+    /** Kernel calls of the warm-up window before every measured window. */
+    private static final int WARMUP_CALLS = 2;
+
     private final MeasureOptions options;
     private final ContextTable table;
     private final ProbeRunner runner;
@@ -122,7 +125,7 @@ public final class MeasureCampaign {
             String id = CampaignLayout.runName(i);
             long seed = options.runSeed(i);
             ProbeProgram.Probe probe = ProbeProgram.generate(table, targets,
-                    ProbeOptions.of(seed, options.rounds() + BurnIn.ROUNDS));
+                    new ProbeOptions(seed, options.rounds() + BurnIn.ROUNDS, options.calls(), WARMUP_CALLS));
             plans.add(new RunPlan(id, seed, probe, dir.run(id), sha256(probe.elf())));
         }
         List<RunPlan> todo = new ArrayList<>();
@@ -463,7 +466,7 @@ public final class MeasureCampaign {
         Manifest.Hashes hashes = new Manifest.Hashes(sha256(readAll(plugin.library())), sha256(contextTableBytes()));
         Manifest.Options o = new Manifest.Options(options.profile(), options.contexts(), options.runs(),
                 options.rounds(), options.seed(), options.jobs(), ProbeProgram.SLOTS,
-                ProbeOptions.DEFAULT_CALLS.stream().map(c -> c * ProbeProgram.SLOTS).toList(), 2);
+                options.calls().stream().map(c -> c * ProbeProgram.SLOTS).toList(), WARMUP_CALLS);
         List<String> contexts = plans.get(0).probe().contexts();
         List<Manifest.Baseline> baselines = contexts.stream()
                 .map(c -> new Manifest.Baseline(c, table.context(c).flatMap(Context::baseline).orElse("")))

@@ -25,6 +25,7 @@ public final class ModelResult {
     private final Interrupts.Background interrupts;
     private final double zeroMarginNs;
     private final String zeroReference;
+    private final String mode;
 
     /**
      * @param funnel pair counts in filter order (insertion-ordered)
@@ -34,11 +35,12 @@ public final class ModelResult {
      * @param zeroMarginNs the practical-zero margin (ns): {@link WeighModel#ZERO_MARGIN_REL} of the cheapest
      *     context whose band lies above zero (0 when there is none)
      * @param zeroReference that cheapest context, or null
+     * @param mode where the campaign's probes ran ({@code user} or {@code system})
      */
     ModelResult(List<String> runs, List<ContextResult> contexts, SimultaneousBand band, ModelOptions options,
             Map<String, Long> funnel, Map<Integer, Long> batchBalance, Map<String, Long> orderBalance,
             List<BadRow> badRows, Map<String, Integer> gateFailures, Interrupts.Background interrupts,
-            double zeroMarginNs, String zeroReference) {
+            double zeroMarginNs, String zeroReference, String mode) {
         this.runs = runs;
         this.contexts = contexts;
         this.band = band;
@@ -51,6 +53,11 @@ public final class ModelResult {
         this.interrupts = interrupts;
         this.zeroMarginNs = zeroMarginNs;
         this.zeroReference = zeroReference;
+        this.mode = mode;
+    }
+
+    String mode() {
+        return mode;
     }
 
     List<String> runs() {

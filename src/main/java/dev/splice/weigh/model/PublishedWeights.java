@@ -35,7 +35,8 @@ final class PublishedWeights {
                 quantile(ratios, 0.95), convergence);
         Weights.QualitySummary quality = new Weights.QualitySummary(r.highQuality(),
                 r.contexts().size() - r.highQuality(), r.gateFailures());
-        return new Weights(model, campaign, bootstrap, quality, r.contexts().stream().map(PublishedWeights::context).toList());
+        return new Weights(r.mode(), model, campaign, bootstrap, quality,
+                r.contexts().stream().map(PublishedWeights::context).toList());
     }
 
     private static Weights.InterruptBackground interrupts(Interrupts.Background bg) {

@@ -134,7 +134,8 @@ public final class WeighModel {
                     include[j] ? Interrupts.overhead(background, estimate[j]) : Double.NaN, reasons));
         }
         return new ModelResult(data.runs(), results, band, o, funnel(campaign, contexts), batchBalance(contexts),
-                orderBalance(contexts), campaign.badRows(), failures, background, zeroMargin, cheapestContext);
+                orderBalance(contexts), campaign.badRows(), failures, background, zeroMargin, cheapestContext,
+                campaign.mode());
     }
 
     /** The contexts' analyses on {@code o.threads()} workers, in context order whatever the scheduling. */

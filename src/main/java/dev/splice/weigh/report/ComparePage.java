@@ -1,11 +1,8 @@
 package dev.splice.weigh.report;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.splice.base.BadInputException;
 import dev.splice.weigh.campaign.ContextWeight;
 import dev.splice.weigh.campaign.Weights;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -19,8 +16,6 @@ import java.util.Map;
  * the main loop). One self-contained HTML file; the same inputs give the same bytes.
  */
 public final class ComparePage {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private ComparePage() {}
 
     /**
@@ -33,29 +28,34 @@ public final class ComparePage {
     public record Side(String file, String mode, Weights weights) {}
 
     /**
-     * Reads one side. Its mode is weights.json's optional top-level {@code "mode"} ({@code "user"} or
-     * {@code "system"}), else {@code fallback}.
+     * Reads both sides and tells which is which by weights.json's {@code "mode"} (which {@code weigh
+     * model} copies from the campaign's manifest), in either order. A file written before the field
+     * existed takes the mode the other file does not name; when neither names one, the first is the
+     * user-mode side.
      *
-     * @param file a weights.json
-     * @param fallback the mode when the file names none
-     * @return the side
-     * @throws BadInputException when the file is not weights.json or names another mode
+     * @param first a weights.json
+     * @param second another weights.json
+     * @return the user-mode side, then the system-mode side
+     * @throws BadInputException when a file is not weights.json, names a mode other than user or
+     *     system, or both name the same mode
      */
-    public static Side read(Path file, String fallback) {
-        Weights w = Weights.read(file);
-        String mode = fallback;
-        try {
-            JsonNode m = JSON.readTree(file.toFile()).path("mode");
-            if (!m.isMissingNode() && !m.isNull()) {
-                mode = m.asText();
+    public static List<Side> sides(Path first, Path second) {
+        Weights a = Weights.read(first);
+        Weights b = Weights.read(second);
+        for (Weights w : List.of(a, b)) {
+            if (w.mode() != null && !w.mode().equals("user") && !w.mode().equals("system")) {
+                throw new BadInputException((w == a ? first : second) + ": mode \"" + w.mode() + "\" is neither user nor system");
             }
-        } catch (IOException e) {
-            throw new BadInputException(file + ": " + e.getMessage());
         }
-        if (!mode.equals("user") && !mode.equals("system")) {
-            throw new BadInputException(file + ": mode \"" + mode + "\" is neither user nor system");
+        String modeA = a.mode() != null ? a.mode() : b.mode() == null || b.mode().equals("system") ? "user" : "system";
+        String modeB = b.mode() != null ? b.mode() : modeA.equals("user") ? "system" : "user";
+        if (modeA.equals(modeB)) {
+            throw new BadInputException("--compare takes user-mode and system-mode weights; " + first + " and " + second
+                    + " are both " + modeA + " mode");
         }
-        return new Side(file.toString(), mode, w);
+        Side sa = new Side(first.toString(), modeA, a);
+        Side sb = new Side(second.toString(), modeB, b);
+        return modeA.equals("user") ? List.of(sa, sb) : List.of(sb, sa);
     }
 
     /**

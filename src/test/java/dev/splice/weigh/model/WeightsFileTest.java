@@ -47,6 +47,27 @@ class WeightsFileTest {
         assertEquals(4, read.bootstrap().seed());
     }
 
+    /**
+     * weights.json carries the campaign's mode: the manifest's, user mode for a campaign without one,
+     * and a file without the field (written before it existed) reads as mode unknown.
+     */
+    @Test
+    void theCampaignsModeIsCopiedIntoTheWeights() throws IOException {
+        Campaign c = SyntheticCampaign.typical(2, 5).campaign();
+        ModelOptions o = ModelOptions.defaults().withReplicates(30).withThreads(2).withSeed(4);
+        assertEquals("user", WeighModel.run(c, o).weights().mode());
+        Campaign system = new Campaign(c.pairs(), c.offPairs(), c.badRows(), Set.of(), true, "system");
+        WeighModel.run(system, o).writeTo(dir);
+        JsonNode root = new ObjectMapper().readTree(dir.resolve("weights.json").toFile());
+        assertEquals(List.of("schema", "mode", "model"), names(root).subList(0, 3));
+        assertEquals("system", root.path("mode").asText());
+        assertEquals("system", Weights.read(dir.resolve("weights.json")).mode());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) root).remove("mode");
+        Path old = dir.resolve("old-weights.json");
+        Files.writeString(old, new ObjectMapper().writeValueAsString(root));
+        assertNull(Weights.read(old).mode());
+    }
+
     /** Schema 2 (issue 12), field by field in the order written (docs/formats.md, "weights.json"). */
     @Test
     void theFileHasSchemaTwosFieldsInOrder() throws IOException {

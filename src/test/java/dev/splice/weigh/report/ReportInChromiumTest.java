@@ -283,8 +283,13 @@ class ReportInChromiumTest {
             }
             assertFalse(row.get(10).asText().isEmpty(), "a mechanism");
         }
-        assertEquals(Main.BAD_INPUT, Main.execute("weigh", "report", "--compare", systemFile.toString(), user.toString(), "-o",
-                tmp.resolve("wrong.html").toString()), "system-mode weights first");
+        assertEquals("user", weights.path("mode").asText(), "weigh model copies the campaign's mode");
+        Path swapped = tmp.resolve("swapped.html");
+        assertEquals(0, Main.execute("weigh", "report", "--compare", systemFile.toString(), user.toString(), "-o",
+                swapped.toString()), "the modes, not the order, tell the sides apart");
+        assertEquals(Files.readString(page), Files.readString(swapped));
+        assertEquals(Main.BAD_INPUT, Main.execute("weigh", "report", "--compare", user.toString(), user.toString(), "-o",
+                tmp.resolve("wrong.html").toString()), "two user-mode files");
         assertFalse(Files.exists(tmp.resolve("wrong.html")));
     }
 }
