@@ -181,7 +181,9 @@ public record Context(
         /** A load from a device register (the CLINT's {@code mtime}). */
         MMIO_LOAD("mmio-load"),
         /** {@code wfi} with an interrupt pending and masked, so it returns at once. */
-        WAIT("wait");
+        WAIT("wait"),
+        /** A write that makes an interrupt pending ({@code stimecmp} in the past): taken, handled and returned. */
+        INTERRUPT("interrupt");
 
         private final String label;
 

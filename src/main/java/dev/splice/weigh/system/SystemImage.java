@@ -235,6 +235,10 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         v.put("MSTATUS_SET", hex(0x2000 | (privilege == Privilege.SUPERVISOR ? 0x800 : 0)));
         // the supervisor software interrupt delegated and enabled (S-mode: wfi returns once it is pending)
         v.put("SSI", privilege == Privilege.SUPERVISOR ? "2" : "0");
+        // S-mode: Sstc's stimecmp drives STIP (menvcfg.STCE), far in the future until a kernel writes it;
+        // the supervisor timer interrupt is not delegated, so it traps to the monitor (mie.STIE)
+        v.put("STCE", privilege == Privilege.SUPERVISOR ? "1" : "0");
+        v.put("INTERRUPTS", privilege == Privilege.SUPERVISOR ? "0x22" : "0");
         v.put("RETURNS_FROM", hex(trapsReturnFrom));
         v.put("FAULT_PAGE", hex(FAULT_PAGES));
         v.put("FAULT_PTE", hex(faultPte));
@@ -257,8 +261,14 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     csrc mstatus, t0
                     li t0, MSTATUS_SET
                     csrs mstatus, t0
+                    li t0, STCE
+                    slli t0, t0, 63
+                    csrs menvcfg, t0
+                    li t0, -1
+                    csrw stimecmp, t0
                     li t0, SSI
                     csrw mideleg, t0
+                    li t0, INTERRUPTS
                     csrw mie, t0
                     li t0, ENTRY
                     csrw mepc, t0
@@ -273,6 +283,7 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     sd t2, 16(sp)
                     sd t3, 24(sp)
                     csrr t0, mcause
+                    bltz t0, timer_interrupt
                     li t1, 13
                     beq t0, t1, page_fault
                     csrr t1, mepc
@@ -331,6 +342,10 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     sd zero, 8(t3)
                 fault_mapped:
                     sfence.vma zero, zero
+                    j restore
+                timer_interrupt:
+                    li t1, -1
+                    csrw stimecmp, t1
                     j restore
                 sys_write:
                     li t0, 0x20000

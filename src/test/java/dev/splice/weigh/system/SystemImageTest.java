@@ -125,6 +125,41 @@ class SystemImageTest {
         assertEquals(128 + 11, Tools.run("qemu-riscv64", unmapped.toString()).exitCode(), "SIGSEGV under Linux");
     }
 
+    @Test
+    void aTimerInterruptIsTakenAndReturnedInSupervisorMode() throws IOException {
+        // stimecmp 0 is in the past: the interrupt is taken right after the write, and the monitor's
+        // handler sets stimecmp to -1 again; reading it back shows which of the two happened.
+        String text = """
+                _start:
+                    li s1, 0
+                    li s2, 50
+                again:
+                    csrrw zero, stimecmp, zero
+                    csrrs t0, stimecmp, zero
+                    addi t0, t0, 1
+                    bnez t0, done
+                    addi s1, s1, 1
+                    bne s1, s2, again
+                done:
+                    li t1, -1
+                    csrrw zero, stimecmp, t1
+                    csrrs t2, stimecmp, zero
+                    addi a0, s1, 0
+                    bne t2, t1, failed
+                    li a7, 93
+                    ecall
+                failed:
+                    li a0, 1
+                    li a7, 93
+                    ecall
+                """;
+        Path elf = program(text, new byte[8]);
+        SystemQemu.Result r = SystemQemu.run(SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, -1),
+                Optional.empty(), TIMEOUT);
+        assertEquals(50, r.exitStatus(), "50 interrupts taken, each one's handler moved stimecmp to -1: "
+                + r.diagnostics());
+    }
+
     private Path program(String text, byte[] data) throws IOException {
         Assembly asm = Assembler.assemble(text, "test.s", TEXT, Map.of("message", DATA, "times", DATA + 64));
         byte[] bytes = new byte[128];
