@@ -160,6 +160,46 @@ class SystemImageTest {
                 + r.diagnostics());
     }
 
+    @Test
+    void functionsOnMachineCodePagesRunInMachineModeAndReturnToSupervisorMode() throws IOException {
+        // The function at 0x12000 reads mscratch (M-mode only: the monitor's save area) and a word of
+        // the data segment through a pc-relative address (physical in M-mode); the caller, back in
+        // S-mode, exits with 0 when both are right. Traps are fatal here (no address returns at once).
+        String text = """
+                _start:
+                    call machine
+                    li t1, %d
+                    bne a0, t1, wrong
+                    li t1, 0x1234
+                    bne a1, t1, wrong
+                    CHECK
+                    li a0, 0
+                    li a7, 93
+                    ecall
+                wrong:
+                    li a0, 1
+                    li a7, 93
+                    ecall
+                .balign 4096
+                machine:
+                    csrrs a0, mscratch, zero
+                    lla t0, message
+                    ld a1, 0(t0)
+                    ret
+                .balign 4096
+                """.formatted(SystemImage.MONITOR_DATA);
+        byte[] data = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0x1234).array();
+        SystemImage.MachineCode pages = new SystemImage.MachineCode(TEXT + 0x1000, TEXT + 0x2000);
+        Path elf = program(text.replace("CHECK", "nop"), data);
+        SystemQemu.Result r = SystemQemu.run(SystemImage.withMachineCode(ElfFile.read(elf), -1, pages), Optional.empty(),
+                TIMEOUT);
+        assertEquals(0, r.exitStatus(), r.diagnostics());
+        // Back in S-mode, the caller itself cannot read mscratch: an illegal instruction (mcause 2).
+        Path back = program(text.replace("CHECK", "csrrs t0, mscratch, zero"), data);
+        assertEquals(SystemImage.TRAP_STATUS_BASE + 2, SystemQemu.run(SystemImage.withMachineCode(ElfFile.read(back), -1,
+                pages), Optional.empty(), TIMEOUT).exitStatus());
+    }
+
     private Path program(String text, byte[] data) throws IOException {
         Assembly asm = Assembler.assemble(text, "test.s", TEXT, Map.of("message", DATA, "times", DATA + 64));
         byte[] bytes = new byte[128];
