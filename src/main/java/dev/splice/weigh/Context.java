@@ -77,6 +77,17 @@ public record Context(
     }
 
     /**
+     * Whether the context's setup and kernel run in M-mode ({@code priv=m}): in system mode they are
+     * placed on pages of their own and entered from the S-mode probe through the monitor
+     * (docs/weigh-system.md).
+     *
+     * @return true for {@code priv=m}
+     */
+    public boolean machineMode() {
+        return "m".equals(modifiers.get(PRIVILEGE));
+    }
+
+    /**
      * The QEMU CPU model the context needs.
      *
      * @return the {@code cpu} modifier's model, empty when QEMU's default CPU runs the context
@@ -181,7 +192,11 @@ public record Context(
         /** A load from a device register (the CLINT's {@code mtime}). */
         MMIO_LOAD("mmio-load"),
         /** {@code wfi} with an interrupt pending and masked, so it returns at once. */
-        WAIT("wait");
+        WAIT("wait"),
+        /** A HINT in an M-mode kernel: entering and leaving M-mode once per call, the base of M-mode contexts. */
+        MACHINE_ENTRY("machine-entry"),
+        /** A write that makes an interrupt pending ({@code stimecmp} in the past): taken, handled and returned. */
+        INTERRUPT("interrupt");
 
         private final String label;
 

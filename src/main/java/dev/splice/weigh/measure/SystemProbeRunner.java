@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -34,6 +35,7 @@ import java.util.Optional;
 public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration timeout) implements ProbeRunner {
     /** How long one pass may take: a formal probe of every context runs for minutes, not hours. */
     public static final Duration PASS_TIMEOUT = Duration.ofMinutes(30);
+    private static final long PAGE = 4096;
 
     @Override
     public QemuRunner.Result withPlugin(ProbeProgram.Probe probe, Path elf, PluginRecords.Mode mode, Path out,
@@ -79,7 +81,25 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
             return SystemImage.of(ElfFile.read(elf));
         }
         long kernels = probe.kernels().values().stream().mapToLong(ProbeProgram.Kernel::address).min().orElse(-1);
-        return SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, kernels);
+        List<ProbeProgram.Kernel> machine = probe.kernels().values().stream()
+                .filter(k -> table.context(k.context()).map(Context::machineMode).orElse(false)).toList();
+        if (machine.isEmpty()) {
+            return SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, kernels);
+        }
+        return SystemImage.withMachineCode(ElfFile.read(elf), kernels, machineCode(probe, machine));
+    }
+
+    /** The pages of the M-mode kernels (and their setups), which the probe lays out together on pages of their own. */
+    private static SystemImage.MachineCode machineCode(ProbeProgram.Probe probe, List<ProbeProgram.Kernel> machine) {
+        long start = machine.stream().mapToLong(ProbeProgram.Kernel::address).min().orElseThrow() & -PAGE;
+        long end = (machine.stream().mapToLong(ProbeProgram.Kernel::end).max().orElseThrow() + PAGE - 1) & -PAGE;
+        for (ProbeProgram.Kernel k : probe.kernels().values()) {
+            if (!machine.contains(k) && k.address() >= start && k.address() < end) {
+                throw new IllegalStateException(k.context() + " lies among the M-mode kernels (its rows must not be "
+                        + "between the M-mode rows of the context table)");
+            }
+        }
+        return new SystemImage.MachineCode(start, end);
     }
 
     @Override

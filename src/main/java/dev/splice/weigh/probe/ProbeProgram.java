@@ -236,8 +236,15 @@ public final class ProbeProgram {
         s.append("    li a7, 64\n    ecall\n    li a0, 0\n    li a7, 93\n    ecall\n");
 
         for (int i = 0; i < kernels.size(); i++) {
+            // M-mode functions on pages of their own (system mode runs them through the monitor)
+            if (kernels.get(i).machineMode() != (i > 0 && kernels.get(i - 1).machineMode())) {
+                s.append(".balign 4096\n");
+            }
             setup(s, i, kernels.get(i));
             kernel(s, i, kernels.get(i));
+        }
+        if (!kernels.isEmpty() && kernels.get(kernels.size() - 1).machineMode()) {
+            s.append(".balign 4096\n");
         }
 
         return s.toString();

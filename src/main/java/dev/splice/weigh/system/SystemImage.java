@@ -51,14 +51,20 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
     /** Exit status of QEMU when the executable trapped for another reason than a system call: this plus mcause. */
     public static final int TRAP_STATUS_BASE = 100;
 
-    /** Where virt's DRAM starts, and the monitor with it. */
+    /** Where virt's DRAM starts: QEMU's reset code jumps here, to a jump to the monitor. */
     static final long DRAM = 0x8000_0000L;
+    /**
+     * The monitor's code, high in DRAM: above every probe's code at both its virtual and its physical
+     * addresses, so that the plugin's range, which covers both for M-mode functions, never covers the
+     * monitor's handlers (docs/weigh-system.md).
+     */
+    static final long MONITOR = DRAM + 0x1e00_0000L;
     /** The monitor's data: the register save area, then the page tables (4 KiB aligned). */
-    static final long MONITOR_DATA = DRAM + 0x1_0000;
+    static final long MONITOR_DATA = MONITOR + 0x1_0000;
     /** Physical memory for the executable's segments and stack. */
     static final long LOAD_BASE = DRAM + 0x40_0000;
-    /** The RAM QEMU is given ({@code -m}); everything loaded must end below DRAM plus this. */
-    static final long RAM_BYTES = 256L << 20;
+    /** The RAM QEMU is given ({@code -m}); everything loaded must end below the monitor. */
+    static final long RAM_BYTES = 512L << 20;
     static final long UART = 0x1000_0000L;
     static final long TEST_DEVICE = 0x10_0000L;
     static final long MTIME = 0x200_bff8L;
@@ -94,6 +100,14 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
     public record Load(long physicalAddress, byte[] bytes) {}
 
     /**
+     * Code the executable calls that runs in M-mode: whole pages, virtual addresses.
+     *
+     * @param start the first page's address
+     * @param end the end of the last page (exclusive)
+     */
+    public record MachineCode(long start, long end) {}
+
+    /**
      * The image that runs {@code executable}.
      *
      * @param executable a static RISC-V64 executable (ET_EXEC) that uses only the system calls above
@@ -115,6 +129,32 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
      * @throws BadInputException when it is not such an executable, or does not fit in the RAM
      */
     public static SystemImage of(ElfFile executable, Privilege privilege, long trapsReturnFrom) {
+        return of(executable, privilege, trapsReturnFrom, java.util.Optional.empty());
+    }
+
+    /**
+     * The image that runs {@code executable} in S-mode, with functions on the pages of {@code
+     * machine} running in M-mode: a call into those pages (from S-mode, where they are not
+     * executable) traps to the monitor, which enters the function in M-mode at its physical
+     * address, with the return address pointing at the monitor, and the return leaves M-mode for
+     * S-mode at the caller's return address. Every segment is loaded at its virtual address plus one
+     * offset, so that the functions' pc-relative data addresses are physical addresses in M-mode.
+     *
+     * @param executable a static RISC-V64 executable (ET_EXEC) that uses only the system calls above
+     * @param trapsReturnFrom the lowest address at which a trap of the kernels returns at once (see above)
+     * @param machine the pages of the M-mode functions (4 KiB aligned)
+     * @return the image
+     * @throws BadInputException when it is not such an executable, or does not fit in the RAM
+     */
+    public static SystemImage withMachineCode(ElfFile executable, long trapsReturnFrom, MachineCode machine) {
+        if (machine.start() % PAGE != 0 || machine.end() % PAGE != 0 || machine.start() >= machine.end()) {
+            throw new IllegalArgumentException("M-mode code must be whole pages: " + machine);
+        }
+        return of(executable, Privilege.SUPERVISOR, trapsReturnFrom, java.util.Optional.of(machine));
+    }
+
+    private static SystemImage of(ElfFile executable, Privilege privilege, long trapsReturnFrom,
+            java.util.Optional<MachineCode> machine) {
         boolean user = privilege == Privilege.USER;
         if (!executable.isRiscV() || executable.header().type() != ElfHeader.ET_EXEC) {
             throw new BadInputException(executable.name() + ": system mode runs static RISC-V64 executables (ET_EXEC) only");
@@ -125,6 +165,9 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         long codeStart = -1;
         long codeEnd = 0;
         ByteBuffer file = executable.bytes();
+        // with M-mode code, every segment at its virtual address plus one offset (pc-relative data stays right)
+        long offset = machine.isPresent() ? LOAD_BASE - executable.segments().stream().filter(Segment::isLoad)
+                .mapToLong(s -> Math.floorDiv(s.virtualAddress(), PAGE) * PAGE).min().orElse(0) : 0;
         for (Segment s : executable.segments()) {
             if (!s.isLoad() || s.memorySize() == 0) {
                 continue;
@@ -137,14 +180,17 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
             }
             byte[] blob = new byte[(int) (end - start)];
             file.slice((int) s.offset(), (int) s.fileSize()).get(blob, (int) (s.virtualAddress() - start), (int) s.fileSize());
-            loads.add(new Load(next, blob));
+            long at = machine.isPresent() ? start + offset : next;
+            loads.add(new Load(at, blob));
             for (long off = 0; off < blob.length; off += PAGE) {
-                long vpn = (start + off) / PAGE;
-                if (pages.put(vpn, leaf((next + off) / PAGE, s.flags(), user)) != null) {
-                    throw new BadInputException(executable.name() + ": segments share the page at 0x" + Long.toHexString(vpn * PAGE));
+                long va = start + off;
+                int flags = machine.isPresent() && va >= machine.get().start() && va < machine.get().end()
+                        ? s.flags() & ~Segment.PF_X : s.flags(); // M-mode pages: a call from S-mode traps
+                if (pages.put(va / PAGE, leaf((at + off) / PAGE, flags, user)) != null) {
+                    throw new BadInputException(executable.name() + ": segments share the page at 0x" + Long.toHexString(va));
                 }
             }
-            next += blob.length;
+            next = Math.max(next, at + blob.length);
             if (s.isExecutable()) {
                 codeStart = codeStart < 0 ? s.virtualAddress() : Math.min(codeStart, s.virtualAddress());
                 codeEnd = Math.max(codeEnd, s.virtualAddress() + s.fileSize());
@@ -173,20 +219,25 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
             }
             putNew(pages, CLINT_PAGE / PAGE, leaf(CLINT_PAGE / PAGE, Segment.PF_R | Segment.PF_W, false), executable);
         }
-        if (next > DRAM + RAM_BYTES) {
+        if (next > MONITOR) {
             throw new BadInputException(executable.name() + ": needs " + ((next - LOAD_BASE) >> 20) + " MiB, more than system mode's RAM");
         }
         long entry = executable.header().entry();
         byte[] tables = PageTables.build(pages, MONITOR_DATA + PAGE);
         long satp = (8L << 60) | ((MONITOR_DATA + PAGE) / PAGE);
         long faultPte = user ? 0 : PageTables.leafAddress(tables, MONITOR_DATA + PAGE, FAULT_PAGES / PAGE);
-        Assembly asm = Assembler.assemble(monitor(entry, satp, privilege, trapsReturnFrom, faultPte, faultLeaves),
-                "monitor.s", DRAM, Map.of());
+        MachineCode m = machine.orElse(new MachineCode(0, 0));
+        Assembly asm = Assembler.assemble(monitor(entry, satp, privilege, trapsReturnFrom, faultPte, faultLeaves, m, offset),
+                "monitor.s", MONITOR, Map.of());
         ByteBuffer data = ByteBuffer.allocate((int) PAGE + tables.length).order(ByteOrder.LITTLE_ENDIAN);
         data.position((int) PAGE).put(tables);
         Long start = asm.labels().get("_start");
-        byte[] elf = ExecutableBuilder.build(start, DRAM, asm.bytes(), MONITOR_DATA, data.array(), 0);
-        return new SystemImage(elf, List.copyOf(loads), codeStart, codeEnd);
+        byte[] elf = ExecutableBuilder.build(start, MONITOR, asm.bytes(), MONITOR_DATA, data.array(), 0);
+        loads.add(0, new Load(DRAM, Assembler.assemble("li t0, " + hex(start) + "\njalr zero, 0(t0)\n", "reset.s", DRAM,
+                Map.of()).bytes()));
+        // the plugin's range: the code at its virtual addresses and, for M-mode functions, at their physical ones
+        long rangeEnd = machine.isPresent() ? m.end() + offset : codeEnd;
+        return new SystemImage(elf, List.copyOf(loads), codeStart, rangeEnd);
     }
 
     private static void putNew(Map<Long, Long> pages, long vpn, long pte, ElfFile executable) {
@@ -216,12 +267,12 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
     }
 
     /**
-     * The monitor's listing. QEMU's reset code jumps to DRAM's start, so {@code _start} comes first;
-     * the trap handler's address is 4-byte aligned, as {@code mtvec} needs, because every monitor
+     * The monitor's listing, at {@link #MONITOR}: QEMU's reset code jumps to DRAM's start, where a
+     * jump to {@code _start} waits. The trap handler's address is 4-byte aligned, as {@code mtvec} needs, because every monitor
      * instruction is 4 bytes long. The save area is the first 64 bytes of the monitor's data.
      */
     private static String monitor(long entry, long satp, Privilege privilege, long trapsReturnFrom, long faultPte,
-            long[] faultLeaves) {
+            long[] faultLeaves, MachineCode machine, long offset) {
         Map<String, String> v = new LinkedHashMap<>();
         v.put("SAVE", hex(MONITOR_DATA));
         v.put("UART", hex(UART));
@@ -235,11 +286,18 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         v.put("MSTATUS_SET", hex(0x2000 | (privilege == Privilege.SUPERVISOR ? 0x800 : 0)));
         // the supervisor software interrupt delegated and enabled (S-mode: wfi returns once it is pending)
         v.put("SSI", privilege == Privilege.SUPERVISOR ? "2" : "0");
+        // S-mode: Sstc's stimecmp drives STIP (menvcfg.STCE), far in the future until a kernel writes it;
+        // the supervisor timer interrupt is not delegated, so it traps to the monitor (mie.STIE)
+        v.put("STCE", privilege == Privilege.SUPERVISOR ? "1" : "0");
+        v.put("INTERRUPTS", privilege == Privilege.SUPERVISOR ? "0x22" : "0");
         v.put("RETURNS_FROM", hex(trapsReturnFrom));
         v.put("FAULT_PAGE", hex(FAULT_PAGES));
         v.put("FAULT_PTE", hex(faultPte));
         v.put("FAULT_LEAF0", hex(faultLeaves[0]));
         v.put("FAULT_LEAF1", hex(faultLeaves[1]));
+        v.put("MCODE_START", hex(machine.start()));
+        v.put("MCODE_END", hex(machine.end()));
+        v.put("MCODE_OFFSET", hex(offset));
         String text = """
                 _start:
                     lla t0, trap
@@ -257,8 +315,14 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     csrc mstatus, t0
                     li t0, MSTATUS_SET
                     csrs mstatus, t0
+                    li t0, STCE
+                    slli t0, t0, 63
+                    csrs menvcfg, t0
+                    li t0, -1
+                    csrw stimecmp, t0
                     li t0, SSI
                     csrw mideleg, t0
+                    li t0, INTERRUPTS
                     csrw mie, t0
                     li t0, ENTRY
                     csrw mepc, t0
@@ -273,8 +337,11 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     sd t2, 16(sp)
                     sd t3, 24(sp)
                     csrr t0, mcause
+                    bltz t0, timer_interrupt
                     li t1, 13
                     beq t0, t1, page_fault
+                    li t1, 12
+                    beq t0, t1, enter_machine
                     csrr t1, mepc
                     li t2, RETURNS_FROM
                     bltu t1, t2, system_call
@@ -283,6 +350,8 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     li t2, 3
                     beq t0, t2, back
                     li t2, 2
+                    beq t0, t2, back
+                    li t2, 11
                     beq t0, t2, back
                 system_call:
                     li t1, 8
@@ -331,6 +400,36 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     sd zero, 8(t3)
                 fault_mapped:
                     sfence.vma zero, zero
+                    j restore
+                enter_machine:
+                    csrr t1, mepc
+                    li t2, MCODE_START
+                    bltu t1, t2, fatal
+                    li t2, MCODE_END
+                    bgeu t1, t2, fatal
+                    li t2, MCODE_OFFSET
+                    add t1, t1, t2
+                    csrw mepc, t1
+                    sd ra, 32(sp)
+                    lla ra, leave_machine
+                    li t1, 0x1800
+                    csrs mstatus, t1
+                    j restore
+                leave_machine:
+                    csrrw sp, mscratch, sp
+                    sd t0, 0(sp)
+                    ld ra, 32(sp)
+                    csrw mepc, ra
+                    li t0, 0x1800
+                    csrc mstatus, t0
+                    li t0, 0x800
+                    csrs mstatus, t0
+                    ld t0, 0(sp)
+                    csrrw sp, mscratch, sp
+                    mret
+                timer_interrupt:
+                    li t1, -1
+                    csrw stimecmp, t1
                     j restore
                 sys_write:
                     li t0, 0x20000

@@ -125,6 +125,81 @@ class SystemImageTest {
         assertEquals(128 + 11, Tools.run("qemu-riscv64", unmapped.toString()).exitCode(), "SIGSEGV under Linux");
     }
 
+    @Test
+    void aTimerInterruptIsTakenAndReturnedInSupervisorMode() throws IOException {
+        // stimecmp 0 is in the past: the interrupt is taken right after the write, and the monitor's
+        // handler sets stimecmp to -1 again; reading it back shows which of the two happened.
+        String text = """
+                _start:
+                    li s1, 0
+                    li s2, 50
+                again:
+                    csrrw zero, stimecmp, zero
+                    csrrs t0, stimecmp, zero
+                    addi t0, t0, 1
+                    bnez t0, done
+                    addi s1, s1, 1
+                    bne s1, s2, again
+                done:
+                    li t1, -1
+                    csrrw zero, stimecmp, t1
+                    csrrs t2, stimecmp, zero
+                    addi a0, s1, 0
+                    bne t2, t1, failed
+                    li a7, 93
+                    ecall
+                failed:
+                    li a0, 1
+                    li a7, 93
+                    ecall
+                """;
+        Path elf = program(text, new byte[8]);
+        SystemQemu.Result r = SystemQemu.run(SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, -1),
+                Optional.empty(), TIMEOUT);
+        assertEquals(50, r.exitStatus(), "50 interrupts taken, each one's handler moved stimecmp to -1: "
+                + r.diagnostics());
+    }
+
+    @Test
+    void functionsOnMachineCodePagesRunInMachineModeAndReturnToSupervisorMode() throws IOException {
+        // The function at 0x12000 reads mscratch (M-mode only: the monitor's save area) and a word of
+        // the data segment through a pc-relative address (physical in M-mode); the caller, back in
+        // S-mode, exits with 0 when both are right. Traps are fatal here (no address returns at once).
+        String text = """
+                _start:
+                    call machine
+                    li t1, %d
+                    bne a0, t1, wrong
+                    li t1, 0x1234
+                    bne a1, t1, wrong
+                    CHECK
+                    li a0, 0
+                    li a7, 93
+                    ecall
+                wrong:
+                    li a0, 1
+                    li a7, 93
+                    ecall
+                .balign 4096
+                machine:
+                    csrrs a0, mscratch, zero
+                    lla t0, message
+                    ld a1, 0(t0)
+                    ret
+                .balign 4096
+                """.formatted(SystemImage.MONITOR_DATA);
+        byte[] data = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0x1234).array();
+        SystemImage.MachineCode pages = new SystemImage.MachineCode(TEXT + 0x1000, TEXT + 0x2000);
+        Path elf = program(text.replace("CHECK", "nop"), data);
+        SystemQemu.Result r = SystemQemu.run(SystemImage.withMachineCode(ElfFile.read(elf), -1, pages), Optional.empty(),
+                TIMEOUT);
+        assertEquals(0, r.exitStatus(), r.diagnostics());
+        // Back in S-mode, the caller itself cannot read mscratch: an illegal instruction (mcause 2).
+        Path back = program(text.replace("CHECK", "csrrs t0, mscratch, zero"), data);
+        assertEquals(SystemImage.TRAP_STATUS_BASE + 2, SystemQemu.run(SystemImage.withMachineCode(ElfFile.read(back), -1,
+                pages), Optional.empty(), TIMEOUT).exitStatus());
+    }
+
     private Path program(String text, byte[] data) throws IOException {
         Assembly asm = Assembler.assemble(text, "test.s", TEXT, Map.of("message", DATA, "times", DATA + 64));
         byte[] bytes = new byte[128];
