@@ -10,7 +10,8 @@ import java.util.Optional;
  *
  * @param key semantic key: the slot's assembly mnemonic, '.', then pattern and modifiers
  * @param mnemonic the canonical (no-alias) mnemonic of the slot instruction
- * @param extension lower-case extension name (i, m, a, f, d, c, zicsr, zifencei, zba, zbb, zbs, zicond, zfh, zbc, zbkb, zbkx, v)
+ * @param extension lower-case extension name (i, m, a, f, d, c, zicsr, zifencei, zba, zbb, zbs, zicond, zfh, zbc, zbkb, zbkx, v,
+ *     zknd, zkne, zknh, zksed, zksh, zkr)
  * @param form full (4-byte) or compressed (2-byte) slot instruction
  * @param pattern how the kernel repeats the slot
  * @param modifiers behaviour-changing settings (fflags, rm, csr, order, pred, succ), in table order

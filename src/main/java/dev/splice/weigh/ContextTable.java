@@ -19,8 +19,9 @@ import java.util.Set;
 
 /**
  * The table of measurement contexts, read from the resource {@code contexts.tsv} (format in its
- * header comment and docs/contexts.md). Loading checks every row: known columns, unique keys,
- * keys that start with the slot's mnemonic, existing baselines without cycles.
+ * header comment and docs/contexts.md). Loading expands template rows ({@link RowExpander}) and
+ * checks every row: known columns, unique keys, keys that start with the slot's mnemonic, existing
+ * baselines without cycles.
  */
 public final class ContextTable {
     /** The resource holding Splice's own table. */
@@ -30,9 +31,25 @@ public final class ContextTable {
             List.of("key", "mnemonic", "extension", "form", "pattern", "modifiers", "baseline", "qemu", "setup", "slot");
     private static final Set<String> EXTENSIONS =
             Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond",
-                    "zfh", "zbc", "zbkb", "zbkx", "v");
+                    "zfh", "zbc", "zbkb", "zbkx", "v", "zknd", "zkne", "zknh", "zksed", "zksh", "zkr");
     private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ", "tcg",
             Context.PRIVILEGE, Context.SETUP, Context.CPU, "vtype");
+
+    // by label, looked up with plain loops: streams cost the cold loader more than the rows do
+    private static final Map<String, Form> FORMS = new HashMap<>();
+    private static final Map<String, Pattern> PATTERNS = new HashMap<>();
+    /** Compiled once: String.split compiles a separator of more than one character on every call. */
+    private static final java.util.regex.Pattern SETUP_SEPARATOR =
+            java.util.regex.Pattern.compile(" ; ", java.util.regex.Pattern.LITERAL);
+
+    static {
+        for (Form f : Form.values()) {
+            FORMS.put(f.label(), f);
+        }
+        for (Pattern p : Pattern.values()) {
+            PATTERNS.put(p.label(), p);
+        }
+    }
 
     private final List<Context> contexts;
     private final Map<String, Context> byKey;
@@ -68,29 +85,45 @@ public final class ContextTable {
         Map<String, Integer> lineOfKey = new HashMap<>();
         boolean header = false;
         String[] lines = text.split("\n", -1);
+        RowExpander expander = RowExpander.NONE;
         for (int i = 0; i < lines.length; i++) {
             String line = lines[i];
             int lineNumber = i + 1;
             if (line.isEmpty() || line.startsWith("#")) {
                 continue;
             }
-            String[] f = line.split("\t", -1);
+            if (line.startsWith(RowExpander.DIRECTIVE)) {
+                expander = RowExpander.parse(line, source, lineNumber);
+                continue;
+            }
+            if (line.equals(RowExpander.END)) {
+                expander = RowExpander.NONE;
+                continue;
+            }
             if (!header) {
-                if (!Arrays.asList(f).equals(COLUMNS)) {
+                if (!Arrays.asList(line.split("\t", -1)).equals(COLUMNS)) {
                     throw new BadInputException(source + ":" + lineNumber + ": expected the header line '"
                             + String.join("<TAB>", COLUMNS) + "'");
                 }
                 header = true;
                 continue;
             }
-            if (f.length != COLUMNS.size()) {
-                throw error(source, lineNumber, f.length + " columns, expected " + COLUMNS.size());
+            for (RowExpander.Row expanded : expander.expand(line, source, lineNumber)) {
+                String[] f = expanded.text().split("\t", -1);
+                Context c;
+                try {
+                    if (f.length != COLUMNS.size()) {
+                        throw error(source, lineNumber, f.length + " columns, expected " + COLUMNS.size());
+                    }
+                    c = row(f, source, lineNumber);
+                    if (lineOfKey.putIfAbsent(c.key(), lineNumber) != null) {
+                        throw error(source, lineNumber, "key '" + c.key() + "' repeats line " + lineOfKey.get(c.key()));
+                    }
+                } catch (BadInputException e) {
+                    throw expanded.where().isEmpty() ? e : new BadInputException(e.getMessage() + expanded.where());
+                }
+                rows.add(c);
             }
-            Context c = row(f, source, lineNumber);
-            if (lineOfKey.putIfAbsent(c.key(), lineNumber) != null) {
-                throw error(source, lineNumber, "key '" + c.key() + "' repeats line " + lineOfKey.get(c.key()));
-            }
-            rows.add(c);
         }
         if (!header) {
             throw new BadInputException(source + ": no header line: not a context table");
@@ -117,13 +150,17 @@ public final class ContextTable {
         if (!EXTENSIONS.contains(f[2])) {
             throw error(source, line, "unknown extension '" + f[2] + "'");
         }
-        Form form = Arrays.stream(Form.values()).filter(x -> x.label().equals(f[3])).findFirst()
-                .orElseThrow(() -> error(source, line, "form '" + f[3] + "' (expected full or compressed)"));
+        Form form = FORMS.get(f[3]);
+        if (form == null) {
+            throw error(source, line, "form '" + f[3] + "' (expected full or compressed)");
+        }
         if ((form == Form.COMPRESSED) != mnemonic.startsWith("c.")) {
             throw error(source, line, "form " + form.label() + " does not match mnemonic " + mnemonic);
         }
-        Pattern pattern = Arrays.stream(Pattern.values()).filter(x -> x.label().equals(f[4])).findFirst()
-                .orElseThrow(() -> error(source, line, "unknown pattern '" + f[4] + "'"));
+        Pattern pattern = PATTERNS.get(f[4]);
+        if (pattern == null) {
+            throw error(source, line, "unknown pattern '" + f[4] + "'");
+        }
         Map<String, String> modifiers = modifiers(f[5], source, line);
         Optional<String> baseline = f[6].equals("-") ? Optional.empty() : Optional.of(f[6]);
         if ((pattern == Pattern.BASELINE) != baseline.isEmpty()) {
@@ -137,9 +174,11 @@ public final class ContextTable {
         if (f[7].equals("system") != modifiers.containsKey(Context.PRIVILEGE)) {
             throw error(source, line, "exactly the rows with qemu 'system' have a '" + Context.PRIVILEGE + "' modifier");
         }
-        List<String> setup = f[8].equals("-") ? List.of() : List.of(f[8].split(" ; ", -1));
-        if (setup.stream().anyMatch(String::isBlank)) {
-            throw error(source, line, "empty setup line");
+        List<String> setup = f[8].equals("-") ? List.of() : List.of(SETUP_SEPARATOR.split(f[8], -1));
+        for (String s : setup) {
+            if (s.isBlank()) {
+                throw error(source, line, "empty setup line");
+            }
         }
         return new Context(key, mnemonic, f[2], form, pattern, modifiers, baseline, runs, setup, slot);
     }

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The context table: its invariants, its loader's refusals, and every slot checked with llvm-mc and QEMU. */
 class ContextTableTest {
-    private static final String MATTR = "+m,+a,+f,+d,+c,+zba,+zbb,+zbs,+zicond,+zfh,+zbc,+zbkb,+zbkx,+v";
+    private static final String MATTR = "+m,+a,+f,+d,+c,+zba,+zbb,+zbs,+zicond,+zfh,+zbc,+zbkb,+zbkx,+v,"
+            + "+zknd,+zkne,+zknh,+zksed,+zksh,+zkr";
     private static final ContextTable TABLE = ContextTable.load();
 
     @TempDir Path tmp;
@@ -42,7 +43,7 @@ class ContextTableTest {
         }
         Set<String> extensions = TABLE.contexts().stream().map(Context::extension).collect(Collectors.toSet());
         assertEquals(Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond",
-                "zfh", "zbc", "zbkb", "zbkx", "v"), extensions);
+                "zfh", "zbc", "zbkb", "zbkx", "v", "zknd", "zkne", "zknh", "zksed", "zksh", "zkr"), extensions);
         // issue 14: vector contexts for e8/e32/e64 x m1/m2/m8 at vlen 128 and 256, each on its CPU model
         for (String vlen : List.of("128", "256")) {
             for (String vtype : List.of("e8m1", "e8m2", "e8m8", "e32m1", "e32m2", "e32m8", "e64m1", "e64m2", "e64m8")) {
@@ -50,6 +51,30 @@ class ContextTableTest {
                 assertEquals(Optional.of("rv64,v=true,vlen=" + vlen + ",vext_spec=v1.0"), c.cpu(), c.key());
             }
         }
+        // session 8: every SEW (e16 too) at LMUL 1/2 (SEW <= 32: ELEN is 64), 1, 2, 4 and 8, FP at e16, e32, e64
+        for (String vlen : List.of("128", "256")) {
+            for (int sew : List.of(8, 16, 32, 64)) {
+                for (String lmul : List.of("mf2", "m1", "m2", "m4", "m8")) {
+                    String config = ".e" + sew + lmul + ".vlen" + vlen;
+                    boolean valid = sew <= 32 || !lmul.equals("mf2");
+                    for (String key : List.of("vadd.vv.dependency", "vadd.vx.dependency", "vmul.vv.dependency",
+                            "vle" + sew + ".v.hot-load", "vse" + sew + ".v.hot-store", "vlse" + sew + ".v.hot-load",
+                            "vluxei" + sew + ".v.hot-load", "vredsum.vs.dependency")) {
+                        assertEquals(valid, TABLE.context(key + config).isPresent(), key + config);
+                    }
+                    for (String key : List.of("vfadd.vv.dependency", "vfmacc.vv.dependency")) {
+                        assertEquals(valid && sew >= 16, TABLE.context(key + config).isPresent(), key + config);
+                    }
+                }
+            }
+        }
+        for (String key : List.of("aes64es", "aes64esm", "aes64ds", "aes64dsm", "aes64ks1i", "aes64ks2", "aes64im",
+                "sha256sig0", "sha256sig1", "sha256sum0", "sha256sum1", "sha512sig0", "sha512sig1", "sha512sum0",
+                "sha512sum1", "sm3p0", "sm3p1", "sm4ed", "sm4ks")) {
+            assertTrue(TABLE.context(key + ".dependency").isPresent(), key);
+            assertTrue(TABLE.context(key + ".independent").isPresent(), key);
+        }
+        assertTrue(TABLE.context("csrrw.seed").isPresent());
     }
 
     @Test
@@ -128,7 +153,7 @@ class ContextTableTest {
         Map<Optional<String>, List<Context>> byCpu = new TreeMap<>(Comparator.comparing(cpu -> cpu.orElse("")));
         TABLE.contexts().stream().filter(Context::runsOnQemu)
                 .forEach(c -> byCpu.computeIfAbsent(c.cpu(), k -> new ArrayList<>()).add(c));
-        assertEquals(5, byCpu.size(), "the default CPU, Zfh, Zbk*, vector at vlen 128 and 256: " + byCpu.keySet());
+        assertEquals(6, byCpu.size(), "the default CPU, Zfh, Zbk*, Zk*, vector at vlen 128 and 256: " + byCpu.keySet());
         int program = 0;
         for (Map.Entry<Optional<String>, List<Context>> e : byCpu.entrySet()) {
             List<Context> running = e.getValue();
@@ -173,8 +198,10 @@ class ContextTableTest {
     @Test
     void contextsThatNameACpuModelAreIllegalOnTheDefaultCpu() throws IOException {
         Map<String, Context> firstPerExtension = new TreeMap<>();
-        TABLE.contexts().stream().filter(c -> c.cpu().isPresent()).forEach(c -> firstPerExtension.putIfAbsent(c.extension(), c));
-        assertEquals(Set.of("zfh", "zbkb", "zbkx", "v"), firstPerExtension.keySet());
+        TABLE.contexts().stream().filter(c -> c.cpu().isPresent() && c.baseline().isPresent())
+                .forEach(c -> firstPerExtension.putIfAbsent(c.extension(), c));
+        assertEquals(Set.of("zfh", "zbkb", "zbkx", "v", "zknd", "zkne", "zknh", "zksed", "zksh", "zkr"),
+                firstPerExtension.keySet());
         for (Context c : firstPerExtension.values()) {
             String body = c.slotWith("t3", "ft4") + "\n1:\n";
             Path exe = build("default-cpu-" + c.extension(), body);
@@ -222,6 +249,28 @@ class ContextTableTest {
                 "t:3: exactly the rows with qemu 'system' have a 'priv' modifier");
     }
 
+    @Test
+    void templateRowsStandForEveryCombinationOfTheirGroups() {
+        String header = "key\tmnemonic\textension\tform\tpattern\tmodifiers\tbaseline\tqemu\tsetup\tslot\n";
+        String root = "nop.baseline\taddi\ti\tfull\tbaseline\t-\t-\tyes\t-\tnop\n";
+        String template = "add.e{a}{b}.n{n}\tadd\ti\tfull\tdependency\t-\tnop.baseline\tyes\tli t1, {n}\tadd {x}, {x}, a1\n";
+        ContextTable t = ContextTable.parse(header + root + "@expand\tn=1,2\ta/b=8/x,16/y\n" + template + "@end\n"
+                + "sub.dependency\tsub\ti\tfull\tdependency\t-\tnop.baseline\tyes\t-\tsub a0, a0, a1\n", "t");
+        assertEquals(List.of("nop.baseline", "add.e8x.n1", "add.e16y.n1", "add.e8x.n2", "add.e16y.n2", "sub.dependency"),
+                t.contexts().stream().map(Context::key).toList());
+        Context c = t.context("add.e16y.n2").orElseThrow();
+        assertEquals(List.of("li t1, 2"), c.setup());
+        assertEquals("add {x}, {x}, a1", c.slot(), "the rotating registers stay placeholders");
+        assertRefused(header + root + "@expand\tn=1,2\n" + template, "t:4: placeholder '{a}' is not defined");
+        assertRefused(header + root + "@expand\ta/b=1/2,3\n", "t:3: '3' has 1 values for 2 names a/b");
+        assertRefused(header + root + "@expand\tx=1\n", "t:3: bad placeholder name 'x'");
+        assertRefused(header + root + "@expand\tn=1\tn=2\n", "t:3: placeholder 'n' given twice");
+        assertRefused(header + root + "@expand\tn=1,1\ta/b=8/x\n" + template,
+                "t:4: key 'add.e8x.n1' repeats line 4 (expanded with n=1, a=8, b=x)");
+        assertRefused(header + root + "@expand\tn=1\ta/b=8/x\n" + template.replace("dependency", "sideways"),
+                "t:4: unknown pattern 'sideways' (expanded with n=1, a=8, b=x)");
+    }
+
     private static void assertRefused(String table, String fragment) {
         BadInputException e = assertThrows(BadInputException.class, () -> ContextTable.parse(table, "t"));
         assertTrue(e.getMessage().contains(fragment), e.getMessage());
@@ -238,7 +287,23 @@ class ContextTableTest {
                 assertEquals(c.form(), b.form(), c.key() + " is measured against a kernel of its own width");
             }
         }
-        assertEquals(Set.of("c.nop.baseline", "nop.baseline"), roots);
+        // the scalar roots, and one vector root per configuration (vtype and vlen: the vector contexts' baselines)
+        Set<String> vectorRoots = new TreeSet<>();
+        for (Context c : TABLE.contexts()) {
+            if (c.modifiers().containsKey("vtype")) {
+                Context b = TABLE.context(c.baseline().orElse(c.key())).orElseThrow();
+                assertTrue(b.baseline().isEmpty(), c.key() + " is measured against a root baseline");
+                assertEquals(c.modifiers().get("vtype"), b.modifiers().get("vtype"), c.key() + ": the same vtype");
+                assertEquals(c.cpu(), b.cpu(), c.key() + ": the same CPU model (vlen)");
+                assertEquals(List.of("nop"), List.of(b.slot()), b.key());
+                assertEquals(c.setup().get(0), b.setup().get(0), c.key() + ": the same vsetvli");
+                vectorRoots.add(b.key());
+            }
+        }
+        assertEquals(38, vectorRoots.size(), "19 configurations at vlen 128 and 256");
+        Set<String> scalarRoots = new TreeSet<>(roots);
+        scalarRoots.removeAll(vectorRoots);
+        assertEquals(Set.of("c.nop.baseline", "nop.baseline"), scalarRoots);
     }
 
     @Test

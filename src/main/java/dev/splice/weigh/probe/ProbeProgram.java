@@ -329,7 +329,8 @@ public final class ProbeProgram {
 
     /**
      * The probe's {@code .target}: rv64gc with Zba, Zbb and Zbs, as always, plus the extensions of
-     * contexts that need a CPU model of their own (V, Zfh, Zbc, Zbkb, Zbkx) when there are such kernels.
+     * contexts that need a CPU model of their own (V, Zfh, Zbc, Zbkb, Zbkx, the scalar crypto Zk*) when there
+     * are such kernels.
      */
     static String target(List<Context> kernels) {
         Set<String> extra = new java.util.TreeSet<>();
@@ -337,7 +338,7 @@ public final class ProbeProgram {
         for (Context c : kernels) {
             switch (c.extension()) {
                 case "v" -> vector = true;
-                case "zfh", "zbc", "zbkb", "zbkx" -> extra.add(c.extension());
+                case "zfh", "zbc", "zbkb", "zbkx", "zknd", "zkne", "zknh", "zksed", "zksh", "zkr" -> extra.add(c.extension());
                 default -> { }
             }
         }
