@@ -64,6 +64,11 @@ final class OutputRelocations {
     /** The hidden symbol at the start of the new code, which relocations into it without a better symbol name. */
     static final String TEXT_SYMBOL = "__splice_text";
 
+    /** True for the name of an earlier pass's {@link #TEXT_SYMBOL} ({@code __splice_text} or {@code __splice_text.ADDRESS}). */
+    static boolean isTextSymbol(String name) {
+        return name.equals(TEXT_SYMBOL) || name.startsWith(TEXT_SYMBOL + ".");
+    }
+
     private final Input in;
     private final MovedCode moved;
     private final ElfEditor editor;
@@ -481,10 +486,16 @@ final class OutputRelocations {
         return null;
     }
 
-    /** The symbol that starts the new code, added on first use. */
+    /**
+     * The symbol that starts the new code, added on first use; in a second pass, whose input has
+     * the first pass's, it is {@code __splice_text.ADDRESS} (BOLT refuses a binary with two
+     * global symbols of one name: "global symbol ... is not unique").
+     */
     private int textSymbol() {
         if (textSymbol == 0) {
-            textSymbol = editor.addSymbol(symtab.index(), new Symbol(0, TEXT_SYMBOL, textBase, 0, Symbol.STT_NOTYPE,
+            boolean taken = symbols.stream().anyMatch(s -> s.name().equals(TEXT_SYMBOL));
+            String name = taken ? TEXT_SYMBOL + "." + Long.toHexString(textBase) : TEXT_SYMBOL;
+            textSymbol = editor.addSymbol(symtab.index(), new Symbol(0, name, textBase, 0, Symbol.STT_NOTYPE,
                     Symbol.STB_GLOBAL, Symbol.STV_HIDDEN, textIndex));
         }
         return textSymbol;

@@ -98,7 +98,7 @@ final class SymbolMover {
     /** The moved function a symbol of code names, or null (sections, files, data, code that stays). */
     private static MovedFunction movedCodeOf(ElfFile elf, MovedCode moved, Symbol s) {
         if (!s.isDefinedInSection() || s.type() == Symbol.STT_SECTION || s.type() == Symbol.STT_FILE
-                || s.name().equals(OutputRelocations.TEXT_SYMBOL)) { // an earlier pass's: names its section's start
+                || OutputRelocations.isTextSymbol(s.name())) { // an earlier pass's: names its section's start
             return null;
         }
         MovedFunction m = moved.find(s.value());

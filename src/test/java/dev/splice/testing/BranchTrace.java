@@ -25,10 +25,21 @@ public final class BranchTrace {
      * @return pre-aggregated profile text
      */
     public static String record(Path binary) {
+        return record(binary, List.of());
+    }
+
+    /**
+     * The same, with QEMU options before the binary ({@code -E VAR=VALUE} for the guest's environment).
+     *
+     * @param binary a RISC-V executable
+     * @param qemuOptions options for qemu-riscv64
+     * @return pre-aggregated profile text
+     */
+    public static String record(Path binary, List<String> qemuOptions) {
         ElfFile elf = ElfFile.read(binary);
         List<Section> code = elf.sections().stream().filter(Section::isExecutable).toList();
         List<byte[]> bytes = code.stream().map(elf::contents).toList();
-        List<Long> pcs = PluginFixtures.singleStepPcs(binary);
+        List<Long> pcs = PluginFixtures.singleStepPcs(qemuOptions, binary);
         Map<String, Long> branches = new TreeMap<>();
         Map<String, Long> ranges = new TreeMap<>();
         long rangeStart = -1;

@@ -84,11 +84,21 @@ public final class PluginFixtures {
      * second field of each "Trace" line's bracket.
      */
     public static List<Long> singleStepPcs(Path binary, String... args) {
+        return singleStepPcs(List.of(), binary, args);
+    }
+
+    /**
+     * The same, with QEMU options before the binary ({@code -L SYSROOT} for a dynamic binary,
+     * {@code -E VAR=VALUE} for the guest's environment).
+     */
+    public static List<Long> singleStepPcs(List<String> qemuOptions, Path binary, String... args) {
         try {
             Path log = Files.createTempFile("splice-exec", ".log");
             try {
                 List<String> command = new ArrayList<>(List.of(QemuRunner.QEMU, "-singlestep", "-d", "exec,nochain",
-                        "-D", log.toString(), binary.toString()));
+                        "-D", log.toString()));
+                command.addAll(qemuOptions);
+                command.add(binary.toString());
                 command.addAll(List.of(args));
                 Tools.run(command, null, 300);
                 List<Long> pcs = new ArrayList<>();
