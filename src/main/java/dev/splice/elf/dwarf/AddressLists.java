@@ -2,6 +2,7 @@ package dev.splice.elf.dwarf;
 
 import dev.splice.base.ByteReader;
 import dev.splice.base.ByteWriter;
+import dev.splice.base.Le;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -31,11 +32,16 @@ final class AddressLists {
     private final Map<Long, Long> newOffsets = new HashMap<>();
     /** The byte spans of lists written anew, to be emptied. */
     private final List<int[]> emptied = new ArrayList<>();
+    /** {@code DW_OP_addr} operands of lists kept in place that name moved code: {offset, new address}. */
+    private final List<long[]> operands = new ArrayList<>();
     /** The offset of the last DWARF 5 contribution's header. */
     private int lastHeader;
 
-    /** One entry: its range (none for a default location) and, for a location list, its expression. */
-    private record Entry(long from, long to, boolean hasRange, byte[] expression) {}
+    /**
+     * One entry: its range (none for a default location) and, for a location list, its
+     * expression and where the expression starts in the section.
+     */
+    private record Entry(long from, long to, boolean hasRange, byte[] expression, int expressionAt) {}
 
     /**
      * @param name the section's name, for messages
@@ -91,16 +97,37 @@ final class AddressLists {
         for (Entry e : entries) {
             moves |= e.hasRange && map.moves(e.from, e.to);
         }
+        List<long[]> moved = locations ? movedOperands(entries, offset) : List.of();
         long at = offset;
         if (moves) {
             at = out.size();
-            write(entries);
+            write(entries, moved);
             if (dwarf5) {
                 emptied.add(new int[] {(int) offset, r.position()});
             }
+        } else {
+            operands.addAll(moved);
         }
         newOffsets.put(offset, at);
         return at;
+    }
+
+    /**
+     * The {@code DW_OP_addr} operands of the entries' expressions that name moved code, as
+     * {section offset of the operand, the address it names now} ({@link Expressions}: an operation
+     * it does not know, or an address through .debug_addr, is refused).
+     */
+    private List<long[]> movedOperands(List<Entry> entries, long list) {
+        List<long[]> moved = new ArrayList<>(0);
+        for (Entry e : entries) {
+            Expressions.addresses(section, e.expressionAt, e.expressionAt + e.expression.length, name, (int) list, at -> {
+                long old = Le.u64(section, at);
+                if (map.moves(old, old + 1)) {
+                    moved.add(new long[] {at, map.start(old)});
+                }
+            });
+        }
+        return moved;
     }
 
     /**
@@ -136,8 +163,11 @@ final class AddressLists {
         for (int[] span : emptied) {
             Arrays.fill(b, span[0], span[1], (byte) END);
         }
+        for (long[] o : operands) {
+            Le.putU64(b, (int) o[0], o[1]);
+        }
         if (dwarf5) {
-            dev.splice.base.Le.putU32(b, lastHeader, b.length - lastHeader - 4);
+            Le.putU32(b, lastHeader, b.length - lastHeader - 4);
         }
         return b;
     }
@@ -178,7 +208,7 @@ final class AddressLists {
                 default -> throw new UnsupportedDwarfException(name, at, "list entry kind " + kind
                         + (kind <= 3 ? " (an index into .debug_addr)" : kind == 9 ? " (DW_LLE_GNU_view_pair)" : "") + " is not handled");
             }
-            entries.add(new Entry(from, to, hasRange, locations ? r.bytes(length(r, r.uleb())) : null));
+            entries.add(locations ? expression(r, from, to, hasRange, length(r, r.uleb())) : new Entry(from, to, hasRange, null, -1));
         }
     }
 
@@ -194,8 +224,13 @@ final class AddressLists {
                 base = to;
                 continue;
             }
-            entries.add(new Entry(base + from, base + to, true, locations ? r.bytes(r.u16()) : null));
+            entries.add(locations ? expression(r, base + from, base + to, true, r.u16()) : new Entry(base + from, base + to, true, null, -1));
         }
+    }
+
+    private static Entry expression(ByteReader r, long from, long to, boolean hasRange, int length) {
+        int at = r.position();
+        return new Entry(from, to, hasRange, r.bytes(length), at);
     }
 
     private static int length(ByteReader r, long length) {
@@ -205,8 +240,11 @@ final class AddressLists {
         return (int) length;
     }
 
-    /** Writes a list with absolute addresses, every entry at its new place. */
-    private void write(List<Entry> entries) {
+    /**
+     * Writes a list with absolute addresses, every entry at its new place, the {@code moved}
+     * operands of its expressions naming the new code.
+     */
+    private void write(List<Entry> entries, List<long[]> moved) {
         if (!dwarf5) {
             out.u64(BASE_SELECTION);
             out.u64(0);
@@ -214,7 +252,7 @@ final class AddressLists {
         for (Entry e : entries) {
             if (!e.hasRange) {
                 out.u8(5); // DW_LLE_default_location
-                expression(e.expression);
+                expression(e, moved);
                 continue;
             }
             map.ranges(e.from, e.to, (from, to) -> {
@@ -224,7 +262,7 @@ final class AddressLists {
                 out.u64(from);
                 out.u64(to);
                 if (locations) {
-                    expression(e.expression);
+                    expression(e, moved);
                 }
             });
         }
@@ -236,7 +274,15 @@ final class AddressLists {
         }
     }
 
-    private void expression(byte[] expression) {
+    private void expression(Entry e, List<long[]> moved) {
+        byte[] expression = e.expression;
+        for (long[] o : moved) {
+            int into = (int) o[0] - e.expressionAt;
+            if (into >= 0 && into < expression.length) {
+                expression = expression == e.expression ? expression.clone() : expression;
+                Le.putU64(expression, into, o[1]);
+            }
+        }
         if (dwarf5) {
             out.uleb(expression.length);
         } else {
