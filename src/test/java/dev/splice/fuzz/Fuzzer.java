@@ -246,12 +246,17 @@ public final class Fuzzer {
     /**
      * {@code bench/fuzz.sh SECONDS [SEED] [TARGET,...] [MAX_INPUTS]}: runs every (or the named)
      * target for an equal share of SECONDS, prints per-target counts and the findings, exits 1 on
-     * any finding.
+     * any finding; {@code --list} alone prints the target names.
      *
      * @param args seconds, then optionally the seed, a comma-separated list of targets and the inputs per target at most
      * @throws IOException if the seeds cannot be built
      */
     public static void main(String[] args) throws IOException {
+        if (args.length == 1 && args[0].equals("--list")) {
+            // bench/fuzz.sh shares the targets among its jobs by these names.
+            Targets.all().forEach(t -> System.out.println(t.name()));
+            return;
+        }
         long seconds = args.length > 0 ? Long.parseLong(args[0]) : 60;
         long seed = args.length > 1 ? Long.parseLong(args[1]) : 15;
         List<FuzzTarget> targets = Targets.all();
