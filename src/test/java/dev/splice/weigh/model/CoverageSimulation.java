@@ -1,5 +1,8 @@
 package dev.splice.weigh.model;
 
+import dev.splice.base.AtomicFiles;
+import dev.splice.weigh.campaign.CoverageTable;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -30,6 +33,12 @@ public final class CoverageSimulation {
     public record Row(Setting setting, int covered, double medianI2, double seconds) {
         double share() {
             return covered / (double) setting.campaigns();
+        }
+
+        /** @return the row as a cell of {@code coverage.json} */
+        public CoverageTable.Cell cell() {
+            return new CoverageTable.Cell(setting.contexts(), setting.rounds(), setting.ratio(), setting.runCorrelation(),
+                    medianI2, setting.campaigns(), covered);
         }
 
         @Override
@@ -113,11 +122,14 @@ public final class CoverageSimulation {
     }
 
     /**
-     * The full grid: {@code CoverageSimulation [CAMPAIGNS] [THREADS]} prints a markdown table.
+     * The full grid: {@code CoverageSimulation [CAMPAIGNS] [THREADS] [COVERAGE_JSON]} prints a markdown
+     * table, and writes the cells as {@code coverage.json} (for {@code weigh model --coverage}) when a
+     * third argument names the file.
      *
-     * @param args campaigns per cell (default 400) and threads (default: processors)
+     * @param args campaigns per cell (default 400), threads (default: processors), the JSON file
      */
     public static void main(String[] args) {
+        List<CoverageTable.Cell> cells = new ArrayList<>();
         int campaigns = args.length > 0 ? Integer.parseInt(args[0]) : 400;
         int threads = args.length > 1 ? Integer.parseInt(args[1]) : Runtime.getRuntime().availableProcessors();
         int rounds = 10;
@@ -130,9 +142,14 @@ public final class CoverageSimulation {
                         continue;
                     }
                     int n = k == 400 ? Math.max(50, campaigns / 2) : campaigns;
-                    System.out.println(run(new Setting(k, rounds, ratio, rho, n, 999), se, 10_000L * k + 77, threads));
+                    Row row = run(new Setting(k, rounds, ratio, rho, n, 999), se, 10_000L * k + 77, threads);
+                    System.out.println(row);
+                    cells.add(row.cell());
                 }
             }
+        }
+        if (args.length > 2) {
+            AtomicFiles.write(Path.of(args[2]), new CoverageTable(cells).toJson());
         }
     }
 }
