@@ -12,8 +12,9 @@ cd "$(dirname "$0")/.."
 N="${1:-400}"
 T="${2:-$(nproc)}"
 OUT="${3:-target/coverage.json}"
+[ -f target/splice-cli.jar ] || make -s jar >&2
 mvn -B -q -o test-compile
 echo "campaigns per cell: $N, threads: $T, processors: $(nproc), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/time -f 'wall %e s, user %U s, peak RSS %M KiB' \
-  java -cp target/test-classes:target/classes dev.splice.weigh.model.CoverageSimulation "$N" "$T" "$OUT"
+  java -cp target/test-classes:target/splice-cli.jar dev.splice.weigh.model.CoverageSimulation "$N" "$T" "$OUT"
 echo "wrote $OUT"
