@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Cost of a measurement campaign (issue 4 section 7): wall time of the quick profile, an estimate
-# of the formal profile (one formal run with one round, extrapolated to 12 runs x 10 rounds),
+# of the formal profile (one formal run with one round, extrapolated to 12 runs x 30 rounds),
 # the plugin's overhead (the guest clock of the same windows in the timing pass against the
-# plugin-off pass), and windows per second. Needs `make plugin`; builds target/splice-cli.jar if missing.
-# FORMAL=0 skips the formal estimate. The system-mode profiles (issue 13) follow at the end: SYSTEM=0
+# plugin-off pass), windows per second, and (issue 12) the pairs an interrupt hit by context and
+# batch. Needs `make plugin`; builds target/splice-cli.jar if missing. FORMAL=0 skips the formal
+# estimate. FORMAL_FULL=1 runs the whole formal campaign (about 20 min on a quiet 2-core machine)
+# into FORMAL_DIR if set, then models it: wall time and peak RSS of both (each must stay under 1 GB),
+# contexts high-confidence, gate failures by gate, the band's half-widths, the interrupt background. The system-mode profiles (issue 13) follow at the end: SYSTEM=0
 # skips them, SYSTEM_FORMAL=1 runs the formal system campaign (hours).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,8 +61,56 @@ for c in sorted(on):
 PY
 }
 
+hits() { # DIR: pairs an interrupt hit (probe minus baseline more than 10 us off its context's and batch's median)
+  python3 - "$1" <<'PY'
+import json, sys, statistics
+from collections import defaultdict
+groups = defaultdict(list)
+for line in open(sys.argv[1] + "/pairs.jsonl"):
+    r = json.loads(line)
+    if r["translations"] == 0:
+        groups[(r["context"], r["batch"])].append(r)
+hit = total = 0
+exposure = 0.0
+print("  pairs hit by an interrupt (probe - baseline more than 10 us off the median of its context and batch):")
+for (context, batch), rows in sorted(groups.items()):
+    d = [r["probe_ns"] - r["baseline_ns"] for r in rows]
+    m = statistics.median(d)
+    h = sum(abs(x - m) > 10_000 for x in d)
+    hit += h
+    total += len(rows)
+    exposure += sum(r["probe_ns"] + r["baseline_ns"] for r in rows)
+    window = statistics.median(r["probe_ns"] for r in rows) / 1000
+    print(f"    {context:28s} {batch:6d} targets, probe window {window:8.1f} us: {h}/{len(rows)}")
+print(f"    all: {hit}/{total} pairs ({100 * hit / total:.1f}%), {exposure / 1e6:.1f} ms of windows")
+PY
+}
+
+formal_summary() { # WEIGHTS: what issue 12 asks of a formal campaign's model
+  python3 - "$1" <<'PY'
+import json, statistics, sys
+w = json.load(open(sys.argv[1]))
+q, bg, b = w["quality"], w["campaign"]["interrupts"], w["bootstrap"]
+print(f"  {len(w['contexts'])} contexts, {q['high']} high-confidence, {q['low']} low; critical value {b['critical_value']:.3f}")
+print("  gate failures: " + ", ".join(f"{g} {n}" for g, n in sorted(q["gate_failures"].items(), key=lambda x: -x[1])))
+print(f"  interrupt background {bg['rate_per_ms']:.3f} events per ms of CPU time, mean event {bg['mean_event_us']:.1f} us, "
+      f"median {bg['median_event_us']:.1f} us, {len(bg['contexts_above_background'])} contexts above it")
+hw = sorted((c["ci_high_ns"] - c["ci_low_ns"]) / 2 for c in w["contexts"] if c["ci_high_ns"] is not None)
+rel = sorted((c["ci_high_ns"] - c["ci_low_ns"]) / 2 / c["estimate_ns"] for c in w["contexts"]
+             if c["ci_high_ns"] is not None and c["estimate_ns"] and c["estimate_ns"] > 0)
+pick = lambda v, p: v[min(len(v) - 1, int(p * len(v)))]
+print(f"  band half-widths: median {pick(hw, 0.5):.4f} ns (10%: {pick(hw, 0.1):.4f}, 90%: {pick(hw, 0.9):.4f}, "
+      f"max {hw[-1]:.4f}); relative to the estimate: median {100 * pick(rel, 0.5):.1f}%, 90% {100 * pick(rel, 0.9):.1f}%")
+ovh = [c["interrupt_overhead_ns"] / c["estimate_ns"] for c in w["contexts"]
+       if c.get("interrupt_overhead_ns") and c["estimate_ns"] and c["estimate_ns"] > 0]
+if ovh:
+    print(f"  expected interrupt overhead: median {100 * statistics.median(ovh):.2f}% of the weight")
+PY
+}
+
 wall=$(seconds java -jar target/splice-cli.jar weigh measure --profile quick -o "$work/quick")
 report "$work/quick" "$wall" "quick profile"
+hits "$work/quick"
 
 if [ "${FORMAL:-1}" != 0 ]; then
   # one formal run with 1 and with 2 rounds: the difference is the cost of a round, the rest is
@@ -74,8 +125,18 @@ w1, w2 = map(float, sys.argv[1:])
 rnd = max(w2 - w1, 0.0)
 fixed = w1 - rnd
 print(f"  one round {rnd:.1f} s, per-run fixed cost {fixed:.1f} s")
-print(f"  formal estimate (12 runs x 10 rounds): {12 * (fixed + 10 * rnd) / 60:.0f} min")
+print(f"  formal estimate (12 runs x 30 rounds): {12 * (fixed + 30 * rnd) / 60:.0f} min")
 PY
+fi
+
+if [ "${FORMAL_FULL:-0}" = 1 ]; then
+  formal=${FORMAL_DIR:-$work/formal}
+  /usr/bin/time -f '  weigh measure --profile formal: wall %e s, CPU %U + %S s, peak RSS %M KiB' \
+    java -Xmx768m -jar target/splice-cli.jar weigh measure --profile formal -o "$formal" >/dev/null
+  hits "$formal" | tail -1
+  /usr/bin/time -f '  weigh model: wall %e s, CPU %U + %S s, peak RSS %M KiB' \
+    java -Xmx768m -jar target/splice-cli.jar weigh model "$formal" -o "$formal/model" --no-progress >/dev/null
+  formal_summary "$formal/model/weights.json"
 fi
 
 # System mode (issue 13, docs/weigh-system.md): the same campaign on qemu-system-riscv64. The quick

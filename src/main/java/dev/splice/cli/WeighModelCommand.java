@@ -2,12 +2,16 @@ package dev.splice.cli;
 
 import dev.splice.weigh.campaign.Campaign;
 import dev.splice.weigh.campaign.Catalog;
+import dev.splice.weigh.campaign.CoverageTable;
+import dev.splice.weigh.campaign.PredictionSummary;
 import dev.splice.weigh.campaign.Weights;
 import dev.splice.weigh.model.ModelOptions;
 import dev.splice.weigh.model.ModelResult;
 import dev.splice.weigh.model.Report;
 import dev.splice.weigh.model.WeighModel;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,7 +23,7 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = {
             "Fit the robust model to a campaign's pairs.jsonl and pairs-off.jsonl and publish weights:",
-            "per-context robust fit (Huber start, bisquare) of d = beta + alpha/N with run, order and drift terms, run pseudo-values with a wild cluster bootstrap for simultaneous 95%% intervals, interrupt background, quality gates. Writes weights.json, weights.csv, report.md and report.html (forest plot, fast and slow paths, gate table, nuisance effects, plugin-off scatter, interrupts, per-context diagnostics; with --catalog the catalog charts) to OUT_DIR. The same seed gives byte-identical output."
+            "per-context robust fit (Huber start, bisquare) of d = beta + alpha/N with run, order and drift terms, run pseudo-values with a wild cluster bootstrap for simultaneous 95%% intervals, interrupt background, quality gates. Writes weights.json, weights.csv, report.md and report.html (forest plot, fast and slow paths, gate table, nuisance effects, plugin-off scatter, interrupts, per-context diagnostics; with --catalog the catalog charts, with --coverage the band's simulated coverage, with --prediction the predicted run times) to OUT_DIR. The same seed gives byte-identical output."
         })
 public final class WeighModelCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CAMPAIGN_DIR", description = "Directory holding pairs.jsonl (and pairs-off.jsonl, manifest.json).")
@@ -43,8 +47,16 @@ public final class WeighModelCommand implements Callable<Integer> {
     @Option(names = "--catalog", paramLabel = "CATALOG", description = "A program's catalog (JSON or key,count CSV, as for 'splice weigh map'): report.html gains the catalog's status and extension charts of the weights mapped onto it.")
     Path catalog;
 
+    @Option(names = "--coverage", paramLabel = "COVERAGE", description = "A coverage table (coverage.json, written by bench/weigh-coverage.sh): report.html gains the band's simulated family-wise coverage, cell by cell, against the 93 to 97%% target.")
+    Path coverage;
+
+    @Option(names = "--prediction", paramLabel = "PREDICTION", description = "A 'splice weigh predict --json' output (repeatable): report.html gains each one's predicted CPU time, interval and unpriced share, labelled by the file name.")
+    List<Path> predictions = new ArrayList<>();
+
     @Override
     public Integer call() {
+        CoverageTable table = coverage == null ? null : CoverageTable.read(coverage);
+        List<PredictionSummary> predicted = predictions.stream().map(PredictionSummary::read).toList();
         Campaign c = Campaign.read(campaign, skipBadRows);
         if (!c.badRows().isEmpty()) {
             System.err.println("splice: skipped " + c.badRows().size() + " bad rows (first: " + c.badRows().get(0) + ")");
@@ -59,8 +71,8 @@ public final class WeighModelCommand implements Callable<Integer> {
         }
         ModelResult r = WeighModel.run(c, o);
         r.writeTo(out);
-        if (catalog != null) {
-            Report.writeHtml(r, Catalog.read(catalog), out);
+        if (catalog != null || table != null || !predicted.isEmpty()) {
+            Report.writeHtml(r, catalog == null ? null : Catalog.read(catalog), table, predicted, out);
         }
         Weights w = r.weights();
         System.out.printf("%d contexts: %d high-confidence, %d low; simultaneous critical value %.4f from %d/%d replicates%n",

@@ -121,42 +121,52 @@ public final class MeasureCampaign {
         CampaignLayout dir = layout();
         List<Context> targets = targets(table, options.contexts(), runner);
         List<RunPlan> plans = new ArrayList<>();
-        for (int i = 1; i <= options.runs(); i++) {
-            String id = CampaignLayout.runName(i);
-            long seed = options.runSeed(i);
-            ProbeProgram.Probe probe = ProbeProgram.generate(table, targets,
-                    new ProbeOptions(seed, options.rounds() + BurnIn.ROUNDS, options.calls(), WARMUP_CALLS));
-            plans.add(new RunPlan(id, seed, probe, dir.run(id), sha256(probe.elf())));
-        }
-        List<RunPlan> todo = new ArrayList<>();
         List<String> redone = new ArrayList<>();
+        List<String> contexts = null;
         int resumed = 0;
-        for (RunPlan p : plans) {
-            Resume state = options.resume() ? resumable(p, runner.mode()) : Resume.UNFINISHED;
-            if (state.keep()) {
-                resumed++;
-            } else {
-                todo.add(p);
-                state.damage().ifPresent(redone::add);
-            }
-        }
-        int total = todo.size() * 3;
+        int total = options.runs() * 3;
         AtomicInteger done = new AtomicInteger();
         progress.update(0, total);
-        for (RunPlan p : todo) {
-            prepare(p);
-        }
         Map<String, Double> blocks = countBlocks(targets);
-        validateAll(todo, done, total);
-        for (RunPlan p : todo) {
-            FinishedRun.Pinning pinning;
-            try (CpuPinning pin = CpuPinning.pinCurrentThread()) {
-                pinning = pin.record();
-                timedPasses(p, done, total);
+        // Runs are generated and measured --jobs at a time, so that only that many probes are held: a
+        // formal probe (31 rounds) has 130,000 windows, and twelve of them with their validation records
+        // did not fit the 768 MB heap ./splice gives weigh.
+        int group = Math.max(1, options.jobs());
+        for (int first = 1; first <= options.runs(); first += group) {
+            List<RunPlan> todo = new ArrayList<>();
+            for (int i = first; i < first + group && i <= options.runs(); i++) {
+                RunPlan p = plan(dir, targets, i);
+                contexts = contexts == null ? p.probe().contexts() : contexts;
+                Resume state = options.resume() ? resumable(p, runner.mode()) : Resume.UNFINISHED;
+                if (state.keep()) {
+                    resumed++;
+                    progress.update(done.addAndGet(3), total);
+                } else {
+                    todo.add(p);
+                    state.damage().ifPresent(redone::add);
+                    prepare(p);
+                }
+                plans.add(p.withoutProbe());
             }
-            writeRun(p, pinning);
+            validateAll(todo, done, total);
+            for (RunPlan p : todo) {
+                FinishedRun.Pinning pinning;
+                try (CpuPinning pin = CpuPinning.pinCurrentThread()) {
+                    pinning = pin.record();
+                    timedPasses(p, done, total);
+                }
+                writeRun(p, pinning);
+            }
         }
-        return writeCampaign(plans, targets, started, resumed, blocks, redone);
+        return writeCampaign(plans, contexts, targets, started, resumed, blocks, redone);
+    }
+
+    private RunPlan plan(CampaignLayout dir, List<Context> targets, int index) {
+        String id = CampaignLayout.runName(index);
+        long seed = options.runSeed(index);
+        ProbeProgram.Probe probe = ProbeProgram.generate(table, targets,
+                new ProbeOptions(seed, options.rounds() + BurnIn.ROUNDS, options.calls(), WARMUP_CALLS));
+        return new RunPlan(id, seed, probe, dir.run(id), sha256(probe.elf()));
     }
 
     /**
@@ -215,9 +225,15 @@ public final class MeasureCampaign {
         return new CampaignLayout(options.out());
     }
 
+    /** A run to measure; {@code probe} is null once the run is measured or kept (see {@link #withoutProbe()}). */
     private record RunPlan(String id, long seed, ProbeProgram.Probe probe, CampaignLayout.Run files, String sha256) {
         Path elf() {
             return files.probe();
+        }
+
+        /** The plan without its probe, which the campaign's files no longer need once the run is done. */
+        RunPlan withoutProbe() {
+            return new RunPlan(id, seed, null, files, sha256);
         }
     }
 
@@ -412,53 +428,54 @@ public final class MeasureCampaign {
                 check.pairs().stream().filter(Closure.PairCheck::ok).count(), check.footer(), failures);
     }
 
-    private Result writeCampaign(List<RunPlan> plans, List<Context> targets, Instant started, int resumed,
-            Map<String, Double> blocks, List<String> redone) {
+    private Result writeCampaign(List<RunPlan> plans, List<String> contexts, List<Context> targets, Instant started,
+            int resumed, Map<String, Double> blocks, List<String> redone) {
+        CampaignLayout dir = layout();
+        // the runs' files are copied, not read into one string: a formal campaign's pairs are 100+ MB
+        AtomicFiles.write(dir.pairs(), out -> plans.forEach(p -> copy(p.files().pairs(), out)));
+        AtomicFiles.write(dir.pairsOff(), out -> plans.forEach(p -> copy(p.files().pairsOff(), out)));
+        boolean closed = true;
+        long nested = 0;
+        long inactive = 0;
+        long translationFailures = 0;
+        long timerFailures = 0;
+        long open = 0;
+        List<RunClosure> runs = new ArrayList<>();
+        List<Manifest.Run> manifestRuns = new ArrayList<>();
+        long windows = 0;
+        int pairCount = 0;
+        for (RunPlan p : plans) {
+            RunClosure c = RunClosure.read(p.files().closure());
+            FinishedRun r = FinishedRun.read(p.files().finished());
+            PluginRecords.Footer v = c.footer();
+            PluginRecords.Footer t = r.timingFooter();
+            nested += v.nestedStarts() + t.nestedStarts();
+            inactive += v.inactiveStops() + t.inactiveStops();
+            translationFailures += v.translationFailures() + t.translationFailures();
+            timerFailures += v.timerFailures() + t.timerFailures();
+            open += v.openWindows() + t.openWindows();
+            closed &= c.closed() && t.nestedStarts() == 0 && t.inactiveStops() == 0 && t.translationFailures() == 0
+                    && t.timerFailures() == 0 && t.openWindows() == 0;
+            runs.add(c);
+            manifestRuns.add(new Manifest.Run(p.id(), p.seed(), p.sha256(), r.finished(), r.guestTicksPerNsTiming()));
+            windows += r.windows();
+            pairCount += r.pairs();
+        }
+        new CampaignClosure(closed, nested, inactive, translationFailures, timerFailures, open, runs)
+                .write(dir.closure());
+        manifest(contexts, targets, started, manifestRuns, blocks).write(dir.manifest());
+        return new Result(dir.dir(), closed, plans.size(), resumed, pairCount, windows, List.copyOf(redone));
+    }
+
+    private static void copy(Path file, java.io.OutputStream out) {
         try {
-            CampaignLayout dir = layout();
-            StringBuilder on = new StringBuilder();
-            StringBuilder off = new StringBuilder();
-            boolean closed = true;
-            long nested = 0;
-            long inactive = 0;
-            long translationFailures = 0;
-            long timerFailures = 0;
-            long open = 0;
-            List<RunClosure> runs = new ArrayList<>();
-            List<Manifest.Run> manifestRuns = new ArrayList<>();
-            long windows = 0;
-            int pairCount = 0;
-            for (RunPlan p : plans) {
-                on.append(Files.readString(p.files().pairs()));
-                off.append(Files.readString(p.files().pairsOff()));
-                RunClosure c = RunClosure.read(p.files().closure());
-                FinishedRun r = FinishedRun.read(p.files().finished());
-                PluginRecords.Footer v = c.footer();
-                PluginRecords.Footer t = r.timingFooter();
-                nested += v.nestedStarts() + t.nestedStarts();
-                inactive += v.inactiveStops() + t.inactiveStops();
-                translationFailures += v.translationFailures() + t.translationFailures();
-                timerFailures += v.timerFailures() + t.timerFailures();
-                open += v.openWindows() + t.openWindows();
-                closed &= c.closed() && t.nestedStarts() == 0 && t.inactiveStops() == 0 && t.translationFailures() == 0
-                        && t.timerFailures() == 0 && t.openWindows() == 0;
-                runs.add(c);
-                manifestRuns.add(new Manifest.Run(p.id(), p.seed(), p.sha256(), r.finished(), r.guestTicksPerNsTiming()));
-                windows += r.windows();
-                pairCount += r.pairs();
-            }
-            AtomicFiles.write(dir.pairs(), on.toString());
-            AtomicFiles.write(dir.pairsOff(), off.toString());
-            new CampaignClosure(closed, nested, inactive, translationFailures, timerFailures, open, runs)
-                    .write(dir.closure());
-            manifest(plans, targets, started, manifestRuns, blocks).write(dir.manifest());
-            return new Result(dir.dir(), closed, plans.size(), resumed, pairCount, windows, List.copyOf(redone));
+            Files.copy(file, out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private Manifest manifest(List<RunPlan> plans, List<Context> targets, Instant started, List<Manifest.Run> runs,
+    private Manifest manifest(List<String> contexts, List<Context> targets, Instant started, List<Manifest.Run> runs,
             Map<String, Double> blocks) {
         Manifest.Host host = new Manifest.Host(readTrimmed(Path.of("/proc/sys/kernel/hostname")), cpuModel(),
                 Runtime.getRuntime().availableProcessors(), readTrimmed(Path.of("/proc/sys/kernel/osrelease")),
@@ -467,7 +484,6 @@ public final class MeasureCampaign {
         Manifest.Options o = new Manifest.Options(options.profile(), options.contexts(), options.runs(),
                 options.rounds(), options.seed(), options.jobs(), ProbeProgram.SLOTS,
                 options.calls().stream().map(c -> c * ProbeProgram.SLOTS).toList(), WARMUP_CALLS);
-        List<String> contexts = plans.get(0).probe().contexts();
         List<Manifest.Baseline> baselines = contexts.stream()
                 .map(c -> new Manifest.Baseline(c, table.context(c).flatMap(Context::baseline).orElse("")))
                 .toList();

@@ -2,6 +2,9 @@ package dev.splice.weigh.model;
 
 import dev.splice.base.AtomicFiles;
 import dev.splice.weigh.campaign.Catalog;
+import dev.splice.weigh.campaign.CoverageTable;
+import dev.splice.weigh.campaign.Mapping;
+import dev.splice.weigh.campaign.PredictionSummary;
 import dev.splice.weigh.campaign.Reason;
 import dev.splice.weigh.map.CatalogMapper;
 import dev.splice.weigh.report.Diagnostics;
@@ -109,7 +112,7 @@ public final class Report {
             }
         }
         Map<String, Long> balance = batches(r);
-        return new ReportData(r.weights(), summary(r), balance, diagnostics, null);
+        return new ReportData(r.weights(), summary(r), balance, diagnostics, null, null, List.of());
     }
 
     private static Diagnostics diagnostics(ContextAnalysis a) {
@@ -137,17 +140,21 @@ public final class Report {
     }
 
     /**
-     * Rewrites {@code report.html} with the catalog panels: the weights mapped onto a program's
-     * catalog as {@code splice weigh map} maps them.
+     * Rewrites {@code report.html} with the optional inputs' panels: the weights mapped onto a
+     * program's catalog as {@code splice weigh map} maps them, the band's simulated coverage, and
+     * predictions of programs' run time.
      *
      * @param r the model's result
-     * @param catalog the program's catalog
+     * @param catalog a program's catalog, or null
+     * @param coverage the coverage simulation's table, or null
+     * @param predictions {@code weigh predict --json} outputs, possibly none
      * @param dir the output directory
      */
-    public static void writeHtml(ModelResult r, Catalog catalog, Path dir) {
+    public static void writeHtml(ModelResult r, Catalog catalog, CoverageTable coverage, List<PredictionSummary> predictions,
+            Path dir) {
         ReportData d = data(r);
-        AtomicFiles.write(dir.resolve("report.html"), HtmlReport.render(d.withMapping(CatalogMapper.map(d.weights().contexts(),
-                catalog))));
+        Mapping m = catalog == null ? null : CatalogMapper.map(d.weights().contexts(), catalog);
+        AtomicFiles.write(dir.resolve("report.html"), HtmlReport.render(d.with(m, coverage, predictions)));
     }
 
     static String html(ModelResult r) {

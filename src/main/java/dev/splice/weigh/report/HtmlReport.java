@@ -1,7 +1,9 @@
 package dev.splice.weigh.report;
 
 import dev.splice.weigh.campaign.ContextWeight;
+import dev.splice.weigh.campaign.CoverageTable;
 import dev.splice.weigh.campaign.Mapping;
+import dev.splice.weigh.campaign.PredictionSummary;
 import dev.splice.weigh.campaign.Reason;
 import dev.splice.weigh.campaign.Weights;
 import java.util.ArrayList;
@@ -57,6 +59,8 @@ public final class HtmlReport {
                 .append(d.mapping() == null ? "" : "<a href=\"#catalog\">catalog</a>")
                 .append("<a href=\"#gates\">gate table</a><a href=\"#effects\">nuisance effects</a>")
                 .append("<a href=\"#plugin-off\">plugin off/on</a><a href=\"#interrupts\">interrupts</a>")
+                .append(d.coverage() == null ? "" : "<a href=\"#coverage\">band coverage</a>")
+                .append(d.predictions().isEmpty() ? "" : "<a href=\"#predictions\">predictions</a>")
                 .append("<a href=\"#campaign\">campaign</a><a href=\"#contexts\">contexts</a></nav>\n<ul>");
         d.summary().forEach(l -> sb.append("<li>").append(Svg.esc(l)).append("</li>"));
         sb.append("</ul>\n");
@@ -67,6 +71,8 @@ public final class HtmlReport {
         effects(sb, w, anchors);
         pluginOff(sb, w);
         interrupts(sb, d);
+        coverage(sb, d.coverage());
+        predictions(sb, d.predictions());
         campaign(sb, d);
         table(sb, w, anchors);
         for (ContextWeight c : w.contexts()) {
@@ -278,6 +284,64 @@ public final class HtmlReport {
                 .append(Svg.columns("event-rate", binLabels(), eventRateByPosition(d.diagnostics().values()), bg.ratePerMs(),
                         "events per ms"))
                 .append('\n');
+    }
+
+    /** The target of the band's family-wise coverage (issue 12), as shares. */
+    private static final double COVERAGE_LOW = 0.93;
+    private static final double COVERAGE_HIGH = 0.97;
+
+    private static void coverage(StringBuilder sb, CoverageTable t) {
+        if (t == null) {
+            return;
+        }
+        List<Svg.Mark> marks = new ArrayList<>();
+        double lo = COVERAGE_LOW;
+        for (CoverageTable.Cell c : t.cells()) {
+            double[] ci = wilson(c.covered(), c.campaigns());
+            lo = Math.min(lo, ci[0]);
+            boolean inside = c.share() >= COVERAGE_LOW && c.share() <= COVERAGE_HIGH;
+            marks.add(new Svg.Mark("K = " + c.contexts() + ", run SD " + Axis.label(c.runSdRatio()) + " SE, common "
+                    + Axis.label(c.runCorrelation()) + ", I\u00b2 " + Axis.label(c.medianI2()) + " (" + c.campaigns() + ")",
+                    null, 100 * c.share(), 100 * ci[0], 100 * ci[1], inside, false));
+        }
+        sb.append("<h2 id=\"coverage\">Coverage of the simultaneous band</h2>\n<p>Simulated campaigns (")
+                .append("<code>bench/weigh-coverage.sh</code>, docs/weigh-model.md section 3): per cell the share of campaigns ")
+                .append("whose band contained every context's truth, with its 95% Wilson interval; the target, 93 to 97%, ")
+                .append("shaded. Hollow orange: a cell outside the target. Label: contexts K, run-to-run SD in within-run SEs, ")
+                .append("the share of it common to all contexts, the median I\u00b2, (campaigns).</p>\n<div class=\"fig\">")
+                .append(Svg.intervals("coverage-sim", marks, Math.floor(100 * lo), 100, 100 * COVERAGE_LOW, 100 * COVERAGE_HIGH,
+                        "campaigns covered, %"))
+                .append("</div>\n");
+    }
+
+    /** Wilson's 95% score interval of a binomial share. */
+    private static double[] wilson(int k, int n) {
+        double p = k / (double) n;
+        double z2 = Z95 * Z95;
+        double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+        double half = Z95 * Math.sqrt(p * (1 - p) / n + z2 / (4.0 * n * n)) / (1 + z2 / n);
+        return new double[] {Math.max(0, centre - half), Math.min(1, centre + half)};
+    }
+
+    private static void predictions(StringBuilder sb, List<PredictionSummary> ps) {
+        if (ps.isEmpty()) {
+            return;
+        }
+        List<Svg.Mark> marks = ps.stream().map(p -> new Svg.Mark(p.label(), null, p.predictedS(), p.lowS(), p.highS(), true,
+                false)).toList();
+        sb.append("<h2 id=\"predictions\">Predicted run time</h2>\n<p>Outputs of <code>splice weigh predict --json</code> ")
+                .append("(docs/weigh-measure.md, \"Predicting run time\"): the predicted CPU time with its interval, and the ")
+                .append("share of executed instructions without a price.</p>\n<div class=\"fig\">")
+                .append(Svg.valueBars("predictions", marks, false, "predicted CPU time, s", "s", 0))
+                .append("</div>\n<table id=\"prediction-table\"><tr><th>program</th><th>predicted s</th><th>low s</th>")
+                .append("<th>high s</th><th>unpriced share</th></tr>\n");
+        for (PredictionSummary p : ps) {
+            sb.append("<tr><td>").append(Svg.esc(p.label())).append("</td><td class=\"n\">").append(Axis.label(p.predictedS()))
+                    .append("</td><td class=\"n\">").append(Axis.label(p.lowS())).append("</td><td class=\"n\">")
+                    .append(Axis.label(p.highS())).append("</td><td class=\"n\">").append(Axis.label(p.unpricedShare()))
+                    .append("</td></tr>\n");
+        }
+        sb.append("</table>\n");
     }
 
     private static void campaign(StringBuilder sb, ReportData d) {

@@ -173,6 +173,32 @@ final class Svg {
     }
 
     /**
+     * Estimates with their intervals, one row each, on a linear axis over {@code [lo, hi]} with a
+     * target range shaded (the coverage panel: shares of campaigns covered against 93 to 97%).
+     */
+    static String intervals(String id, List<Mark> marks, double lo, double hi, double targetLo, double targetHi,
+            String axisTitle) {
+        int rowH = 16;
+        int labelW = 300;
+        int plotW = 420;
+        int top = 30;
+        double h = top + marks.size() * rowH + 24;
+        Axis a = Axis.covering(new double[] {lo, hi}, false, false, labelW, plotW);
+        StringBuilder sb = open(id, labelW + plotW + 30, h, 11, false);
+        text(sb, labelW, 12, "start", axisTitle);
+        sb.append("<rect class=\"target\" x=\"").append(f(a.px(targetLo))).append("\" y=\"").append(top).append("\" width=\"")
+                .append(f(a.px(targetHi) - a.px(targetLo))).append("\" height=\"").append(f(h - 24 - top))
+                .append("\" fill=\"#d9f0d3\"/>");
+        xTicks(sb, a, top, h - 20, false);
+        double y = top;
+        for (Mark m : marks) {
+            mark(sb, a, m, y + rowH / 2.0, labelW);
+            y += rowH;
+        }
+        return sb.append("</svg>").toString();
+    }
+
+    /**
      * Bar chart of estimates with their intervals as whiskers (seed 003 section 11.5 and 11.6), on a
      * linear or log axis; bars grow from {@code base} (clamped to the axis).
      */

@@ -1,5 +1,8 @@
 package dev.splice.weigh.model;
 
+import dev.splice.base.AtomicFiles;
+import dev.splice.weigh.campaign.CoverageTable;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,13 +26,29 @@ public final class CoverageSimulation {
      *
      * @param ratio run-to-run SD / within-run SE of a run's estimate
      * @param runCorrelation share of the run-to-run variance common to all contexts
+     * @param batches the batch sizes (targets per window) of every run
      */
-    public record Setting(int contexts, int rounds, double ratio, double runCorrelation, int campaigns, int replicates) {}
+    public record Setting(int contexts, int rounds, double ratio, double runCorrelation, int campaigns, int replicates,
+            int[] batches) {
+        /** The seed's design: batches of 4096, 16384 and 65536 targets. */
+        public Setting(int contexts, int rounds, double ratio, double runCorrelation, int campaigns, int replicates) {
+            this(contexts, rounds, ratio, runCorrelation, campaigns, replicates, SEED_BATCHES.clone());
+        }
+    }
+
+    /** The batch sizes of seed 003's design (and of {@code weigh measure} before session 8). */
+    static final int[] SEED_BATCHES = {4096, 16384, 65536};
 
     /** A cell's result: campaigns covered, and the median I^2 of the contexts (the heterogeneity it means). */
     public record Row(Setting setting, int covered, double medianI2, double seconds) {
         double share() {
             return covered / (double) setting.campaigns();
+        }
+
+        /** @return the row as a cell of {@code coverage.json} */
+        public CoverageTable.Cell cell() {
+            return new CoverageTable.Cell(setting.contexts(), setting.rounds(), setting.ratio(), setting.runCorrelation(),
+                    medianI2, setting.campaigns(), covered);
         }
 
         @Override
@@ -47,6 +66,7 @@ public final class CoverageSimulation {
     static SyntheticCampaign campaign(Setting s, double runSd, long seed) {
         return SyntheticCampaign.typical(s.contexts(), seed).with(b -> {
             b.rounds = s.rounds();
+            b.batches = s.batches().clone();
             b.runSd = runSd;
             b.runCorrelation = s.runCorrelation();
             // The auxiliary clocks do not touch the band; leaving them out saves two fits per context.
@@ -65,9 +85,17 @@ public final class CoverageSimulation {
      * @return the median over contexts of the SD of the run pseudo-values on campaigns without run effects
      */
     public static double withinRunSe(int contexts, int rounds) {
+        return withinRunSe(contexts, rounds, SEED_BATCHES);
+    }
+
+    /**
+     * @return the median over contexts of the SD of the run pseudo-values on campaigns without run
+     *     effects, with these batch sizes
+     */
+    public static double withinRunSe(int contexts, int rounds, int[] batches) {
         List<Double> sds = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Setting s = new Setting(contexts, rounds, 0, 0, 1, 19);
+            Setting s = new Setting(contexts, rounds, 0, 0, 1, 19, batches);
             ModelResult r = model(campaign(s, 0, 900 + i), 19, 1);
             for (ContextResult c : r.contexts()) {
                 double[] phi = c.analysis().runTheta();
@@ -113,26 +141,40 @@ public final class CoverageSimulation {
     }
 
     /**
-     * The full grid: {@code CoverageSimulation [CAMPAIGNS] [THREADS]} prints a markdown table.
+     * The full grid: {@code CoverageSimulation [CAMPAIGNS] [THREADS] [COVERAGE_JSON [ROUNDS:BATCHES
+     * [MAX_K]]]} prints a markdown table, and writes the cells as {@code coverage.json} (for {@code weigh
+     * model --coverage}) when a third argument names the file ({@code -}: none). ROUNDS:BATCHES is the
+     * design of every run (default {@code 10:4096,16384,65536}; {@code weigh measure}'s since session 8:
+     * {@code 30:1024,4096,16384}), MAX_K the largest K simulated (default 400).
      *
-     * @param args campaigns per cell (default 400) and threads (default: processors)
+     * @param args campaigns per cell (default 400), threads (default: processors), the JSON file, the
+     *     design, the largest K
      */
     public static void main(String[] args) {
+        List<CoverageTable.Cell> cells = new ArrayList<>();
         int campaigns = args.length > 0 ? Integer.parseInt(args[0]) : 400;
         int threads = args.length > 1 ? Integer.parseInt(args[1]) : Runtime.getRuntime().availableProcessors();
-        int rounds = 10;
+        String[] design = (args.length > 3 ? args[3] : "10:4096,16384,65536").split(":");
+        int rounds = Integer.parseInt(design[0]);
+        int[] batches = java.util.Arrays.stream(design[1].split(",")).mapToInt(Integer::parseInt).toArray();
+        int maxK = args.length > 4 ? Integer.parseInt(args[4]) : 400;
         System.out.println(HEADER);
-        for (int k : new int[] {10, 100, 400}) {
-            double se = withinRunSe(Math.min(k, 50), rounds);
+        for (int k : java.util.stream.IntStream.of(10, 100, 400).filter(x -> x <= maxK).toArray()) {
+            double se = withinRunSe(Math.min(k, 50), rounds, batches);
             for (double rho : new double[] {0, 0.5}) {
                 for (double ratio : new double[] {0, 1, 3, 5}) {
                     if (rho > 0 && ratio == 0) {
                         continue;
                     }
                     int n = k == 400 ? Math.max(50, campaigns / 2) : campaigns;
-                    System.out.println(run(new Setting(k, rounds, ratio, rho, n, 999), se, 10_000L * k + 77, threads));
+                    Row row = run(new Setting(k, rounds, ratio, rho, n, 999, batches), se, 10_000L * k + 77, threads);
+                    System.out.println(row);
+                    cells.add(row.cell());
                 }
             }
+        }
+        if (args.length > 2 && !args[2].equals("-")) {
+            AtomicFiles.write(Path.of(args[2]), new CoverageTable(cells).toJson());
         }
     }
 }

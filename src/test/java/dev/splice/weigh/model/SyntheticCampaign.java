@@ -94,14 +94,25 @@ public record SyntheticCampaign(
         return added;
     }
 
-    /** Writes a typical campaign: {@code SyntheticCampaign DIR CONTEXTS [SEED]} (used by bench/). */
+    /**
+     * Writes a typical campaign: {@code SyntheticCampaign DIR CONTEXTS [SEED [ROUNDS [BATCHES]]]}, BATCHES
+     * comma-separated (used by bench/).
+     */
     public static void main(String[] args) {
         if (args.length < 2) {
-            System.err.println("usage: SyntheticCampaign DIR CONTEXTS [SEED]");
+            System.err.println("usage: SyntheticCampaign DIR CONTEXTS [SEED [ROUNDS [BATCHES]]]");
             System.exit(1);
         }
         long seed = args.length > 2 ? Long.parseLong(args[2]) : 1;
-        SyntheticCampaign s = typical(Integer.parseInt(args[1]), seed);
+        SyntheticCampaign s = typical(Integer.parseInt(args[1]), seed).with(b -> {
+            if (args.length > 3) {
+                b.rounds = Integer.parseInt(args[3]);
+            }
+            if (args.length > 4) {
+                b.batches = java.util.Arrays.stream(args[4].split(",")).mapToInt(Integer::parseInt).toArray();
+            }
+            return b;
+        });
         s.write(Path.of(args[0]));
         System.out.println("wrote " + s.runs() * s.rounds() * s.truth().length * s.batches().length + " pairs to " + args[0]);
     }

@@ -14,6 +14,8 @@ import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
 import dev.splice.weigh.Context;
 import dev.splice.weigh.ContextTable;
+import dev.splice.weigh.campaign.CoverageTable;
+import dev.splice.weigh.model.CoverageSimulation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +55,7 @@ class ReportInChromiumTest {
         campaign = tmp.resolve("campaign");
         assertEquals(0, Main.execute("weigh", "measure", "--contexts", CONTEXTS, "--runs", "2", "--rounds", "4", "--seed", "3",
                 "-o", campaign.toString()));
-        Path catalog = tmp.resolve("loops.json");
+        Path catalog = tmp.resolve("loops-catalog.json");
         // the exit status is the program's
         Main.execute("weigh", "catalog", "-o", catalog.toString(), "--", TestPrograms.rv64("loops").toString());
         assertTrue(Files.isRegularFile(catalog));
@@ -227,7 +229,7 @@ class ReportInChromiumTest {
     void theSameCampaignGivesTheSameBytes() throws IOException {
         Path again = tmp.resolve("again");
         assertEquals(0, Main.execute("weigh", "model", campaign.toString(), "-o", again.toString(), "--bootstrap", "199",
-                "--catalog", tmp.resolve("loops.json").toString()));
+                "--catalog", tmp.resolve("loops-catalog.json").toString()));
         assertArrayEquals(Files.readAllBytes(model.resolve("report.html")), Files.readAllBytes(again.resolve("report.html")));
     }
 
@@ -257,6 +259,49 @@ class ReportInChromiumTest {
         List<String> texts = new ArrayList<>();
         svg(c, "forest-plot").path("texts").forEach(t -> texts.add(t.asText()));
         assertTrue(texts.contains(EVIL), "and in the forest plot");
+    }
+
+    /**
+     * With {@code --coverage} (a real coverage simulation of a few campaigns) and {@code --prediction}
+     * (a real {@code weigh predict --json} of loops' catalog), the page draws one interval per cell and
+     * one bar per prediction, with the numbers of both files.
+     */
+    @Test
+    void theCoverageAndPredictionPanelsDrawTheirInputs() throws IOException {
+        double se = CoverageSimulation.withinRunSe(10, 10);
+        CoverageTable table = new CoverageTable(List.of(
+                CoverageSimulation.run(new CoverageSimulation.Setting(10, 10, 1, 0, 4, 99), se, 5, 2).cell(),
+                CoverageSimulation.run(new CoverageSimulation.Setting(10, 10, 3, 0.5, 4, 99), se, 6, 2).cell()));
+        Path coverage = tmp.resolve("coverage.json");
+        Files.writeString(coverage, table.toJson());
+        assertEquals(table, CoverageTable.read(coverage));
+        Path prediction = tmp.resolve("loops.json");
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream saved = System.out;
+        System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+        int status;
+        try {
+            status = Main.execute("weigh", "predict", model.resolve("weights.json").toString(),
+                    tmp.resolve("loops-catalog.json").toString(), "--json");
+        } finally {
+            System.setOut(saved);
+        }
+        assertEquals(0, status);
+        Files.writeString(prediction, out.toString(StandardCharsets.UTF_8));
+        JsonNode p = JSON.readTree(prediction.toFile());
+        Path again = tmp.resolve("model-panels");
+        assertEquals(0, Main.execute("weigh", "model", campaign.toString(), "-o", again.toString(), "--bootstrap", "199",
+                "--coverage", coverage.toString(), "--prediction", prediction.toString()));
+        JsonNode c = render(again.resolve("report.html"));
+        assertEquals(table.cells().size(), svg(c, "coverage-sim").path("circles").asInt(), "one interval per cell");
+        assertEquals(1, svg(c, "predictions").path("rects").asInt(), "one bar per prediction");
+        JsonNode rows = c.path("tables").path("prediction-table");
+        assertEquals(2, rows.size());
+        assertEquals("loops", rows.get(1).get(0).asText());
+        assertEquals(Axis.label(p.path("predicted_s").asDouble()), rows.get(1).get(1).asText());
+        assertEquals(Axis.label(p.path("unpriced_share").asDouble()), rows.get(1).get(4).asText());
+        assertEquals(Files.readString(model.resolve("weights.json")), Files.readString(again.resolve("weights.json")),
+                "the panels change the page only");
     }
 
     @Test
