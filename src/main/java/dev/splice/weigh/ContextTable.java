@@ -32,7 +32,8 @@ public final class ContextTable {
             Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond",
                     "zfh", "zbc", "zbkb", "zbkx", "v");
     private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ", "tcg",
-            Context.PRIVILEGE, Context.SETUP, Context.CPU, "vtype");
+            Context.PRIVILEGE, Context.SETUP, Context.CPU, "vtype",
+            Context.HARTS);
 
     private final List<Context> contexts;
     private final Map<String, Context> byKey;
