@@ -67,6 +67,11 @@ public record Context(
     public static final String CPU = "cpu";
     /** The modifier {@code setup=per-slot}: the setup runs before every slot, inside the kernel. */
     public static final String SETUP = "setup";
+    /**
+     * The modifier {@code harts=2}: the system-mode probe runs on two harts, the second contending
+     * for the contended line (docs/weigh-system.md).
+     */
+    public static final String HARTS = "harts";
 
     /**
      * Whether only system mode can measure the context (CSRs of S-mode, traps, TLB misses, page faults).
@@ -86,6 +91,15 @@ public record Context(
      */
     public boolean machineMode() {
         return "m".equals(modifiers.get(PRIVILEGE));
+    }
+
+    /**
+     * How many harts the context's system-mode probe needs.
+     *
+     * @return 2 for {@code harts=2}, else 1
+     */
+    public int harts() {
+        return "2".equals(modifiers.get(HARTS)) ? 2 : 1;
     }
 
     /**

@@ -33,7 +33,8 @@ public final class ContextTable {
             Set.of("i", "m", "a", "f", "d", "c", "zicsr", "zifencei", "zba", "zbb", "zbs", "zicond",
                     "zfh", "zbc", "zbkb", "zbkx", "v", "zknd", "zkne", "zknh", "zksed", "zksh", "zkr");
     private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ", "tcg",
-            Context.PRIVILEGE, Context.SETUP, Context.CPU, "vtype");
+            Context.PRIVILEGE, Context.SETUP, Context.CPU, "vtype",
+            Context.HARTS);
 
     // by label, looked up with plain loops: streams cost the cold loader more than the rows do
     private static final Map<String, Form> FORMS = new HashMap<>();

@@ -150,6 +150,37 @@ class WeighMeasureSystemTest {
         assertTrue(JSON.readTree(predict.out()).path("predicted_s").asDouble() > 0, predict.out());
     }
 
+    @Test
+    void machineModeContextsAndTheTimerInterruptCloseValidationAndTwoHartContextsWaitForACampaignOfTheirOwn()
+            throws IOException {
+        Path dir = tmp.resolve("machine");
+        CliRun r = CliRun.of("weigh", "measure", "--mode", "system", "--contexts",
+                "csrrs.mstatus.mmode,csrrw.mstatus.mmode,csrrs.mscratch.mmode,csrrw.mepc.mmode,mret.mmode,ecall.mmode,"
+                        + "csrrw.stimecmp.timer-interrupt.smode,amoadd.d.amo.contended.smp2.smode",
+                "--runs", "1", "--rounds", "1", "--seed", "5", "-o", dir.toString());
+        assertEquals(0, r.status(), r.err());
+        JsonNode closure = JSON.readTree(dir.resolve("closure.json").toFile());
+        assertTrue(closure.path("closed").asBoolean(), closure.toString());
+        // six M-mode contexts, their base addi.machine-entry.mmode and mret's jalr.mret-setup.mmode; the interrupt and its base
+        assertEquals(10 * 3 * 2, closure.path("runs").get(0).path("pairs_closed").asInt(), closure.toString());
+        List<String> contexts = new ArrayList<>();
+        JSON.readTree(dir.resolve("manifest.json").toFile()).path("contexts").forEach(c -> contexts.add(c.asText()));
+        assertTrue(contexts.contains("mret.mmode") && contexts.contains("csrrw.stimecmp.timer-interrupt.smode"), contexts.toString());
+        assertFalse(contexts.contains("amoadd.d.amo.contended.smp2.smode"), "a two-hart context with others is left out");
+
+        Path smp = tmp.resolve("smp2");
+        CliRun two = CliRun.of("weigh", "measure", "--mode", "system", "--contexts",
+                "amoadd.d.amo.*.smp2.smode,sc.d.reservation-pair.*.smp2.smode", "--runs", "1", "--rounds", "1", "--seed", "5",
+                "-o", smp.toString());
+        assertEquals(0, two.status(), two.err());
+        JsonNode twoClosure = JSON.readTree(smp.resolve("closure.json").toFile());
+        assertTrue(twoClosure.path("closed").asBoolean(), twoClosure.toString());
+        JsonNode run = twoClosure.path("runs").get(0);
+        // contended and quiet AMO, the two SC pairs and their LR bases; the second hart's contention loop is not counted
+        assertEquals(6 * 3 * 2, run.path("pairs_closed").asInt(), run.toString());
+        assertEquals(2, run.path("footer").path("vcpus").asInt(), run.toString());
+    }
+
     /** Per context, the median over pairs of (probe - baseline) thread CPU time per target execution. */
     private static Map<String, Double> medianNsPerSlot(Path dir) throws IOException {
         Map<String, List<Double>> values = new HashMap<>();

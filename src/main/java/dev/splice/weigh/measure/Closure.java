@@ -25,15 +25,20 @@ final class Closure {
     }
 
     /** The check of one run's validation records. */
-    record RunCheck(int windowsExpected, int windowsSeen, List<PairCheck> pairs, PluginRecords.Footer footer) {
+    record RunCheck(int windowsExpected, int windowsSeen, List<PairCheck> pairs, PluginRecords.Footer footer, int harts) {
         boolean closed() {
-            return windowsExpected == windowsSeen && footer.clean() && pairs.stream().allMatch(PairCheck::ok);
+            return windowsExpected == windowsSeen && footer.cleanOn(harts) && pairs.stream().allMatch(PairCheck::ok);
         }
     }
 
     private Closure() {}
 
     static RunCheck check(ProbeProgram.Probe probe, PluginRecords records) {
+        return check(probe, records, 1);
+    }
+
+    /** The check of a probe that ran on {@code harts} vCPUs (the others outside the plugin's range). */
+    static RunCheck check(ProbeProgram.Probe probe, PluginRecords records, int harts) {
         List<ValidationWindow> windows = records.validationWindows();
         List<PairCheck> checks = new ArrayList<>();
         if (windows.size() == probe.windows().size()) {
@@ -41,7 +46,7 @@ final class Closure {
                 checks.add(checkPair(probe, p, windows.get(p.probeWindow()), windows.get(p.baselineWindow())));
             }
         }
-        return new RunCheck(probe.windows().size(), windows.size(), checks, records.footer());
+        return new RunCheck(probe.windows().size(), windows.size(), checks, records.footer(), harts);
     }
 
     private static PairCheck checkPair(ProbeProgram.Probe probe, ProbePair p, ValidationWindow pw, ValidationWindow bw) {

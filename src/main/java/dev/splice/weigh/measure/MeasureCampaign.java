@@ -102,7 +102,8 @@ public final class MeasureCampaign {
     /** The contexts a pattern list selects that can be measured (a baseline, and the runner runs them). */
     private static List<Context> targets(ContextTable table, String patterns, ProbeRunner runner) {
         List<Context> selected = table.select(patterns);
-        List<Context> out = selected.stream().filter(c -> c.baseline().isPresent() && runner.measures(c)).toList();
+        List<Context> out = runner.measurable(
+                selected.stream().filter(c -> c.baseline().isPresent() && runner.measures(c)).toList());
         if (out.isEmpty()) {
             throw new BadInputException("--contexts '" + patterns + "' selects no measurable context "
                     + "(root baselines and contexts " + runner.emulator() + " 7.2 cannot run are left out)");
@@ -342,7 +343,7 @@ public final class MeasureCampaign {
     private void validate(RunPlan p) {
         PluginRecords records = pluginPass(p, PluginRecords.Mode.VALIDATION, "validation", p.files().validationClock(),
                 p.files().validationRecords());
-        closure(p.id(), Closure.check(p.probe(), records)).write(p.files().closure());
+        closure(p.id(), Closure.check(p.probe(), records, runner.harts(p.probe()))).write(p.files().closure());
     }
 
     private void timeRun(RunPlan p) {

@@ -9,6 +9,7 @@ import dev.splice.weigh.campaign.Manifest;
 import dev.splice.weigh.campaign.PluginRecords;
 import dev.splice.weigh.probe.ProbeProgram;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * How a campaign runs its probe executable: the two passes {@link MeasureCampaign} makes of every
@@ -46,6 +47,26 @@ public sealed interface ProbeRunner permits UserProbeRunner, SystemProbeRunner {
      * @return user mode: the contexts qemu-riscv64 runs; system mode: those and the system-only ones
      */
     boolean measures(Context context);
+
+    /**
+     * The contexts of a selection this runner measures together in one probe.
+     *
+     * @param selected the selected contexts it {@link #measures}
+     * @return the selection, or the part of it that can share one probe
+     */
+    default List<Context> measurable(List<Context> selected) {
+        return selected;
+    }
+
+    /**
+     * How many harts (vCPUs) a probe runs on, which its validation records must show.
+     *
+     * @param probe the probe
+     * @return 1, or 2 for a system-mode probe with a two-hart context
+     */
+    default int harts(ProbeProgram.Probe probe) {
+        return 1;
+    }
 
 
     /**

@@ -73,8 +73,30 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
         return (context.runsOnQemu() || context.systemOnly()) && context.cpu().isEmpty(); // on the default CPU
     }
 
+    /**
+     * Two-hart contexts ({@code harts=2}) run their probe on two harts, the second contending all
+     * along; so they share a probe only with each other: in a selection with other contexts they
+     * are left out (a campaign of their own measures them, {@code --contexts '*.smp2.*'}).
+     */
+    @Override
+    public List<Context> measurable(List<Context> selected) {
+        boolean others = selected.stream().anyMatch(c -> c.harts() == 1);
+        return others ? selected.stream().filter(c -> c.harts() == 1).toList() : selected;
+    }
+
+    @Override
+    public int harts(ProbeProgram.Probe probe) {
+        return probe.kernels().keySet().stream().mapToInt(k -> table.context(k).map(Context::harts).orElse(1)).max()
+                .orElse(1);
+    }
+
     /** S-mode when a kernel's context needs it; traps return at once from the first kernel's address on. */
     private SystemImage image(ProbeProgram.Probe probe, Path elf) {
+        SystemImage image = imageOnOneHart(probe, elf);
+        return harts(probe) == 2 ? image.onTwoHarts() : image;
+    }
+
+    private SystemImage imageOnOneHart(ProbeProgram.Probe probe, Path elf) {
         boolean supervisor = probe.kernels().keySet().stream()
                 .anyMatch(k -> table.context(k).map(Context::systemOnly).orElse(false));
         if (!supervisor) {

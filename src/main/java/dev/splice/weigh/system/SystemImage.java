@@ -45,9 +45,11 @@ import java.util.TreeMap;
  * @param monitor the monitor's ELF executable ({@code -kernel}), with its page tables as data
  * @param loads the executable's segments, each to be loaded at a physical address ({@code -device loader})
  * @param codeStart the executable's lowest code address (virtual), for the plugin's range
- * @param codeEnd the end of its code (virtual, exclusive)
+ * @param codeEnd the end of its code (virtual, exclusive; for M-mode code, its physical end)
+ * @param harts how many harts QEMU starts ({@code -smp}): the executable runs on hart 0; a second hart
+ *     contends for the contended line ({@link #CONTEND_PAGES}) in S-mode images, and waits otherwise
  */
-public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long codeEnd) {
+public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long codeEnd, int harts) {
     /** Exit status of QEMU when the executable trapped for another reason than a system call: this plus mcause. */
     public static final int TRAP_STATUS_BASE = 100;
 
@@ -85,6 +87,11 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
     public static final long CHASE_PAGES = 0x20_0000_0000L;
     /** The first fault page (initially unmapped; the second, at + 4 KiB, initially mapped). */
     public static final long FAULT_PAGES = CHASE_PAGES + 2 * 4096;
+    /**
+     * Two more pages in S-mode images: on the first, the second hart of a two-hart image adds to the
+     * first doubleword without end (the contended line); the second no other hart touches (the quiet line).
+     */
+    public static final long CONTEND_PAGES = CHASE_PAGES + 4 * 4096;
     /** The CLINT page holding {@code mtime}, mapped at its own address in S-mode images. */
     static final long CLINT_PAGE = MTIME & -4096L;
 
@@ -204,6 +211,7 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
             next += PAGE;
         }
         long[] faultLeaves = new long[2];
+        long contendPhysical = 0;
         if (!user) {
             for (int k = 0; k < 4; k++) {
                 long va = CHASE_PAGES + k * PAGE;
@@ -217,6 +225,12 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                 putNew(pages, va / PAGE, k == 2 ? 0 : pte, executable);
                 next += PAGE;
             }
+            contendPhysical = next;
+            for (int k = 0; k < 2; k++) {
+                loads.add(new Load(next, new byte[(int) PAGE]));
+                putNew(pages, CONTEND_PAGES / PAGE + k, leaf(next / PAGE, Segment.PF_R | Segment.PF_W, false), executable);
+                next += PAGE;
+            }
             putNew(pages, CLINT_PAGE / PAGE, leaf(CLINT_PAGE / PAGE, Segment.PF_R | Segment.PF_W, false), executable);
         }
         if (next > MONITOR) {
@@ -227,7 +241,8 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         long satp = (8L << 60) | ((MONITOR_DATA + PAGE) / PAGE);
         long faultPte = user ? 0 : PageTables.leafAddress(tables, MONITOR_DATA + PAGE, FAULT_PAGES / PAGE);
         MachineCode m = machine.orElse(new MachineCode(0, 0));
-        Assembly asm = Assembler.assemble(monitor(entry, satp, privilege, trapsReturnFrom, faultPte, faultLeaves, m, offset),
+        Assembly asm = Assembler.assemble(monitor(entry, satp, privilege, trapsReturnFrom, faultPte, faultLeaves, m, offset,
+                contendPhysical),
                 "monitor.s", MONITOR, Map.of());
         ByteBuffer data = ByteBuffer.allocate((int) PAGE + tables.length).order(ByteOrder.LITTLE_ENDIAN);
         data.position((int) PAGE).put(tables);
@@ -237,7 +252,18 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                 Map.of()).bytes()));
         // the plugin's range: the code at its virtual addresses and, for M-mode functions, at their physical ones
         long rangeEnd = machine.isPresent() ? m.end() + offset : codeEnd;
-        return new SystemImage(elf, List.copyOf(loads), codeStart, rangeEnd);
+        return new SystemImage(elf, List.copyOf(loads), codeStart, rangeEnd, 1);
+    }
+
+    /**
+     * The same image on two harts: hart 0 runs the executable as before; hart 1 adds to the
+     * contended line ({@link #CONTEND_PAGES}) without end in an S-mode image, and waits in {@code
+     * wfi} in a U-mode one. Hart 1 runs only the monitor's code, outside the plugin's range.
+     *
+     * @return the image with {@code harts} 2
+     */
+    public SystemImage onTwoHarts() {
+        return new SystemImage(monitor, loads, codeStart, codeEnd, 2);
     }
 
     private static void putNew(Map<Long, Long> pages, long vpn, long pte, ElfFile executable) {
@@ -272,7 +298,7 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
      * instruction is 4 bytes long. The save area is the first 64 bytes of the monitor's data.
      */
     private static String monitor(long entry, long satp, Privilege privilege, long trapsReturnFrom, long faultPte,
-            long[] faultLeaves, MachineCode machine, long offset) {
+            long[] faultLeaves, MachineCode machine, long offset, long contendPhysical) {
         Map<String, String> v = new LinkedHashMap<>();
         v.put("SAVE", hex(MONITOR_DATA));
         v.put("UART", hex(UART));
@@ -298,8 +324,11 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         v.put("MCODE_START", hex(machine.start()));
         v.put("MCODE_END", hex(machine.end()));
         v.put("MCODE_OFFSET", hex(offset));
+        v.put("CONTEND", hex(contendPhysical));
         String text = """
                 _start:
+                    csrr t0, mhartid
+                    bnez t0, second_hart
                     lla t0, trap
                     csrw mtvec, t0
                     li t0, -1
@@ -330,6 +359,16 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     csrw mscratch, t0
                     li sp, STACK
                     mret
+                second_hart:
+                    li t0, CONTEND
+                    beqz t0, park
+                    li t1, 1
+                contend:
+                    amoadd.d zero, t1, (t0)
+                    j contend
+                park:
+                    wfi
+                    j park
                 trap:
                     csrrw sp, mscratch, sp
                     sd t0, 0(sp)

@@ -57,6 +57,10 @@ public final class SystemQemu {
                 options.add("-device");
                 options.add("loader,file=" + blob + ",addr=0x" + Long.toHexString(load.physicalAddress()) + ",force-raw=on");
             }
+            options.addAll(List.of("-smp", Integer.toString(image.harts())));
+            if (image.harts() > 1) {
+                options.addAll(List.of("-accel", "tcg,thread=multi")); // one host thread per hart: they run at once
+            }
             return execute(dir, options, plugin, timeout);
         } catch (IOException e) {
             throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);

@@ -200,6 +200,38 @@ class SystemImageTest {
                 pages), Optional.empty(), TIMEOUT).exitStatus());
     }
 
+    @Test
+    void theSecondHartAddsToTheContendedLineAndNeverToTheQuietOne() throws IOException {
+        // Hart 0 waits (a bounded time) for the contended line to change, then reads the quiet one.
+        String text = """
+                _start:
+                    li s2, %d
+                    li s3, %d
+                    ld s4, 0(s2)
+                    li t0, 200000000
+                spin:
+                    ld s5, 0(s2)
+                    bne s5, s4, grown
+                    addi t0, t0, -1
+                    bnez t0, spin
+                    li a0, 1
+                    j out
+                grown:
+                    ld s6, 0(s3)
+                    li a0, 2
+                    bnez s6, out
+                    li a0, 0
+                out:
+                    li a7, 93
+                    ecall
+                """.formatted(SystemImage.CONTEND_PAGES, SystemImage.CONTEND_PAGES + 4096);
+        SystemImage image = SystemImage.of(ElfFile.read(program(text, new byte[8])), SystemImage.Privilege.SUPERVISOR, -1);
+        SystemQemu.Result two = SystemQemu.run(image.onTwoHarts(), Optional.empty(), TIMEOUT);
+        assertEquals(0, two.exitStatus(), "1: the contended line did not grow, 2: the quiet one changed; " + two.diagnostics());
+        SystemQemu.Result one = SystemQemu.run(image, Optional.empty(), TIMEOUT);
+        assertEquals(1, one.exitStatus(), "on one hart nobody contends");
+    }
+
     private Path program(String text, byte[] data) throws IOException {
         Assembly asm = Assembler.assemble(text, "test.s", TEXT, Map.of("message", DATA, "times", DATA + 64));
         byte[] bytes = new byte[128];
