@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A run's {@code runs/RUN/run.json}, written last: the run is finished ({@code --resume} keeps a
@@ -30,10 +31,12 @@ import java.util.Map;
  * @param burnInRounds probe rounds at the start of the run that were measured and written to
  *     {@code burn-in.jsonl}/{@code burn-in-off.jsonl}, not to the pairs the model reads (0 in older files)
  * @param pinning the CPU the timing and plugin-off passes were pinned to, or why not; null in older files
+ * @param qemuCpu the {@code qemu-riscv64 -cpu} model the passes ran on ({@code weigh measure --cpu});
+ *     empty for QEMU's default, and then absent from the file, so that such runs are written as before
  */
 public record FinishedRun(String run, long seed, String probeSha256, int pairs, int windows,
         double guestTicksPerNsTiming, double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished,
-        Map<String, String> fileSha256, String mode, int burnInRounds, Pinning pinning) {
+        Map<String, String> fileSha256, String mode, int burnInRounds, Pinning pinning, Optional<String> qemuCpu) {
     /**
      * Where the timed passes ran ({@code cpu_pinning} in run.json).
      *
@@ -62,7 +65,31 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
             double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished,
             Map<String, String> fileSha256) {
         this(run, seed, probeSha256, pairs, windows, guestTicksPerNsTiming, guestTicksPerNsOff, timingFooter, finished,
-                fileSha256, Manifest.USER_MODE, 0, null);
+                fileSha256, Manifest.USER_MODE, 0, null, Optional.empty());
+    }
+
+    /**
+     * A run on QEMU's default CPU model.
+     *
+     * @param run see {@link #run()}
+     * @param seed see {@link #seed()}
+     * @param probeSha256 see {@link #probeSha256()}
+     * @param pairs see {@link #pairs()}
+     * @param windows see {@link #windows()}
+     * @param guestTicksPerNsTiming see {@link #guestTicksPerNsTiming()}
+     * @param guestTicksPerNsOff see {@link #guestTicksPerNsOff()}
+     * @param timingFooter see {@link #timingFooter()}
+     * @param finished see {@link #finished()}
+     * @param fileSha256 see {@link #fileSha256()}
+     * @param mode see {@link #mode()}
+     * @param burnInRounds see {@link #burnInRounds()}
+     * @param pinning see {@link #pinning()}
+     */
+    public FinishedRun(String run, long seed, String probeSha256, int pairs, int windows, double guestTicksPerNsTiming,
+            double guestTicksPerNsOff, PluginRecords.Footer timingFooter, String finished,
+            Map<String, String> fileSha256, String mode, int burnInRounds, Pinning pinning) {
+        this(run, seed, probeSha256, pairs, windows, guestTicksPerNsTiming, guestTicksPerNsOff, timingFooter, finished,
+                fileSha256, mode, burnInRounds, pinning, Optional.empty());
     }
 
     /**
@@ -81,6 +108,7 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
      * @param mode see {@link #mode()}
      * @param burnInRounds see {@link #burnInRounds()}
      * @param pinning see {@link #pinning()}
+     * @param qemuCpu see {@link #qemuCpu()}
      */
     public FinishedRun {
         fileSha256 = Collections.unmodifiableMap(new LinkedHashMap<>(fileSha256));
@@ -105,6 +133,7 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
         if (!Manifest.USER_MODE.equals(mode)) {
             done.put("mode", mode); // absent in user mode, so that user-mode runs are written as before
         }
+        qemuCpu.ifPresent(cpu -> done.put("qemu_cpu", cpu));
         if (burnInRounds > 0) {
             done.put("burn_in_rounds", burnInRounds);
         }
@@ -149,6 +178,6 @@ public record FinishedRun(String run, long seed, String probeSha256, int pairs, 
                 r.path("pairs").asInt(), r.path("windows").asInt(), r.path("guest_ticks_per_ns_timing").asDouble(),
                 r.path("guest_ticks_per_ns_off").asDouble(), Json.footer(r.path("timing_footer")),
                 r.path("finished").asText(), sums, r.path("mode").asText(Manifest.USER_MODE), r.path("burn_in_rounds").asInt(),
-                pinning);
+                pinning, Optional.ofNullable(Json.text(r, "qemu_cpu")));
     }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A campaign's {@code manifest.json}: what was measured, where and with what (docs/formats.md,
@@ -30,10 +31,13 @@ import java.util.Map;
  * @param blocksPerCall translation blocks per kernel call, per context (as {@code blocks.json})
  * @param mode where the probes ran: {@link #USER_MODE} ({@code qemu-riscv64}) or {@link #SYSTEM_MODE}
  *     ({@code qemu-system-riscv64} under Splice's monitor, docs/weigh-system.md); written only when not {@code user}
+ * @param qemuCpu the {@code qemu-riscv64 -cpu} model every run of the campaign ran on ({@code weigh measure
+ *     --cpu}, docs/contexts.md); empty for QEMU's default, and then absent from the file, so that such
+ *     manifests are written as before
  */
 public record Manifest(Host host, Hashes sha256, Options options, List<String> contexts, List<String> selected,
         List<Baseline> baselines, String started, String finished, List<Run> runs, Map<String, Double> blocksPerCall,
-        String mode) {
+        String mode, Optional<String> qemuCpu) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.campaign/1";
     /** {@link #mode()} of a campaign measured under {@code qemu-riscv64}. */
@@ -55,6 +59,7 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
      * @param runs see {@link #runs()}
      * @param blocksPerCall see {@link #blocksPerCall()}
      * @param mode see {@link #mode()}
+     * @param qemuCpu see {@link #qemuCpu()}
      */
     public Manifest {
         contexts = List.copyOf(contexts);
@@ -81,6 +86,28 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
     public Manifest(Host host, Hashes sha256, Options options, List<String> contexts, List<String> selected,
             List<Baseline> baselines, String started, String finished, List<Run> runs, Map<String, Double> blocksPerCall) {
         this(host, sha256, options, contexts, selected, baselines, started, finished, runs, blocksPerCall, USER_MODE);
+    }
+
+    /**
+     * A manifest of a campaign on QEMU's default CPU model.
+     *
+     * @param host see {@link #host()}
+     * @param sha256 see {@link #sha256()}
+     * @param options see {@link #options()}
+     * @param contexts see {@link #contexts()}
+     * @param selected see {@link #selected()}
+     * @param baselines see {@link #baselines()}
+     * @param started see {@link #started()}
+     * @param finished see {@link #finished()}
+     * @param runs see {@link #runs()}
+     * @param blocksPerCall see {@link #blocksPerCall()}
+     * @param mode see {@link #mode()}
+     */
+    public Manifest(Host host, Hashes sha256, Options options, List<String> contexts, List<String> selected,
+            List<Baseline> baselines, String started, String finished, List<Run> runs, Map<String, Double> blocksPerCall,
+            String mode) {
+        this(host, sha256, options, contexts, selected, baselines, started, finished, runs, blocksPerCall, mode,
+                Optional.empty());
     }
 
     /**
@@ -166,6 +193,7 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
         if (!USER_MODE.equals(mode)) {
             m.put("mode", mode); // absent in user mode, so that user-mode manifests are written as before
         }
+        qemuCpu.ifPresent(cpu -> m.put("qemu_cpu", cpu));
         if (host != null) {
             ObjectNode h = m.putObject("host");
             h.put("hostname", host.hostname());
@@ -280,6 +308,7 @@ public record Manifest(Host host, Hashes sha256, Options options, List<String> c
             }
         });
         return new Manifest(host, hashes, options, contexts, Json.texts(root.path("selected")), baselines,
-                Json.text(root, "started"), Json.text(root, "finished"), runs, blocks, root.path("mode").asText(USER_MODE));
+                Json.text(root, "started"), Json.text(root, "finished"), runs, blocks, root.path("mode").asText(USER_MODE),
+                Optional.ofNullable(Json.text(root, "qemu_cpu")));
     }
 }

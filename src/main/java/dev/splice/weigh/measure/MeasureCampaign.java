@@ -138,7 +138,7 @@ public final class MeasureCampaign {
             for (int i = first; i < first + group && i <= options.runs(); i++) {
                 RunPlan p = plan(dir, targets, i);
                 contexts = contexts == null ? p.probe().contexts() : contexts;
-                Resume state = options.resume() ? resumable(p, runner.mode()) : Resume.UNFINISHED;
+                Resume state = options.resume() ? resumable(p, runner.mode(), qemuCpu()) : Resume.UNFINISHED;
                 if (state.keep()) {
                     resumed++;
                     progress.update(done.addAndGet(3), total);
@@ -218,8 +218,12 @@ public final class MeasureCampaign {
         Path elf = layout().blocksProbe();
         AtomicFiles.write(elf, small.elf());
         elf.toFile().setExecutable(true);
-        return BlockCounter.blocksPerCall(small, elf, plugin,
-                runner instanceof UserProbeRunner user ? user.cpu() : Optional.empty());
+        return BlockCounter.blocksPerCall(small, elf, plugin, qemuCpu());
+    }
+
+    /** The {@code -cpu} model the runs use ({@code --cpu}, recorded in manifest.json and run.json); empty: QEMU's default. */
+    private Optional<String> qemuCpu() {
+        return runner instanceof UserProbeRunner user ? user.cpu() : Optional.empty();
     }
 
     private CampaignLayout layout() {
@@ -249,10 +253,10 @@ public final class MeasureCampaign {
     }
 
     /**
-     * A run is kept when its run.json names the same probe and mode and every file it recorded a
+     * A run is kept when its run.json names the same probe, mode and CPU model and every file it recorded a
      * checksum of still has that checksum (a truncated pairs.jsonl would otherwise be trusted).
      */
-    private static Resume resumable(RunPlan p, String mode) {
+    private static Resume resumable(RunPlan p, String mode, Optional<String> cpu) {
         CampaignLayout.Run files = p.files();
         if (!Files.isRegularFile(files.finished())) {
             return Resume.UNFINISHED;
@@ -263,7 +267,7 @@ public final class MeasureCampaign {
         } catch (BadInputException e) {
             return new Resume(false, Optional.of(e.getMessage() + "; the run is measured again"));
         }
-        if (!p.sha256().equals(done.probeSha256()) || !mode.equals(done.mode())) {
+        if (!p.sha256().equals(done.probeSha256()) || !mode.equals(done.mode()) || !cpu.equals(done.qemuCpu())) {
             return Resume.UNFINISHED;
         }
         for (Path f : files.checksummed()) {
@@ -387,7 +391,7 @@ public final class MeasureCampaign {
             AtomicFiles.write(files.pairsOff(), PairRows.lines(offRows));
             new FinishedRun(p.id(), p.seed(), p.sha256(), split.measured().size(), windows, on.ticksPerNs(),
                     off.ticksPerNs(), timing.footer(), Instant.now().toString(), checksums(files), runner.mode(),
-                    BurnIn.ROUNDS, pinning).write(files.finished());
+                    BurnIn.ROUNDS, pinning, qemuCpu()).write(files.finished());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -489,7 +493,7 @@ public final class MeasureCampaign {
                 .map(c -> new Manifest.Baseline(c, table.context(c).flatMap(Context::baseline).orElse("")))
                 .toList();
         return new Manifest(host, hashes, o, contexts, targets.stream().map(Context::key).toList(), baselines,
-                started.toString(), Instant.now().toString(), runs, blocks, runner.mode());
+                started.toString(), Instant.now().toString(), runs, blocks, runner.mode(), qemuCpu());
     }
 
     private static String cpuModel() {
