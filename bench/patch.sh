@@ -6,8 +6,9 @@
 #      static test program;
 #   2. a counter (examples/block-counter.s) at every basic block (--at 'block:*'), same binary;
 #   3. a PIE build of it (dynamically linked: the cross toolchain has no static-pie start files),
-#      a nop at every basic block (a counter needs the program's _exit to write the counters at the
-#      end, and a dynamic PIE's _exit is in libc.so).
+#      a nop at every basic block;
+#   4. the same PIE with a counter at every basic block (the counters are written by an exit hook
+#      that the output's first .fini_array word names, docs/instrument.md).
 # Per case, after one untimed Splice run (which lets the launcher record its class-data archive),
 # the two alternate, RUNS times each, so that load from other processes hits both alike. Reports
 # the best wall time, the least CPU time (user + sys) and the peak RSS of each, the ratios, and
@@ -64,6 +65,7 @@ bench() {
   done
   printf 'binary: %s (%s bytes), %s runs each, load average %s before, %s after\n' \
     "$bin" "$(stat -c %s "$bin")" "$RUNS" "$load_before" "$load_after"
+  printf 'output bytes: splice %s, llvm-bolt-22 %s\n' "$(stat -c %s "$out/splice.out")" "$(stat -c %s "$out/bolt.out")"
   printf '%-46s %8s %10s %8s\n' "" "wall s" "cpu s" "RSS MB"
   printf '%-46s %8s %10s %8s\n' "./splice patch" "$st" "$sc" "$((sm / 1024))"
   printf '%-46s %8s %10s %8s\n' "llvm-bolt-22 --reorder-blocks=reverse" "$bt" "$bc" "$((bm / 1024))"
@@ -75,3 +77,5 @@ bench "1. a nop at every function entry (--insert-at-entries)" "$BIN" --insert-a
 bench "2. a counter at every basic block (--at 'block:*' examples/block-counter.s)" "$BIN" \
   --at 'block:*' examples/block-counter.s --counter-file "$out/counters"
 bench "3. PIE: a nop at every basic block (--at 'block:*')" "$PIE" --at 'block:*' "$out/nop.s"
+bench "4. PIE: a counter at every basic block (--at 'block:*' examples/block-counter.s)" "$PIE" \
+  --at 'block:*' examples/block-counter.s --counter-file "$out/counters"

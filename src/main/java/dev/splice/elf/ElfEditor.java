@@ -685,53 +685,28 @@ public final class ElfEditor {
             out.write(image, 0, image.length);
             finalSegments = bindSegments(placed);
         } else {
-            // Drop the old section header table when it is the last thing in the file.
-            int bodyEnd = originalShCount > 0 && originalShoff + (long) originalShCount * Section.HEADER_SIZE == image.length
-                    ? originalShoff : image.length;
-            out.write(image, 0, bodyEnd);
-            // Unallocated contents in section order, then allocated ones in address order (a segment's
-            // sections then lie in the file as in memory).
-            List<Integer> order = new ArrayList<>(count);
+            // The input's bytes stay where they are up to its first unallocated section that changed
+            // (and at least up to everything the loader reads); the unallocated sections after that
+            // are laid out again, so a table that grew leaves no hole where it was.
+            long kept = Math.max(keptEnd(), firstChangedUnallocated(shstrndx, names != null));
+            out.write(image, 0, (int) kept);
+            // New and changed allocated contents in address order (a segment's sections then lie in the
+            // file as in memory), a moved program header table, then unallocated contents in section
+            // order: the next pass finds every unallocated section after the mapped bytes.
+            List<Integer> allocated = new ArrayList<>();
+            List<Integer> unallocated = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                order.add(i);
-            }
-            order.sort((x, y) -> {
-                Section sx = placed.get(x);
-                Section sy = placed.get(y);
-                if (sx.isAllocated() != sy.isAllocated()) {
-                    return sx.isAllocated() ? 1 : -1;
-                }
-                return sx.isAllocated() ? Long.compareUnsigned(sx.address(), sy.address()) : Integer.compare(x, y);
-            });
-            for (int i : order) {
                 Entry e = sections.get(i);
-                byte[] data = i == shstrndx && names != null ? names : e.contents;
-                if (data == null) {
-                    continue;
-                }
-                int dataLength = i == shstrndx && names != null ? names.length : e.length;
                 Section s = placed.get(i);
-                long at = out.size();
-                if (s.type() != Section.SHT_NOBITS) {
-                    at = alignUp(at, fileAlignment(e, s));
+                boolean changed = e.contents != null || i == shstrndx && names != null;
+                if (s.isAllocated() && changed) {
+                    allocated.add(i);
+                } else if (!s.isAllocated() && (changed || !e.isNobits() && s.offset() >= kept)) {
+                    unallocated.add(i);
                 }
-                if (at < out.size() || at - out.size() > MAX_GAP) {
-                    // A forged sh_addralign (2^62) would pad gigabytes of zeros before the section.
-                    throw new ElfFormatException(name, (long) originalShoff + (long) i * Section.HEADER_SIZE + 48, "section ["
-                            + i + "] alignment 0x" + Long.toHexString(s.alignment()) + " would pad more than "
-                            + (MAX_GAP >> 20) + " MiB of zeros");
-                }
-                if (s.isAllocated() && s.address() != 0) {
-                    // Also for NOBITS: the segment over it needs p_offset congruent to p_vaddr, inside the file.
-                    at += Math.floorMod(s.address() - at, PAGE_SIZE);
-                    out.zerosTo(at);
-                }
-                if (s.type() != Section.SHT_NOBITS) {
-                    out.zerosTo(at);
-                    out.write(data, 0, dataLength);
-                }
-                placed.set(i, withPlacement(s, at, s.type() == Section.SHT_NOBITS ? s.size() : dataLength));
             }
+            allocated.sort((x, y) -> Long.compareUnsigned(placed.get(x).address(), placed.get(y).address()));
+            placeContents(out, allocated, placed, shstrndx, names);
             finalSegments = bindSegments(placed);
             if (phMoves) {
                 if (programHeaderOffset >= 0) {
@@ -743,6 +718,7 @@ public final class ElfEditor {
                     out.zerosTo(phoff + (long) finalSegments.size() * Segment.HEADER_SIZE);
                 }
             }
+            placeContents(out, unallocated, placed, shstrndx, names);
             if (count > 0) {
                 shoff = alignUp(out.size(), 8);
                 out.zerosTo(shoff + (long) count * Section.HEADER_SIZE);
@@ -784,6 +760,106 @@ public final class ElfEditor {
         writeHeader(bytes, phoff, shoff, count, shstrndx, finalSegments.size());
         return new Built(bytes, new Layout(phoff, count > 0 ? shoff : 0, List.copyOf(placed), List.copyOf(finalSegments),
                 bytes.length));
+    }
+
+    /**
+     * Appends the contents of sections {@code indices} in that order (changed ones from their
+     * new bytes, the others from the image), each at its alignment and, when allocated, at an
+     * offset congruent to its address, and records where each went in {@code placed}.
+     */
+    private void placeContents(GatherBuffer out, List<Integer> indices, List<Section> placed, int shstrndx, byte[] names) {
+        for (int i : indices) {
+            Entry e = sections.get(i);
+            Section s = placed.get(i);
+            byte[] data;
+            int from;
+            int dataLength;
+            if (i == shstrndx && names != null) {
+                data = names;
+                from = 0;
+                dataLength = names.length;
+            } else if (e.contents != null) {
+                data = e.contents;
+                from = 0;
+                dataLength = e.length;
+            } else {
+                data = image;
+                from = (int) Math.min(s.offset(), image.length);
+                dataLength = (int) Math.min(s.fileSize(), image.length - from);
+            }
+            long at = out.size();
+            if (s.type() != Section.SHT_NOBITS) {
+                at = alignUp(at, fileAlignment(e, s));
+            }
+            if (at < out.size() || at - out.size() > MAX_GAP) {
+                // A forged sh_addralign (2^62) would pad gigabytes of zeros before the section.
+                throw new ElfFormatException(name, (long) originalShoff + (long) i * Section.HEADER_SIZE + 48, "section ["
+                        + i + "] alignment 0x" + Long.toHexString(s.alignment()) + " would pad more than "
+                        + (MAX_GAP >> 20) + " MiB of zeros");
+            }
+            if (s.isAllocated() && s.address() != 0) {
+                // Also for NOBITS: the segment over it needs p_offset congruent to p_vaddr, inside the file.
+                at += Math.floorMod(s.address() - at, PAGE_SIZE);
+                out.zerosTo(at);
+            }
+            if (s.type() != Section.SHT_NOBITS) {
+                out.zerosTo(at);
+                out.write(data, from, dataLength);
+            }
+            placed.set(i, withPlacement(s, at, s.type() == Section.SHT_NOBITS ? s.size() : dataLength));
+        }
+    }
+
+    /**
+     * The input offset of the first unallocated section of the input whose contents changed, or,
+     * if none did, the end of its sections (the old section header table is dropped when it is
+     * the last thing in the file).
+     */
+    private long firstChangedUnallocated(int shstrndx, boolean newNames) {
+        long first = originalShCount > 0 && originalShoff + (long) originalShCount * Section.HEADER_SIZE == image.length
+                ? originalShoff : image.length;
+        for (int i = 0; i < originalShCount; i++) {
+            Entry e = sections.get(i);
+            boolean changed = e.contents != null || i == shstrndx && newNames;
+            if (changed && !e.header.isAllocated() && !e.isNobits()) {
+                first = Math.min(first, e.header.offset());
+            }
+        }
+        return first;
+    }
+
+    /**
+     * The end of the input's bytes that stay in place when the file is laid out again: the ELF
+     * header, the program header table, every segment's file bytes, allocated sections that keep
+     * their contents, and any section that starts before that end (so none is cut). Unallocated
+     * sections after it move.
+     */
+    private long keptEnd() {
+        long end = Math.min(image.length, ElfHeader.SIZE);
+        if (originalPhnum > 0) {
+            end = Math.max(end, originalPhoff + (long) originalPhnum * Segment.HEADER_SIZE);
+        }
+        for (Segment g : segments) {
+            if (g.fileSize() > 0) {
+                end = Math.max(end, g.offset() + g.fileSize());
+            }
+        }
+        List<Section> unchanged = new ArrayList<>();
+        for (Entry e : sections) {
+            if (e.contents == null && !e.isNobits() && e.header.fileSize() > 0) {
+                unchanged.add(e.header);
+                if (e.header.isAllocated()) {
+                    end = Math.max(end, e.header.offset() + e.header.fileSize());
+                }
+            }
+        }
+        unchanged.sort((x, y) -> Long.compareUnsigned(x.offset(), y.offset()));
+        for (Section s : unchanged) {
+            if (s.offset() < end) {
+                end = Math.max(end, s.offset() + s.fileSize());
+            }
+        }
+        return Math.min(end, image.length);
     }
 
     /**

@@ -1,0 +1,106 @@
+package dev.splice.patch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.splice.elf.ElfEditor;
+import dev.splice.testing.TestPrograms;
+import dev.splice.testing.Tools;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Outputs waste no file space (issue 17's benchmark noted a 716 KB hole where the input's
+ * {@code .symtab} and {@code .strtab} had been before they grew and moved): as GNU readelf sees
+ * them, every byte of a once- and a twice-patched output lies in the ELF header, a header table, a
+ * segment or a section, but for gaps shorter than a page (alignment, and the page congruence of
+ * new segments); the outputs stay valid for readelf, llvm-readelf-22 and objdump, run as the
+ * input, and the once-patched one still runs stripped.
+ */
+class OutputLayoutTest {
+    private static final String NOP = "addi x0, x0, 0\n";
+    private static final Pattern SECTION = Pattern.compile(
+            "^\\s*\\[\\s*\\d+]\\s+(\\S+)\\s+(\\S+)\\s+[0-9a-f]+\\s+([0-9a-f]+)\\s+([0-9a-f]+)", Pattern.MULTILINE);
+    private static final Pattern SEGMENT = Pattern.compile(
+            "^\\s*[A-Z_0-9]+\\s+0x([0-9a-f]+)\\s+0x[0-9a-f]+\\s+0x[0-9a-f]+\\s+0x([0-9a-f]+)", Pattern.MULTILINE);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void patchedOutputsHaveNoHolesAndStayValid() throws IOException {
+        Path in = TestPrograms.rv64("loops.relocs");
+        Path once = PatchFixtures.write(dir, "once", Rewrite.open(in).insertAtEntries(NOP, "nop", BranchTarget.INSERTED).run().bytes());
+        Path twice = PatchFixtures.write(dir, "twice",
+                Rewrite.open(once).insertAtEntries(NOP, "nop", BranchTarget.INSERTED).run().bytes());
+        for (Path out : List.of(once, twice)) {
+            long largest = largestGap(out);
+            assertTrue(largest < ElfEditor.PAGE_SIZE, out + ": a gap of " + largest + " bytes that nothing covers");
+            Tools.Result gnu = Tools.run("readelf", "-a", "-W", out.toString());
+            assertEquals("", gnu.stderr(), "readelf -a " + out);
+            Tools.Result llvm = Tools.run(Tools.require("llvm-readelf-22"), "-a", out.toString());
+            assertEquals("", llvm.stderr(), "llvm-readelf-22 -a " + out);
+            Tools.Result objdump = Tools.run("riscv64-linux-gnu-objdump", "-d", out.toString());
+            assertEquals(0, objdump.exitCode(), objdump.stderr());
+            assertEquals("", objdump.stderr(), "objdump -d " + out);
+            PatchFixtures.assertSameRun(in, out, "60");
+        }
+        // The second pass adds less than the first pass's output holds plus its own new code.
+        assertTrue(Files.size(twice) < 2 * Files.size(once), Files.size(once) + " then " + Files.size(twice));
+        // Stripped, the once-patched output (its program header table grew in place) still runs. (The
+        // twice-patched one, whose table moved to a PT_LOAD of its own, does not: GNU strip puts that
+        // segment at an offset not congruent to its address; docs/bat.md.)
+        Path stripped = dir.resolve("stripped");
+        Tools.run("riscv64-linux-gnu-strip", "-o", stripped.toString(), once.toString()).checked("strip");
+        PatchFixtures.assertSameRun(in, stripped, "60");
+    }
+
+    /** The longest run of file bytes outside the ELF header, the header tables, every segment and every section. */
+    private static long largestGap(Path file) throws IOException {
+        List<long[]> covered = new ArrayList<>();
+        covered.add(new long[] {0, 64});
+        String sections = Tools.run("readelf", "-S", "-W", file.toString()).checked("readelf -S").stdout();
+        Matcher s = SECTION.matcher(sections);
+        while (s.find()) {
+            if (!s.group(2).equals("NOBITS") && !s.group(2).equals("NULL")) {
+                long offset = Long.parseLong(s.group(3), 16);
+                covered.add(new long[] {offset, offset + Long.parseLong(s.group(4), 16)});
+            }
+        }
+        String segments = Tools.run("readelf", "-l", "-W", file.toString()).checked("readelf -l").stdout();
+        Matcher g = SEGMENT.matcher(segments.substring(segments.indexOf("Program Headers:")));
+        while (g.find()) {
+            long offset = Long.parseLong(g.group(1), 16);
+            covered.add(new long[] {offset, offset + Long.parseLong(g.group(2), 16)});
+        }
+        String header = Tools.run("readelf", "-h", "-W", file.toString()).checked("readelf -h").stdout();
+        covered.add(table(header, "Start of program headers:", "Size of program headers:", "Number of program headers:"));
+        covered.add(table(header, "Start of section headers:", "Size of section headers:", "Number of section headers:"));
+        covered.sort((a, b) -> Long.compare(a[0], b[0]));
+        long end = 0;
+        long largest = 0;
+        for (long[] c : covered) {
+            largest = Math.max(largest, c[0] - end);
+            end = Math.max(end, c[1]);
+        }
+        return Math.max(largest, Files.size(file) - end);
+    }
+
+    private static long[] table(String header, String start, String size, String count) {
+        long at = number(header, start);
+        return new long[] {at, at + number(header, size) * number(header, count)};
+    }
+
+    private static long number(String header, String label) {
+        Matcher m = Pattern.compile(Pattern.quote(label) + "\\s+(\\d+)").matcher(header);
+        assertTrue(m.find(), label);
+        return Long.parseLong(m.group(1));
+    }
+}
