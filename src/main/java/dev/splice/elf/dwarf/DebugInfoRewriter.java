@@ -17,12 +17,13 @@ import java.util.function.Function;
  * {@code DW_OP_addr} operands of expression attributes ({@link Expressions}): in place,
  * {@code .debug_info} keeps its size), and the range and location lists they refer to
  * ({@code .debug_rnglists}/{@code .debug_loclists}, DWARF 4's {@code .debug_ranges}/{@code .debug_loc}),
- * rebuilt. What it cannot rewrite exactly it refuses with an {@link UnsupportedDwarfException}.
+ * rebuilt, and {@code .debug_frame}'s FDEs of moved functions ({@link DebugFrame}). What it cannot
+ * rewrite exactly it refuses with an {@link UnsupportedDwarfException}.
  */
 public final class DebugInfoRewriter {
     /** The sections this class reads or rewrites. */
     public static final List<String> SECTIONS = List.of(".debug_info", ".debug_abbrev", ".debug_line", ".debug_aranges",
-            ".debug_rnglists", ".debug_loclists", ".debug_ranges", ".debug_loc");
+            ".debug_rnglists", ".debug_loclists", ".debug_ranges", ".debug_loc", DebugFrame.SECTION);
 
     private static final int TAG_COMPILE_UNIT = 0x11;
     private static final int TAG_PARTIAL_UNIT = 0x3c;
@@ -94,6 +95,13 @@ public final class DebugInfoRewriter {
             byte[] newAranges = Aranges.rewrite(aranges, map);
             if (newAranges != null) {
                 changed.put(Aranges.SECTION, newAranges);
+            }
+        }
+        byte[] frame = sections.apply(DebugFrame.SECTION);
+        if (frame != null) {
+            byte[] newFrame = DebugFrame.rewrite(frame, map);
+            if (newFrame != null) {
+                changed.put(DebugFrame.SECTION, newFrame);
             }
         }
         byte[] original = sections.apply(DieWalker.SECTION);
