@@ -99,7 +99,8 @@ class DebugInfoTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"loops.dwarf5", "loops.dwarf4", "fragment_calls.dwarf5", "fragment_calls.dwarf4",
-            "exceptions.dwarf5", "exceptions.dwarf4", "loops.strict4", "loops.novt", "units.dwarf5", "units.dwarf4"})
+            "exceptions.dwarf5", "exceptions.dwarf4", "loops.strict4", "loops.novt", "units.dwarf5", "units.dwarf4",
+            "loops.clang", "fragment_calls.clang", "units.clang"})
     void addr2lineGivesTheInputLineForEveryMovedAddress(String name) throws IOException {
         Path in = program(name);
         Path out = patch(in);
@@ -155,7 +156,7 @@ class DebugInfoTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"loops.strict4", "loops.novt", "fragment_calls.strict4", "fragment_calls.novt",
-            "exceptions.strict4", "exceptions.novt", "units.strict4", "units.novt"})
+            "exceptions.strict4", "exceptions.novt", "units.strict4", "units.novt", "loops.clang", "fragment_calls.clang", "units.clang"})
     void llvmDwarfdumpVerifiesNoNewErrors(String name) throws IOException {
         Path in = program(name);
         Path out = patch(in);
@@ -175,7 +176,7 @@ class DebugInfoTest {
      * moves: its DIE gets DW_AT_ranges; addresses in place and moved keep their lines.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"units.dwarf5", "units.dwarf4", "units.strict4", "units.novt"})
+    @ValueSource(strings = {"units.dwarf5", "units.dwarf4", "units.strict4", "units.novt", "units.clang"})
     void aUnitOfOneRangeThatMovedCodeDividesGetsRanges(String name) throws IOException {
         Path in = program(name);
         ElfFile elf = ElfFile.read(in);
@@ -199,7 +200,7 @@ class DebugInfoTest {
         String unitDie = info.stdout().substring(info.stdout().indexOf("units_lib.c\")"));
         unitDie = unitDie.substring(0, unitDie.indexOf("DW_TAG_"));
         assertTrue(unitDie.contains("DW_AT_ranges") && unitDie.contains("DW_AT_low_pc") && !unitDie.contains("DW_AT_high_pc"), unitDie);
-        if (!name.endsWith("dwarf5") && !name.endsWith("dwarf4")) { // the builds llvm-dwarfdump-22 can verify
+        if (!name.endsWith("dwarf5") && !name.endsWith("dwarf4")) { // the builds llvm-dwarfdump-22 can verify (clang's too)
             Tools.Result verify = Tools.run(List.of(dwarfdump, "--verify", out.toString()), "", 300);
             assertTrue(verify.exitCode() == 0 && verify.stdout().contains("No errors."), verify.stdout());
         }
@@ -346,5 +347,42 @@ class DebugInfoTest {
         Tools.Result readelf = Tools.run(List.of(Tools.require("riscv64-linux-gnu-readelf"), "--debug-dump=frames", out.toString()), "", 120);
         assertTrue(readelf.exitCode() == 0 && !readelf.stderr().contains("arning"), readelf.stderr());
         PatchFixtures.assertSameRun(in, out);
+    }
+
+    /**
+     * clang-22's DWARF 5 names addresses through .debug_addr: gdb-multiarch gives main's new entry
+     * the input's line, and a breakpoint on that line resolves, as in the input, to the same line
+     * (clang's line table moves it past the prologue), now in the moved code.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"loops.clang", "fragment_calls.clang"})
+    void gdbReadsClangOutputsAsTheirInputs(String name) throws IOException {
+        Path in = program(name);
+        Path out = patch(in);
+        ElfFile input = ElfFile.read(in);
+        ElfFile output = ElfFile.read(out);
+        Section newText = output.section(NewSection.NAME).orElseThrow();
+        String gdb = Tools.require("gdb-multiarch");
+        Pattern line = Pattern.compile("Line (\\d+) of \"([^\"]+)\"");
+        Pattern at = Pattern.compile("Breakpoint 1 at 0x([0-9a-f]+): (file .*, line \\d+\\.)");
+        Tools.Result entry = Tools.run(List.of(gdb, "-batch", "-ex", "info line *0x"
+                + Long.toHexString(input.function("main").orElseThrow().address()), in.toString()), "", 120);
+        Matcher m = line.matcher(entry.stdout());
+        assertTrue(m.find(), entry.stdout() + entry.stderr());
+        String spec = Path.of(m.group(2)).getFileName() + ":" + m.group(1);
+        List<String> found = new ArrayList<>();
+        for (Path p : List.of(in, out)) {
+            long main = ElfFile.read(p).function("main").orElseThrow().address();
+            Tools.Result r = Tools.run(List.of(gdb, "-batch", "-ex", "info line *0x" + Long.toHexString(main), "-ex", "break " + spec,
+                    p.toString()), "", 120);
+            Matcher l = line.matcher(r.stdout());
+            Matcher b = at.matcher(r.stdout());
+            assertTrue(l.find() && b.find(), r.stdout() + r.stderr());
+            found.add(l.group(0) + " / " + b.group(2));
+            if (p == out) {
+                assertTrue(newText.contains(Long.parseLong(b.group(1), 16)), "the breakpoint is in the moved code: " + r.stdout());
+            }
+        }
+        assertEquals(found.get(0), found.get(1), name + ": gdb's line of main's entry and of the breakpoint");
     }
 }
