@@ -64,6 +64,13 @@ RV_G_FLAGS.dwarf5 := -g
 RV_G_FLAGS.dwarf4 := -gdwarf-4
 RV_G_FLAGS.strict4 := -gdwarf-4 -gstrict-dwarf
 RV_G_FLAGS.novt := -g -fno-var-tracking
+# Without unwind tables the C programs' own functions have their call frame information in
+# .debug_frame only (docs/patch.md, "Debug information").
+RV_G_FRAME := $(foreach n,loops fragment_calls,$(PROG_DIR)/rv64-g/$(n).dframe)
+RV_G_FLAGS.dframe := -g -fno-asynchronous-unwind-tables
+# clang-22's DWARF 5: addresses through .debug_addr (DW_FORM_addrx, DW_OP_addrx), list offset tables.
+RV_G_CLANG := $(foreach n,loops fragment_calls,$(PROG_DIR)/rv64-g/$(n).clang) $(PROG_DIR)/rv64-g/units.clang
+RV_G_CLANG_CC := clang-22 --target=riscv64-linux-gnu -static -O2 -g -fuse-ld=lld -Wl,--emit-relocs
 
 # The headless browser that renders weigh's report.html in a test (issue 12).
 DEB_PACKAGES += chromium
@@ -150,6 +157,14 @@ $(PROG_DIR)/rv64-g/%$(1): tests/programs/%.cpp
 	@mkdir -p $$(@D); $(RV_CXX) -static -O2 $(RV_G_FLAGS$(1)) -Wl,--emit-relocs -o $$@ $$<
 endef
 $(foreach v,$(RV_G_VARIANTS),$(eval $(call RV_G_RULES,$(v))))
+programs: $(RV_G_FRAME)
+$(PROG_DIR)/rv64-g/%.dframe: tests/programs/%.c
+	@mkdir -p $(@D); $(RV_CC) -static -O2 $(RV_G_FLAGS.dframe) -Wl,--emit-relocs -o $@ $<
+programs: $(RV_G_CLANG)
+$(PROG_DIR)/rv64-g/units.clang: tests/programs/dwarf/units_main.c tests/programs/dwarf/units_lib.c
+	@mkdir -p $(@D); $(RV_G_CLANG_CC) -o $@ $^
+$(PROG_DIR)/rv64-g/%.clang: tests/programs/%.c
+	@mkdir -p $(@D); $(RV_G_CLANG_CC) -o $@ $<
 $(PROG_DIR)/rv64-g/units.%: tests/programs/dwarf/units_main.c tests/programs/dwarf/units_lib.c
 	@mkdir -p $(@D); $(RV_CC) -static -O2 $(RV_G_FLAGS.$*) -Wl,--emit-relocs -o $@ $^
 $(PROG_DIR)/rv64-ext/zbc_mix: tests/programs/rv64-ext/zbc_mix.c

@@ -22,7 +22,7 @@ final class DebugSections {
 
     /** Rewrites the debug sections of {@code elf} in {@code editor} for the code {@code moved}. */
     static void follow(ElfFile elf, MovedCode moved, ElfEditor editor) {
-        if (elf.section(".debug_info").isEmpty() && elf.section(".debug_line").isEmpty()) {
+        if (elf.section(".debug_info").isEmpty() && elf.section(".debug_line").isEmpty() && elf.section(".debug_frame").isEmpty()) {
             return;
         }
         Map<String, byte[]> changed;

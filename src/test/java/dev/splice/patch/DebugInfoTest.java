@@ -38,6 +38,8 @@ class DebugInfoTest {
     /** The programs' own functions whose every block gets a fragment too. */
     private static final Map<String, List<String>> BLOCKS = Map.of("loops", List.of("main", "hot_loop", "classify"),
             "fragment_calls", List.of("main"), "exceptions", List.of("main"), "units", List.of("main", "pick"));
+    private static final Pattern FDE = Pattern.compile("^[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\\.\\.\\.([0-9a-f]+)$");
+    private static final Pattern ROW = Pattern.compile("^  0x([0-9a-f]+): (CFA=.*)$");
 
     @TempDir
     Path tmp;
@@ -49,13 +51,18 @@ class DebugInfoTest {
     }
 
     private Path patch(Path in) throws IOException {
+        return patch(in, NOP);
+    }
+
+    /** {@code fragment} at every function entry and at every other block of the {@link #BLOCKS}. */
+    private Path patch(Path in, String fragment) throws IOException {
         ElfFile elf = ElfFile.read(in);
-        Rewrite rewrite = Rewrite.of(elf).insertAtEntries(NOP, "nop", BranchTarget.INSERTED);
+        Rewrite rewrite = Rewrite.of(elf).insertAtEntries(fragment, fragment.equals(NOP) ? "nop" : "nops", BranchTarget.INSERTED);
         String base = in.getFileName().toString().replaceAll("\\..*", "");
         for (String n : BLOCKS.get(base)) {
             for (long a : InsertTest.blockStarts(elf, elf.function(n).orElseThrow())) {
                 if (a != elf.function(n).orElseThrow().address()) {
-                    rewrite.insert(new Insertion(a, NOP, BranchTarget.INSERTED));
+                    rewrite.insert(new Insertion(a, fragment, BranchTarget.INSERTED));
                 }
             }
         }
@@ -92,7 +99,8 @@ class DebugInfoTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"loops.dwarf5", "loops.dwarf4", "fragment_calls.dwarf5", "fragment_calls.dwarf4",
-            "exceptions.dwarf5", "exceptions.dwarf4", "loops.strict4", "loops.novt", "units.dwarf5", "units.dwarf4"})
+            "exceptions.dwarf5", "exceptions.dwarf4", "loops.strict4", "loops.novt", "units.dwarf5", "units.dwarf4",
+            "loops.clang", "fragment_calls.clang", "units.clang"})
     void addr2lineGivesTheInputLineForEveryMovedAddress(String name) throws IOException {
         Path in = program(name);
         Path out = patch(in);
@@ -148,7 +156,7 @@ class DebugInfoTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"loops.strict4", "loops.novt", "fragment_calls.strict4", "fragment_calls.novt",
-            "exceptions.strict4", "exceptions.novt", "units.strict4", "units.novt"})
+            "exceptions.strict4", "exceptions.novt", "units.strict4", "units.novt", "loops.clang", "fragment_calls.clang", "units.clang"})
     void llvmDwarfdumpVerifiesNoNewErrors(String name) throws IOException {
         Path in = program(name);
         Path out = patch(in);
@@ -168,7 +176,7 @@ class DebugInfoTest {
      * moves: its DIE gets DW_AT_ranges; addresses in place and moved keep their lines.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"units.dwarf5", "units.dwarf4", "units.strict4", "units.novt"})
+    @ValueSource(strings = {"units.dwarf5", "units.dwarf4", "units.strict4", "units.novt", "units.clang"})
     void aUnitOfOneRangeThatMovedCodeDividesGetsRanges(String name) throws IOException {
         Path in = program(name);
         ElfFile elf = ElfFile.read(in);
@@ -192,7 +200,7 @@ class DebugInfoTest {
         String unitDie = info.stdout().substring(info.stdout().indexOf("units_lib.c\")"));
         unitDie = unitDie.substring(0, unitDie.indexOf("DW_TAG_"));
         assertTrue(unitDie.contains("DW_AT_ranges") && unitDie.contains("DW_AT_low_pc") && !unitDie.contains("DW_AT_high_pc"), unitDie);
-        if (!name.endsWith("dwarf5") && !name.endsWith("dwarf4")) { // the builds llvm-dwarfdump-22 can verify
+        if (!name.endsWith("dwarf5") && !name.endsWith("dwarf4")) { // the builds llvm-dwarfdump-22 can verify (clang's too)
             Tools.Result verify = Tools.run(List.of(dwarfdump, "--verify", out.toString()), "", 300);
             assertTrue(verify.exitCode() == 0 && verify.stdout().contains("No errors."), verify.stdout());
         }
@@ -252,5 +260,129 @@ class DebugInfoTest {
             assertTrue(moved >= 1, name + ": main's call of pthread_create passes exit_from_thread (DW_AT_call_value)");
         }
         PatchFixtures.assertSameRun(in, out);
+    }
+
+    /** The CFA rows of .debug_frame alone (llvm-dwarfdump-22's reading): each FDE's {start, end} and its rows by address. */
+    private static Map<long[], java.util.TreeMap<Long, String>> frameRows(Path binary) {
+        Tools.Result r = Tools.run(List.of(Tools.require("llvm-dwarfdump-22"), "--debug-frame", binary.toString()), "", 120);
+        assertTrue(r.exitCode() == 0 && r.stderr().isBlank(), binary + ": " + r.stderr());
+        Map<long[], java.util.TreeMap<Long, String>> out = new java.util.LinkedHashMap<>();
+        java.util.TreeMap<Long, String> rows = null;
+        boolean debugFrame = false;
+        for (String l : r.stdout().split("\n")) {
+            if (l.endsWith(" contents:")) { // llvm-dwarfdump-22 --debug-frame dumps .eh_frame too
+                debugFrame = l.equals(".debug_frame contents:");
+            }
+            if (!debugFrame) {
+                continue;
+            }
+            Matcher f = FDE.matcher(l);
+            Matcher row = ROW.matcher(l);
+            if (f.matches()) {
+                rows = new java.util.TreeMap<>();
+                out.put(new long[] {Long.parseUnsignedLong(f.group(1), 16), Long.parseUnsignedLong(f.group(2), 16)}, rows);
+            } else if (row.matches() && rows != null) {
+                rows.put(Long.parseUnsignedLong(row.group(1), 16), row.group(2));
+            } else if (l.contains(" CIE")) {
+                rows = null;
+            }
+        }
+        return out;
+    }
+
+    /** The CFA rule .debug_frame gives at {@code address}, or null when no FDE covers it. */
+    private static String rule(Map<long[], java.util.TreeMap<Long, String>> frames, long address) {
+        for (Map.Entry<long[], java.util.TreeMap<Long, String>> e : frames.entrySet()) {
+            if (address >= e.getKey()[0] && address < e.getKey()[1]) {
+                Map.Entry<Long, String> row = e.getValue().floorEntry(address);
+                return row == null ? "no row" : row.getValue();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Built without unwind tables, the programs' own functions have their call frame information
+     * in .debug_frame only: every moved instruction (and every inserted one, which belongs to the
+     * instruction it precedes) has, in the output's .debug_frame, the CFA rule its input instruction
+     * has in the input's (llvm-dwarfdump-22's row tables); no FDE names an old body; GNU readelf
+     * reads the section without a warning. With 100 nops at every block ({@code :100}) the FDEs'
+     * advances need longer forms and the records grow.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"loops.dframe", "fragment_calls.dframe", "loops.dframe:100"})
+    void debugFrameRowsFollowMovedCode(String variant) throws IOException {
+        String name = variant.replaceAll(":.*", "");
+        Path in = program(name);
+        Path out = variant.contains(":") ? patch(in, NOP.repeat(Integer.parseInt(variant.replaceAll(".*:", "")))) : patch(in);
+        Map<long[], java.util.TreeMap<Long, String>> before = frameRows(in);
+        Map<long[], java.util.TreeMap<Long, String>> after = frameRows(out);
+        assertEquals(before.size(), after.size(), name + ": the same FDEs");
+        long[][] pairs = movedAddresses(ElfFile.read(out));
+        int checked = 0;
+        List<String> wrong = new ArrayList<>();
+        for (long[] p : pairs) {
+            String was = rule(before, p[1]);
+            if (was == null) {
+                continue; // glibc's code: its FDEs are in .eh_frame (rewritten too, tested elsewhere)
+            }
+            checked++;
+            String now = rule(after, p[0]);
+            if (!was.equals(now)) {
+                wrong.add("0x" + Long.toHexString(p[0]) + " " + now + " but input 0x" + Long.toHexString(p[1]) + " " + was);
+            }
+        }
+        assertTrue(checked >= 100, name + ": only " + checked + " moved addresses under .debug_frame");
+        assertTrue(wrong.isEmpty(), name + ": " + wrong.size() + " of " + checked + " differ, e.g. " + wrong.subList(0, Math.min(5, wrong.size())));
+        ElfFile output = ElfFile.read(out);
+        for (long[] fde : after.keySet()) {
+            Function f = output.functionContaining(fde[0]).orElse(null);
+            assertTrue(f == null || !f.name().endsWith(".splice.org") && !f.name().contains(".splice.org."),
+                    name + ": an FDE names the old body " + f);
+        }
+        if (variant.contains(":")) {
+            assertTrue(ElfFile.read(out).section(".debug_frame").orElseThrow().size() > ElfFile.read(in).section(".debug_frame").orElseThrow().size(),
+                    variant + ": .debug_frame grew");
+        }
+        Tools.Result readelf = Tools.run(List.of(Tools.require("riscv64-linux-gnu-readelf"), "--debug-dump=frames", out.toString()), "", 120);
+        assertTrue(readelf.exitCode() == 0 && !readelf.stderr().contains("arning"), readelf.stderr());
+        PatchFixtures.assertSameRun(in, out);
+    }
+
+    /**
+     * clang-22's DWARF 5 names addresses through .debug_addr: gdb-multiarch gives main's new entry
+     * the input's line, and a breakpoint on that line resolves, as in the input, to the same line
+     * (clang's line table moves it past the prologue), now in the moved code.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"loops.clang", "fragment_calls.clang"})
+    void gdbReadsClangOutputsAsTheirInputs(String name) throws IOException {
+        Path in = program(name);
+        Path out = patch(in);
+        ElfFile input = ElfFile.read(in);
+        ElfFile output = ElfFile.read(out);
+        Section newText = output.section(NewSection.NAME).orElseThrow();
+        String gdb = Tools.require("gdb-multiarch");
+        Pattern line = Pattern.compile("Line (\\d+) of \"([^\"]+)\"");
+        Pattern at = Pattern.compile("Breakpoint 1 at 0x([0-9a-f]+): (file .*, line \\d+\\.)");
+        Tools.Result entry = Tools.run(List.of(gdb, "-batch", "-ex", "info line *0x"
+                + Long.toHexString(input.function("main").orElseThrow().address()), in.toString()), "", 120);
+        Matcher m = line.matcher(entry.stdout());
+        assertTrue(m.find(), entry.stdout() + entry.stderr());
+        String spec = Path.of(m.group(2)).getFileName() + ":" + m.group(1);
+        List<String> found = new ArrayList<>();
+        for (Path p : List.of(in, out)) {
+            long main = ElfFile.read(p).function("main").orElseThrow().address();
+            Tools.Result r = Tools.run(List.of(gdb, "-batch", "-ex", "info line *0x" + Long.toHexString(main), "-ex", "break " + spec,
+                    p.toString()), "", 120);
+            Matcher l = line.matcher(r.stdout());
+            Matcher b = at.matcher(r.stdout());
+            assertTrue(l.find() && b.find(), r.stdout() + r.stderr());
+            found.add(l.group(0) + " / " + b.group(2));
+            if (p == out) {
+                assertTrue(newText.contains(Long.parseLong(b.group(1), 16)), "the breakpoint is in the moved code: " + r.stdout());
+            }
+        }
+        assertEquals(found.get(0), found.get(1), name + ": gdb's line of main's entry and of the breakpoint");
     }
 }

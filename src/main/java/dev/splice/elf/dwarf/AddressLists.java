@@ -34,6 +34,8 @@ final class AddressLists {
     private final List<int[]> emptied = new ArrayList<>();
     /** {@code DW_OP_addr} operands of lists kept in place that name moved code: {offset, new address}. */
     private final List<long[]> operands = new ArrayList<>();
+    /** Offset table entries (DW_FORM_rnglistx / loclistx) of lists written anew: {offset, new value}. */
+    private final List<long[]> tableEntries = new ArrayList<>();
     /** The offset of the last DWARF 5 contribution's header. */
     private int lastHeader;
 
@@ -67,10 +69,6 @@ final class AddressLists {
             while (at < section.length) { // every contribution's header; new lists extend the last one
                 ByteReader r = UnitLength.unit(section, at, name);
                 int end = r.position() + r.remaining();
-                r.skip(4); // version, address_size, segment_selector_size
-                if (r.u32() != 0) {
-                    throw new UnsupportedDwarfException(name, at, "an offset table (DW_FORM_rnglistx / loclistx) is not handled");
-                }
                 lastHeader = at;
                 at = end;
             }
@@ -82,8 +80,13 @@ final class AddressLists {
         return name;
     }
 
-    /** The new offset of the list at {@code offset} (of a unit whose base address is {@code base}). */
-    long offset(long offset, long base) {
+    /**
+     * The new offset of the list at {@code offset}, of a unit whose base address is {@code base}
+     * and whose .debug_addr entries are {@code slots}; {@code absolute}: written anew with absolute
+     * addresses even when it covers no moved code (its unit's base address may change). A list
+     * with entries through .debug_addr is always written anew (its entries keep no index).
+     */
+    long offset(long offset, long base, AddressTable.Slots slots, boolean absolute) {
         Long known = newOffsets.get(offset);
         if (known != null) {
             return known;
@@ -92,12 +95,13 @@ final class AddressLists {
             throw new UnsupportedDwarfException(name, offset, "a list outside the section");
         }
         ByteReader r = new ByteReader(section, (int) offset, section.length, name);
-        List<Entry> entries = dwarf5 ? readDwarf5(r, base) : readDwarf4(r, base);
-        boolean moves = false;
+        boolean[] indexed = {false};
+        List<Entry> entries = dwarf5 ? readDwarf5(r, base, slots, indexed) : readDwarf4(r, base);
+        boolean moves = absolute || indexed[0];
         for (Entry e : entries) {
             moves |= e.hasRange && map.moves(e.from, e.to);
         }
-        List<long[]> moved = locations ? movedOperands(entries, offset) : List.of();
+        List<long[]> moved = locations ? movedOperands(entries, offset, slots) : List.of();
         long at = offset;
         if (moves) {
             at = out.size();
@@ -117,7 +121,7 @@ final class AddressLists {
      * {section offset of the operand, the address it names now} ({@link Expressions}: an operation
      * it does not know, or an address through .debug_addr, is refused).
      */
-    private List<long[]> movedOperands(List<Entry> entries, long list) {
+    private List<long[]> movedOperands(List<Entry> entries, long list, AddressTable.Slots slots) {
         List<long[]> moved = new ArrayList<>(0);
         for (Entry e : entries) {
             Expressions.addresses(section, e.expressionAt, e.expressionAt + e.expression.length, name, (int) list, at -> {
@@ -125,9 +129,28 @@ final class AddressLists {
                 if (map.moves(old, old + 1)) {
                     moved.add(new long[] {at, map.start(old)});
                 }
-            });
+            }, index -> slots.claimStart(index, name, list));
         }
         return moved;
+    }
+
+    /**
+     * The list named by entry {@code index} of the offset table at {@code tableBase}
+     * (DW_FORM_rnglistx / loclistx, from the unit's DW_AT_rnglists_base or DW_AT_loclists_base):
+     * its new offset, written into the table entry when the list is written anew. The attribute
+     * keeps its index.
+     */
+    void indexed(long index, long tableBase, long base, AddressTable.Slots slots, boolean absolute, int die) {
+        if (!dwarf5 || tableBase < 12 || index < 0 || tableBase + 4 * (index + 1) > section.length) {
+            throw new UnsupportedDwarfException(name, tableBase, "list index " + index + " (from the DIE at 0x" + Integer.toHexString(die)
+                    + ") lies outside the offset table");
+        }
+        int entry = (int) (tableBase + 4 * index);
+        long old = tableBase + (Le.u32(section, entry) & 0xffffffffL);
+        long now = offset(old, base, slots, absolute);
+        if (now != old) {
+            tableEntries.add(new long[] {entry, now - tableBase});
+        }
     }
 
     /**
@@ -166,13 +189,16 @@ final class AddressLists {
         for (long[] o : operands) {
             Le.putU64(b, (int) o[0], o[1]);
         }
+        for (long[] t : tableEntries) {
+            Le.putU32(b, (int) t[0], (int) t[1]);
+        }
         if (dwarf5) {
             Le.putU32(b, lastHeader, b.length - lastHeader - 4);
         }
         return b;
     }
 
-    private List<Entry> readDwarf5(ByteReader r, long base) {
+    private List<Entry> readDwarf5(ByteReader r, long base, AddressTable.Slots slots, boolean[] indexed) {
         List<Entry> entries = new ArrayList<>();
         while (true) {
             int at = r.position();
@@ -184,6 +210,21 @@ final class AddressLists {
             long to;
             boolean hasRange = true;
             switch (locations ? kind : kind == 5 ? 6 : kind == 6 ? 7 : kind == 7 ? 8 : kind) { // DW_RLE_ as DW_LLE_ numbers
+                case 1 -> { // base_addressx
+                    indexed[0] = true;
+                    base = slots.address(r.uleb(), name, at);
+                    continue;
+                }
+                case 2 -> { // startx_endx
+                    indexed[0] = true;
+                    from = slots.address(r.uleb(), name, at);
+                    to = slots.address(r.uleb(), name, at);
+                }
+                case 3 -> { // startx_length
+                    indexed[0] = true;
+                    from = slots.address(r.uleb(), name, at);
+                    to = from + r.uleb();
+                }
                 case 4 -> { // offset_pair
                     from = base + r.uleb();
                     to = base + r.uleb();
@@ -206,7 +247,7 @@ final class AddressLists {
                     to = from + r.uleb();
                 }
                 default -> throw new UnsupportedDwarfException(name, at, "list entry kind " + kind
-                        + (kind <= 3 ? " (an index into .debug_addr)" : kind == 9 ? " (DW_LLE_GNU_view_pair)" : "") + " is not handled");
+                        + (kind == 9 ? " (DW_LLE_GNU_view_pair)" : "") + " is not handled");
             }
             entries.add(locations ? expression(r, from, to, hasRange, length(r, r.uleb())) : new Entry(from, to, hasRange, null, -1));
         }

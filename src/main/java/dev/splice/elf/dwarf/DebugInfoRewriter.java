@@ -17,12 +17,13 @@ import java.util.function.Function;
  * {@code DW_OP_addr} operands of expression attributes ({@link Expressions}): in place,
  * {@code .debug_info} keeps its size), and the range and location lists they refer to
  * ({@code .debug_rnglists}/{@code .debug_loclists}, DWARF 4's {@code .debug_ranges}/{@code .debug_loc}),
- * rebuilt. What it cannot rewrite exactly it refuses with an {@link UnsupportedDwarfException}.
+ * rebuilt, and {@code .debug_frame}'s FDEs of moved functions ({@link DebugFrame}). What it cannot
+ * rewrite exactly it refuses with an {@link UnsupportedDwarfException}.
  */
 public final class DebugInfoRewriter {
     /** The sections this class reads or rewrites. */
     public static final List<String> SECTIONS = List.of(".debug_info", ".debug_abbrev", ".debug_line", ".debug_aranges",
-            ".debug_rnglists", ".debug_loclists", ".debug_ranges", ".debug_loc");
+            ".debug_rnglists", ".debug_loclists", ".debug_ranges", ".debug_loc", DebugFrame.SECTION, AddressTable.SECTION);
 
     private static final int TAG_COMPILE_UNIT = 0x11;
     private static final int TAG_PARTIAL_UNIT = 0x3c;
@@ -36,6 +37,9 @@ public final class DebugInfoRewriter {
     private static final int AT_RANGES = 0x55;
     private static final int AT_CALL_RETURN_PC = 0x7d;
     private static final int AT_CALL_PC = 0x81;
+    private static final int AT_ADDR_BASE = 0x73;
+    private static final int AT_RNGLISTS_BASE = 0x74;
+    private static final int AT_LOCLISTS_BASE = 0x8c;
     private static final int AT_GNU_LOCVIEWS = 0x2137;
     /** DW_AT_lo_user: a vendor attribute whose value means nothing, filling the place of a longer one. */
     private static final int AT_PADDING = 0x2000;
@@ -45,6 +49,9 @@ public final class DebugInfoRewriter {
     private static final int FORM_ADDR = 0x01;
     private static final int FORM_SEC_OFFSET = 0x17;
     private static final int FORM_EXPRLOC = 0x18;
+    private static final int FORM_ADDRX = 0x1b;
+    private static final int FORM_LOCLISTX = 0x22;
+    private static final int FORM_RNGLISTX = 0x23;
 
     private final Function<String, byte[]> sections;
     private final AddressMap map;
@@ -55,8 +62,21 @@ public final class DebugInfoRewriter {
     private AddressLists loclists;
     private AddressLists ranges;
     private AddressLists loc;
+    private AddressTable addresses;
     /** The base address of the unit being walked (its DW_AT_low_pc). */
     private long base;
+    /** The .debug_addr entries of the unit being walked. */
+    private AddressTable.Slots slots;
+    /** The unit's DW_AT_rnglists_base and DW_AT_loclists_base (-1: none). */
+    private long rnglistsBase;
+    private long loclistsBase;
+    /**
+     * Whether the unit's lists are written anew with absolute addresses whatever they cover: its
+     * base address is a .debug_addr entry, which moved code it shares may change.
+     */
+    private boolean absoluteLists;
+    /** The address attributes through .debug_addr of the DIE being walked that claimed their entry. */
+    private final List<Attribute> claimed = new ArrayList<>();
 
     private DebugInfoRewriter(Function<String, byte[]> sections, AddressMap map) {
         this.sections = sections;
@@ -96,12 +116,21 @@ public final class DebugInfoRewriter {
                 changed.put(Aranges.SECTION, newAranges);
             }
         }
+        byte[] frame = sections.apply(DebugFrame.SECTION);
+        if (frame != null) {
+            byte[] newFrame = DebugFrame.rewrite(frame, map);
+            if (newFrame != null) {
+                changed.put(DebugFrame.SECTION, newFrame);
+            }
+        }
         byte[] original = sections.apply(DieWalker.SECTION);
         byte[] abbrev = sections.apply(Abbreviations.SECTION);
         if (original == null || abbrev == null) {
             return;
         }
         info = original.clone();
+        addresses = new AddressTable(sections.apply(AddressTable.SECTION), map);
+        slots = addresses.unit(-1); // until a unit's DIE names its base
         rnglists = lists(".debug_rnglists", false, true);
         loclists = lists(".debug_loclists", true, true);
         ranges = lists(".debug_ranges", false, false);
@@ -118,6 +147,10 @@ public final class DebugInfoRewriter {
         }
         if (!java.util.Arrays.equals(info, original)) {
             changed.put(DieWalker.SECTION, info);
+        }
+        byte[] addr = addresses.bytes();
+        if (addr != null) {
+            changed.put(AddressTable.SECTION, addr);
         }
     }
 
@@ -142,8 +175,9 @@ public final class DebugInfoRewriter {
                 default -> { }
             }
         }
+        claimed.clear();
         if (unitDie) {
-            base = low != null && low.form() == FORM_ADDR ? low.value() : 0;
+            unit(attributes, low, offset);
         }
         for (Attribute a : attributes) {
             int name = a.name();
@@ -154,6 +188,10 @@ public final class DebugInfoRewriter {
                             + " is no unit of .debug_line");
                 }
                 put(a, moved, offset);
+            } else if ((name == AT_RANGES || name == AT_START_SCOPE) && a.form() == FORM_RNGLISTX) {
+                indexedList(rnglists, rnglistsBase, a, offset);
+            } else if (LOCATION_ATTRIBUTES.contains(name) && a.form() == FORM_LOCLISTX) {
+                indexedList(loclists, loclistsBase, a, offset);
             } else if (name == AT_RANGES || name == AT_START_SCOPE) {
                 put(a, list(unit.version() >= 5 ? rnglists : ranges, a, offset, unit), offset);
             } else if (LOCATION_ATTRIBUTES.contains(name) && a.form() == FORM_SEC_OFFSET) {
@@ -175,11 +213,58 @@ public final class DebugInfoRewriter {
             put(low, tag == TAG_GNU_CALL_SITE ? map.end(old) : map.start(old), offset); // a GNU call site's low_pc is its return address
         }
         if (entry != null && (high == null || low == null)) {
-            if (entry.form() != FORM_ADDR) {
+            if (!isAddress(entry)) {
                 throw new UnsupportedDwarfException(DieWalker.SECTION, offset, "DW_AT_entry_pc as an offset without low_pc and high_pc");
             }
-            put(entry, map.start(entry.value()), offset);
+            put(entry, map.start(address(entry, offset)), offset);
         }
+        for (Attribute a : attributes) { // what names no moved code keeps its entry's value
+            if (isAddrx(a.form()) && !claimed.contains(a)) {
+                slots.claim(a.value(), slots.address(a.value(), DieWalker.SECTION, offset), DieWalker.SECTION, offset);
+            }
+        }
+    }
+
+    /**
+     * A unit's DIE: its base address, its .debug_addr entries and list offset tables; a base
+     * address through .debug_addr makes every list of the unit absolute (the entry may be shared
+     * with moved code).
+     */
+    private void unit(List<Attribute> attributes, Attribute low, int offset) {
+        long addrBase = -1;
+        rnglistsBase = -1;
+        loclistsBase = -1;
+        for (Attribute a : attributes) {
+            switch (a.name()) {
+                case AT_ADDR_BASE -> addrBase = a.value();
+                case AT_RNGLISTS_BASE -> rnglistsBase = a.value();
+                case AT_LOCLISTS_BASE -> loclistsBase = a.value();
+                default -> { }
+            }
+        }
+        slots = addresses.unit(addrBase);
+        absoluteLists = low != null && isAddrx(low.form());
+        base = low == null ? 0 : low.form() == FORM_ADDR ? low.value() : absoluteLists ? address(low, offset) : 0;
+        if (absoluteLists && low != null) {
+            claimed.add(low); // only the base of lists, which are all written with absolute addresses now
+        }
+    }
+
+    /** A DW_FORM_rnglistx / loclistx reference: the list through the unit's offset table. */
+    private void indexedList(AddressLists lists, long tableBase, Attribute a, int offset) {
+        if (lists == null || tableBase < 0) {
+            throw new UnsupportedDwarfException(DieWalker.SECTION, offset, "a list index without its section or the unit's list base");
+        }
+        lists.indexed(a.value(), tableBase, base, slots, absoluteLists, offset);
+    }
+
+    /** Whether the attribute holds an address (DW_FORM_addr or through .debug_addr), not an offset from low_pc. */
+    private static boolean isAddress(Attribute a) {
+        return a.form() == FORM_ADDR || isAddrx(a.form());
+    }
+
+    private static boolean isAddrx(int form) {
+        return form == FORM_ADDRX || form >= 0x29 && form <= 0x2c;
     }
 
     /**
@@ -195,7 +280,7 @@ public final class DebugInfoRewriter {
             if (map.moves(old, old + 1)) {
                 Le.putU64(info, at, map.start(old));
             }
-        });
+        }, index -> slots.claimStart(index, DieWalker.SECTION, offset));
     }
 
     /**
@@ -205,7 +290,7 @@ public final class DebugInfoRewriter {
     private void range(Unit unit, int offset, long unitCode, Attribute low, Attribute high, Attribute entry) {
         boolean unitDie = unitCode >= 0;
         long from = address(low, offset);
-        long to = high.form() == FORM_ADDR ? high.value() : from + high.value();
+        long to = isAddress(high) ? address(high, offset) : from + high.value();
         if (!map.moves(from, to)) {
             return;
         }
@@ -223,12 +308,12 @@ public final class DebugInfoRewriter {
         long newFrom = moved.get(0)[0];
         long newTo = moved.get(0)[1];
         if (entry != null) {
-            long oldEntry = entry.form() == FORM_ADDR ? entry.value() : from + entry.value();
+            long oldEntry = isAddress(entry) ? address(entry, offset) : from + entry.value();
             long newEntry = map.start(oldEntry);
-            put(entry, entry.form() == FORM_ADDR ? newEntry : newEntry - newFrom, offset);
+            put(entry, isAddress(entry) ? newEntry : newEntry - newFrom, offset);
         }
         put(low, newFrom, offset);
-        put(high, high.form() == FORM_ADDR ? newTo : newTo - newFrom, offset);
+        put(high, isAddress(high) ? newTo : newTo - newFrom, offset);
     }
 
     /**
@@ -295,19 +380,29 @@ public final class DebugInfoRewriter {
         if (lists == null) {
             throw new UnsupportedDwarfException(DieWalker.SECTION, offset, "a list reference without its section");
         }
-        return lists.offset(a.value(), base);
+        return lists.offset(a.value(), base, slots, absoluteLists);
     }
 
-    private static long address(Attribute a, int offset) {
+    private long address(Attribute a, int offset) {
+        if (isAddrx(a.form())) {
+            return slots.address(a.value(), DieWalker.SECTION, offset);
+        }
         if (a.form() != FORM_ADDR) {
-            throw new UnsupportedDwarfException(DieWalker.SECTION, offset, "an address of form 0x" + Integer.toHexString(a.form())
-                    + " (DW_FORM_addrx and its kin: .debug_addr is not handled)");
+            throw new UnsupportedDwarfException(DieWalker.SECTION, offset, "an address of form 0x" + Integer.toHexString(a.form()));
         }
         return a.value();
     }
 
-    /** Writes a new value into an attribute's place, in its form's size. */
+    /**
+     * Writes a new value into an attribute's place, in its form's size; an address through
+     * .debug_addr claims its entry instead.
+     */
     private void put(Attribute a, long value, int offset) {
+        if (isAddrx(a.form())) {
+            slots.claim(a.value(), value, DieWalker.SECTION, offset);
+            claimed.add(a);
+            return;
+        }
         if (value == a.value()) {
             return;
         }

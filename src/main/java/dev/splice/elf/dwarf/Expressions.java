@@ -2,12 +2,13 @@ package dev.splice.elf.dwarf;
 
 import dev.splice.base.ByteReader;
 import java.util.function.IntConsumer;
+import java.util.function.LongConsumer;
 
 /**
  * Walks a DWARF expression (DWARF 4 and 5 operations and GNU's) and reports where each
- * {@code DW_OP_addr} operand is, including inside {@code DW_OP_entry_value}: the addresses a
- * rewrite of moved code must follow. An operation this walker does not know, or one that names an
- * address through {@code .debug_addr} ({@code DW_OP_addrx}, {@code DW_OP_GNU_addr_index}), is
+ * {@code DW_OP_addr} operand is, including inside {@code DW_OP_entry_value}, and the index of each
+ * address named through {@code .debug_addr} ({@code DW_OP_addrx}, {@code DW_OP_GNU_addr_index}):
+ * the addresses a rewrite of moved code must follow. An operation this walker does not know is
  * refused: its operands' length or meaning is unknown.
  */
 final class Expressions {
@@ -17,10 +18,10 @@ final class Expressions {
 
     /**
      * Calls {@code addr} with the section offset of the 8-byte operand of every {@code DW_OP_addr}
-     * of the expression {@code bytes[start, end)}; {@code section} and {@code die} name the place
-     * in refusals.
+     * of the expression {@code bytes[start, end)} and {@code addrx} with the index of every
+     * {@code DW_OP_addrx}; {@code section} and {@code die} name the place in refusals.
      */
-    static void addresses(byte[] bytes, int start, int end, String section, int die, IntConsumer addr) {
+    static void addresses(byte[] bytes, int start, int end, String section, int die, IntConsumer addr, LongConsumer addrx) {
         ByteReader r = new ByteReader(bytes, start, end, section);
         while (!r.atEnd()) {
             int at = r.position();
@@ -59,7 +60,7 @@ final class Expressions {
                 }
                 case 0xa3, 0xf3 -> { // entry_value GNU_entry_value: a nested expression
                     int length = length(r, r.uleb(), section, at);
-                    addresses(bytes, r.position(), r.position() + length, section, die, addr);
+                    addresses(bytes, r.position(), r.position() + length, section, die, addr, addrx);
                     r.skip(length);
                 }
                 case 0xa4, 0xf4 -> { // const_type GNU_const_type
@@ -70,8 +71,7 @@ final class Expressions {
                     r.skip(1);
                     r.uleb();
                 }
-                case 0xa1, 0xfb -> throw new UnsupportedDwarfException(section, die, "DW_OP_addrx in an expression at 0x"
-                        + Integer.toHexString(at) + " (.debug_addr is not handled)");
+                case 0xa1, 0xfb -> addrx.accept(r.uleb()); // addrx GNU_addr_index
                 default -> throw new UnsupportedDwarfException(section, die, "DWARF operation 0x" + Integer.toHexString(op)
                         + " at 0x" + Integer.toHexString(at) + " in an expression is not known, so its addresses cannot be followed");
             }

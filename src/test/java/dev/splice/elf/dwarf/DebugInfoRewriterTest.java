@@ -125,7 +125,7 @@ class DebugInfoRewriterTest {
 
     @Test
     void damagedSectionsAreRefusedCleanly() {
-        for (String name : new String[] {"loops.dwarf5", "loops.dwarf4"}) {
+        for (String name : new String[] {"loops.dwarf5", "loops.dwarf4", "loops.clang", "loops.dframe"}) {
             Path p = program(name);
             Function main = ElfFile.read(p).function("main").orElseThrow();
             Shift shift = new Shift(main.address(), main.endAddress(), 0x400000);
