@@ -18,8 +18,12 @@
  * by addresses: it counts as not taken. Addresses are the guest's, inside or outside the
  * executable.
  *
- * Counters live in per-vCPU open-addressing hash tables keyed by (from, to), so the callbacks of
- * different threads share nothing. QEMU reuses a vCPU index after a thread exits: the vCPU init
+ * A taken transition (range start, last block, this block) is counted, in order of preference, in
+ * the last block's memo (one transition per block, owned by the first thread that takes one out of
+ * it; it lies beside the fields the callback reads anyway), in a per-thread direct-mapped cache, or
+ * in per-vCPU open-addressing hash tables keyed by (from, to); memos and cache entries are added to
+ * their thread's tables when they are evicted or the run ends. Apart from the memos (written only
+ * by their owner) the callbacks of different threads share nothing. QEMU reuses a vCPU index after a thread exits: the vCPU init
  * hook then retires the old thread's tables, so every thread keeps its own. At exit the other
  * threads may still run (exit_group): each callback marks its vCPU busy, and the writer stops all
  * callbacks and waits until none is busy before it reads the tables.
@@ -40,13 +44,28 @@
 /* How a block's final instruction transfers control. */
 enum transfer { FALLS_THROUGH, CONDITIONAL, JUMP };
 
-/* What the callbacks need of a translated block; deduplicated, never freed. */
+struct thread;
+
+/* An address no block starts at (instructions are 2-byte aligned). */
+#define NO_ADDRESS 1
+
+/* What the callbacks need of a translated block; deduplicated, never freed. The first fields are
+ * the callback's: where the block starts, where it falls through to, and a memo of one taken
+ * transition out of it (to memo_next, in the range that started at memo_range_start) counted by
+ * the one thread that owns the memo. The memo lies in the block the callback reads anyway, so a
+ * hot transition (a loop's back edge, a call) costs no lookup elsewhere; other threads, and other
+ * transitions, go through the owner's per-thread cache. */
 struct block {
     uint64_t start;
+    uint64_t falls_to; /* the address after the final instruction, NO_ADDRESS when it is a jump */
+    const struct block *memo_next;
+    uint64_t memo_range_start;
+    uint64_t memo_count;
+    struct thread *_Atomic memo_owner; /* NULL until a thread claims the memo */
     uint64_t last; /* address of the final instruction */
-    uint64_t next; /* the address after it */
     enum transfer kind;
     struct block *chain; /* the next block in the same dedup bucket */
+    struct block *all_next; /* every block, newest first (the writer flushes the memos) */
 };
 
 struct edge {
@@ -80,15 +99,15 @@ struct cached {
 };
 
 struct thread {
-    uint64_t serial; /* threads in order of creation, from 0 */
-    const struct block *last_block;
+    const struct block *last_block; /* the callback's fields first, in one cache line */
     uint64_t range_start;
+    volatile int busy;
+    uint64_t serial; /* threads in order of creation, from 0 */
     struct table branches;
     struct table ranges;
     struct table discontinuities;
     struct chunk *chunks;
     size_t chunk_used;
-    volatile int busy;
     struct thread *retired_next;
     struct cached cache[CACHE_SIZE];
 };
@@ -104,6 +123,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define BUCKETS 65536
 static struct block *block_buckets[BUCKETS];
+static struct block *all_blocks;
 
 static enum transfer transfer_of(uint32_t encoding, uint32_t size)
 {
@@ -223,11 +243,25 @@ static void flush_cached(struct thread *t, const struct cached *c)
 }
 
 /* A cache miss: the entry makes room for the transition (range start, last, b), seen once. */
-static __attribute__((noinline)) void replace_cached(struct thread *t, struct cached *c, const struct block *last,
-                                                     const struct block *b)
+static void replace_cached(struct thread *t, struct cached *c, const struct block *last, const struct block *b)
 {
     flush_cached(t, c);
     *c = (struct cached){last, b, t->range_start, 1};
+}
+
+/* A taken transition from last to b that is neither last's memo nor in the thread's cache: the
+ * memo is claimed if it is free, else the transition replaces the cache entry c. */
+static __attribute__((noinline)) void taken_uncached(struct thread *t, struct block *last, const struct block *b,
+                                                     struct cached *c)
+{
+    struct thread *owner = atomic_load_explicit(&last->memo_owner, memory_order_relaxed);
+    if (owner == NULL && atomic_compare_exchange_strong(&last->memo_owner, &owner, t)) {
+        last->memo_next = b;
+        last->memo_range_start = t->range_start;
+        last->memo_count = 1;
+    } else {
+        replace_cached(t, c, last, b);
+    }
 }
 
 /* Control went from block last to b without a branch (signal delivery, rt_sigreturn). */
@@ -252,13 +286,16 @@ static void on_block(unsigned int vcpu_index, void *userdata)
         atomic_signal_fence(memory_order_seq_cst);
     }
     if (!atomic_load_explicit(&stopped, memory_order_relaxed)) {
-        const struct block *b = userdata;
-        const struct block *last = t->last_block;
+        struct block *b = userdata;
+        struct block *last = (struct block *)t->last_block;
         t->last_block = b;
         if (last == NULL) {
             t->range_start = b->start;
-        } else if (b->start != last->next || last->kind == JUMP) {
-            if (last->kind == FALLS_THROUGH) {
+        } else if (b->start != last->falls_to) {
+            if (atomic_load_explicit(&last->memo_owner, memory_order_relaxed) == t && last->memo_next == b
+                && last->memo_range_start == t->range_start) {
+                last->memo_count++;
+            } else if (last->kind == FALLS_THROUGH) {
                 discontinuity(t, last, b);
             } else {
                 struct cached *c = &t->cache[(((uintptr_t)b >> 4) ^ ((uintptr_t)last >> 6) ^ t->range_start)
@@ -266,7 +303,7 @@ static void on_block(unsigned int vcpu_index, void *userdata)
                 if (c->last == last && c->next == b && c->range_start == t->range_start) {
                     c->count++;
                 } else {
-                    replace_cached(t, c, last, b);
+                    taken_uncached(t, last, b, c);
                 }
             }
             t->range_start = b->start;
@@ -278,18 +315,25 @@ static void on_block(unsigned int vcpu_index, void *userdata)
 
 static const struct block *block_of(uint64_t start, uint64_t last, uint64_t next, enum transfer kind)
 {
+    uint64_t falls_to = kind == JUMP ? NO_ADDRESS : next;
     size_t bucket = hash_pair(start, last) & (BUCKETS - 1);
     for (struct block *b = block_buckets[bucket]; b != NULL; b = b->chain) {
-        if (b->start == start && b->last == last && b->next == next && b->kind == kind) {
+        if (b->start == start && b->last == last && b->falls_to == falls_to && b->kind == kind) {
             return b;
         }
     }
-    struct block *b = malloc(sizeof(*b));
+    struct block *b = calloc(1, sizeof(*b));
     if (b == NULL) {
         return NULL;
     }
-    *b = (struct block){start, last, next, kind, block_buckets[bucket]};
+    b->start = start;
+    b->falls_to = falls_to;
+    b->last = last;
+    b->kind = kind;
+    b->chain = block_buckets[bucket];
     block_buckets[bucket] = b;
+    b->all_next = all_blocks;
+    all_blocks = b;
     return b;
 }
 
@@ -419,6 +463,13 @@ void splice_trace_finish(void)
     }
     fprintf(g_splice.out, "threads %zu lost_threads %" PRIu64 " out_of_memory %" PRIu64 "\n", count,
             lost_threads, (uint64_t)atomic_load(&out_of_memory));
+    for (const struct block *b = all_blocks; b != NULL; b = b->all_next) {
+        struct thread *owner = atomic_load(&b->memo_owner);
+        if (owner != NULL && b->memo_count != 0) {
+            *table_counter(owner, &owner->branches, b->last, b->memo_next->start) += b->memo_count;
+            *table_counter(owner, &owner->ranges, b->memo_range_start, b->last) += b->memo_count;
+        }
+    }
     for (size_t k = 0; k < count; k++) {
         struct thread *t = all[k];
         close_range(t);
