@@ -85,6 +85,24 @@ public final class Instrumentation {
      * @throws BadInputException when the binary cannot be instrumented at all
      */
     public static Summary instrument(Path input, Path output, List<String> globs, String counterFile) {
+        return instrument(input, output, globs, counterFile, null);
+    }
+
+    /**
+     * Writes an instrumented copy of a static RISC-V executable linked with --emit-relocs, with a
+     * user's runtime object linked in ({@code Rewrite.runtime}): its {@code __splice_user_exit}, if
+     * it defines one, runs at exit before the counters are written (docs/instrument.md).
+     *
+     * @param input the input binary (never modified)
+     * @param output the instrumented binary (written atomically)
+     * @param globs shell globs over function names ({@code *}, {@code ?}); empty: every function
+     * @param counterFile the counter file's name at run time; null: {@value #DEFAULT_COUNTER_FILE}
+     * @param runtime a RISC-V relocatable object to link into the runtime; null: none
+     * @return what was done
+     * @throws BadInputException when the binary cannot be instrumented at all
+     * @throws PatchException when the object holds what Splice cannot link exactly
+     */
+    public static Summary instrument(Path input, Path output, List<String> globs, String counterFile, Path runtime) {
         ElfFile elf = ElfFile.read(input);
         boolean atomic = hasAtomics(elf);
         if (!atomic && mayCreateThreads(elf)) {
@@ -165,6 +183,9 @@ public final class Instrumentation {
             }
             dev.splice.patch.Rewrite rewrite = dev.splice.patch.Rewrite.of(elf)
                     .counterFile(counterFile == null ? DEFAULT_COUNTER_FILE : counterFile);
+            if (runtime != null) {
+                rewrite.runtime(runtime);
+            }
             insertions.forEach(rewrite::insert);
             byte[] bytes;
             try {
