@@ -85,6 +85,24 @@ public final class Instrumentation {
      * @throws BadInputException when the binary cannot be instrumented at all
      */
     public static Summary instrument(Path input, Path output, List<String> globs, String counterFile) {
+        return instrument(input, output, globs, counterFile, null);
+    }
+
+    /**
+     * Writes an instrumented copy of a static RISC-V executable linked with --emit-relocs, with a
+     * user's runtime object linked in ({@code Rewrite.runtime}): its {@code __splice_user_exit}, if
+     * it defines one, runs at exit before the counters are written (docs/instrument.md).
+     *
+     * @param input the input binary (never modified)
+     * @param output the instrumented binary (written atomically)
+     * @param globs shell globs over function names ({@code *}, {@code ?}); empty: every function
+     * @param counterFile the counter file's name at run time; null: {@value #DEFAULT_COUNTER_FILE}
+     * @param runtime a RISC-V relocatable object to link into the runtime; null: none
+     * @return what was done
+     * @throws BadInputException when the binary cannot be instrumented at all
+     * @throws PatchException when the object holds what Splice cannot link exactly
+     */
+    public static Summary instrument(Path input, Path output, List<String> globs, String counterFile, Path runtime) {
         ElfFile elf = ElfFile.read(input);
         boolean atomic = hasAtomics(elf);
         if (!atomic && mayCreateThreads(elf)) {
@@ -124,22 +142,25 @@ public final class Instrumentation {
             List<EdgeMap.FunctionMap> maps = new ArrayList<>();
             Map<FlowEdge, Integer> order = new java.util.IdentityHashMap<>();
             List<Flush> flushes = new ArrayList<>();
+            Plans plans = plans(binary, abiEntries, networks, functions, atomic);
             for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
                 Function f = n.getKey();
-                Liveness live = liveness(binary, abiEntries, f);
-                LoopPromotion.Plan plan = promotions(binary, f, n.getValue(), live, atomic);
+                Liveness live = plans.live().get(f);
+                LoopPromotion.Plan plan = plans.plan().get(f);
+                int preserved = plans.preserved().getOrDefault(f.address(), 0);
                 for (int c : n.getValue().counters().counted()) {
                     FlowEdge e = n.getValue().edges().get(c);
                     order.put(e, insertions.size());
                     Integer register = plan.register().get(e);
                     insertions.add(register != null ? promoted(elf, f, e, fragments, register)
-                            : insertion(elf, f, e, fragments, live.liveBefore(e.probeOffset()) | plan.reservedAt(e.probeOffset())));
+                            : insertion(elf, f, e, fragments,
+                                    live.liveBefore(e.probeOffset()) | plan.reservedAt(e.probeOffset()) | preserved));
                 }
                 String name = "promoted loop counters in " + f.name();
                 plan.zeroing().forEach((at, registers) -> insertions.add(
                         new Insertion(f.address() + at, fragments.zero(registers), name + " (zeroing)", BranchTarget.INSERTED)));
                 for (Map.Entry<Integer, List<FlowEdge>> x : new java.util.TreeMap<>(plan.flushes()).entrySet()) {
-                    int scratch = CounterFragments.firstDead(live.liveBefore(x.getKey()) | plan.reservedAt(x.getKey()));
+                    int scratch = CounterFragments.firstDead(live.liveBefore(x.getKey()) | plan.reservedAt(x.getKey()) | preserved);
                     BranchTarget policy = plan.fallThroughFlushes().contains(x.getKey()) ? BranchTarget.ORIGINAL : BranchTarget.INSERTED;
                     flushes.add(new Flush(insertions.size(), x.getValue(), plan, scratch));
                     insertions.add(new Insertion(f.address() + x.getKey(), "", name + " (flush)", policy));
@@ -162,6 +183,9 @@ public final class Instrumentation {
             }
             dev.splice.patch.Rewrite rewrite = dev.splice.patch.Rewrite.of(elf)
                     .counterFile(counterFile == null ? DEFAULT_COUNTER_FILE : counterFile);
+            if (runtime != null) {
+                rewrite.runtime(runtime);
+            }
             insertions.forEach(rewrite::insert);
             byte[] bytes;
             try {
@@ -231,17 +255,89 @@ public final class Instrumentation {
     /** A flush of promoted counters, its fragment written once the slots are numbered. */
     private record Flush(int index, List<FlowEdge> edges, LoopPromotion.Plan plan, int scratch) {}
 
+    /**
+     * Every instrumented function's liveness and promotions, and per leaf function the registers
+     * its fragments must keep (the promoted counters of loops that call it).
+     */
+    private record Plans(Map<Function, Liveness> live, Map<Function, LoopPromotion.Plan> plan, Map<Long, Integer> preserved) {}
+
+    /**
+     * Plans the promotions of leaf functions first (they call nothing), then of the others, which
+     * may keep a loop's counter across a call of a leaf that neither reads nor writes its register,
+     * its own counters and promotions included.
+     */
+    private static Plans plans(RiscVEdges.Binary binary, Set<Long> abiEntries, Map<Function, FunctionEdges> networks,
+                               List<Function> functions, boolean atomic) {
+        Map<Function, Liveness> lives = new java.util.HashMap<>();
+        Map<Function, LoopPromotion.Plan> plans = new java.util.HashMap<>();
+        Map<Long, Integer> leaves = new java.util.HashMap<>();
+        for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
+            Function f = n.getKey();
+            lives.put(f, liveness(binary, abiEntries, f));
+            int touched = leafRegisters(binary, f, n.getValue());
+            if (touched >= 0) {
+                LoopPromotion.Plan plan = promotions(binary, f, n.getValue(), lives.get(f), atomic, target -> -1);
+                plans.put(f, plan);
+                for (int r : plan.register().values()) {
+                    touched |= 1 << r;
+                }
+                leaves.put(f.address(), touched);
+            }
+        }
+        Map<Long, Integer> uninstrumented = new java.util.HashMap<>();
+        for (Function f : functions) {
+            if (!networks.containsKey(f) && f.size() > 0 && f.section() != null && f.section().isExecutable()) {
+                uninstrumented.putIfAbsent(f.address(), -1);
+            }
+        }
+        java.util.function.LongToIntFunction leaf = target -> leaves.getOrDefault(target,
+                uninstrumented.containsKey(target) ? uninstrumentedLeaf(binary, functions, target, uninstrumented) : -1);
+        Map<Long, Integer> preserved = new java.util.HashMap<>();
+        for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
+            Function f = n.getKey();
+            LoopPromotion.Plan plan = plans.get(f);
+            if (plan == null) {
+                plan = promotions(binary, f, n.getValue(), lives.get(f), atomic, leaf);
+                plans.put(f, plan);
+            }
+            plan.preserved().forEach((callee, registers) -> preserved.merge(callee, registers, (x, y) -> x | y));
+        }
+        return new Plans(lives, plans, preserved);
+    }
+
+    /** The registers a function of the binary touches if it is a leaf (no jump tables known: none may be in it), else -1. */
+    private static int uninstrumentedLeaf(RiscVEdges.Binary binary, List<Function> functions, long address,
+                                          Map<Long, Integer> cache) {
+        return cache.computeIfPresent(address, (a, known) -> known >= 0 ? known : functions.stream()
+                .filter(f -> f.address() == a && f.size() > 0).findFirst()
+                .map(f -> LoopPromotion.leafRegisters(binary.elf().contents(f.section()), (int) (f.address() - f.section().address()),
+                        (int) f.size(), Set.of()))
+                .orElse(-1));
+    }
+
+    /** The registers an instrumented function touches if it is a leaf (its jump tables' jumps from its network), else -1. */
+    private static int leafRegisters(RiscVEdges.Binary binary, Function f, FunctionEdges net) {
+        Set<Integer> tableJumps = new HashSet<>();
+        for (FlowEdge e : net.edges()) {
+            if (e.kind() == FunctionEdges.EdgeKind.TABLE) {
+                tableJumps.add(e.fromOffset());
+            }
+        }
+        return LoopPromotion.leafRegisters(binary.elf().contents(f.section()), (int) (f.address() - f.section().address()),
+                (int) f.size(), tableJumps);
+    }
+
     /** The loops of a function whose counters are kept in registers (atomic binaries only: the flush is an amoadd.d). */
     private static LoopPromotion.Plan promotions(RiscVEdges.Binary binary, Function f, FunctionEdges net, Liveness live,
-                                                 boolean atomic) {
+                                                 boolean atomic, java.util.function.LongToIntFunction leaves) {
         dev.splice.cfg.ControlFlowGraph cfg = atomic ? RiscVEdges.cfg(binary, f) : null;
         if (cfg == null) {
-            return new LoopPromotion.Plan(Map.of(), Map.of(), Map.of(), Set.of(), Map.of());
+            return LoopPromotion.Plan.NONE;
         }
         byte[] code = binary.elf().contents(f.section());
         int base = (int) (f.address() - f.section().address());
         return LoopPromotion.plan(cfg, net, code, base, (int) f.size(), live, RiscVEdges.labels(binary, f),
-                CounterFragments.CANDIDATES);
+                CounterFragments.CANDIDATES, f.address(), leaves);
     }
 
     private static Insertion promoted(ElfFile elf, Function f, FlowEdge e, CounterFragments fragments, int register) {

@@ -24,17 +24,25 @@ import java.util.Map;
  * while it runs, each incremented by one {@code addi}, set to zero on the way in and added to their
  * slots on every way out. A loop is promoted only where that is exact: a natural loop whose head
  * is entered from outside by exactly one block that goes nowhere else (the zeroing goes before its
- * last instruction), whose blocks have no call, ecall, return, tail call, trap, indirect jump,
- * landing pad or label data refers to (nothing leaves it but its exit edges, nothing enters it but
- * its head), and whose exit blocks are entered from the loop only (the flush goes at their start,
- * where every arrival is an exit). Each promoted counter takes a caller-saved register that is dead
- * where the zeroing goes and that no instruction of the loop (or of the rest of the entering block)
- * writes: the program never reads it before it writes it again, so the loop may keep a count there.
+ * last instruction), whose blocks have no ecall, return, tail call, trap, indirect jump, landing
+ * pad or label data refers to, and no call but direct calls of leaf functions (nothing leaves it
+ * but its exit edges and those calls, which come back with the promoted registers untouched,
+ * nothing enters it but its head), and whose exit blocks are entered from the loop only (the flush
+ * goes at their start, where every arrival is an exit) or entered from the loop by fall-through
+ * only (the flush takes policy ORIGINAL there, so that branches and jumps from outside skip it).
+ * Each promoted counter takes a caller-saved register that is dead where the zeroing goes and that
+ * no instruction of the loop (or of the rest of the entering block) writes: the program never reads
+ * it before it writes it again, so the loop may keep a count there. Where the loop calls leaves,
+ * the register is also one that no instruction of the loop reads, that is dead at every exit, that
+ * the leaves neither read nor write, and not t1 (the old entries' jumps write it); the plan names
+ * the leaves, whose own counters must then leave it alone.
  */
 final class LoopPromotion {
     private static final Isa ISA = Isa.rv64();
     private static final Decoder DECODER = ISA.decoder(ISA.extensions());
     private static final Opcode ECALL = ISA.opcode("ecall");
+    /** t1: the jump at a moved function's old entry may write it ({@code auipc t1; jr t1}). */
+    private static final int T1 = 6;
 
     /**
      * The promotions of one function.
@@ -45,9 +53,14 @@ final class LoopPromotion {
      * @param fallThroughFlushes the exit block starts entered by fall-through only where a fall-through counter
      *     is (their flush takes its policy, ORIGINAL)
      * @param reserved per offset inside a promoted loop's reach, the registers other fragments must not touch
+     * @param preserved per leaf function a promoted loop calls (its address), the registers its own
+     *     fragments must not touch (bit r for xr)
      */
     record Plan(Map<FlowEdge, Integer> register, Map<Integer, List<Integer>> zeroing, Map<Integer, List<FlowEdge>> flushes,
-                java.util.Set<Integer> fallThroughFlushes, Map<Integer, Integer> reserved) {
+                java.util.Set<Integer> fallThroughFlushes, Map<Integer, Integer> reserved, Map<Long, Integer> preserved) {
+        /** The plan of a function with no promoted loop. */
+        static final Plan NONE = new Plan(Map.of(), Map.of(), Map.of(), java.util.Set.of(), Map.of(), Map.of());
+
         /** {@return the registers reserved at an offset (bit r for xr)} */
         int reservedAt(int offset) {
             return reserved.getOrDefault(offset, 0);
@@ -68,10 +81,13 @@ final class LoopPromotion {
      * @param live the function's liveness
      * @param labels the offsets data refers to
      * @param candidates the registers a counter may take, in order of preference
+     * @param address the function's address
+     * @param leaves per call target, the registers the leaf function there reads or writes, its
+     *     counters included (bit r for xr), or -1 when it is no leaf whose effect is known
      * @return the plan (possibly empty)
      */
     static Plan plan(ControlFlowGraph cfg, FunctionEdges net, byte[] code, int base, int size, Liveness live, int[] labels,
-                     int[] candidates) {
+                     int[] candidates, long address, java.util.function.LongToIntFunction leaves) {
         List<Block> blocks = cfg.blocks();
         int n = blocks.size();
         List<List<Integer>> preds = new ArrayList<>();
@@ -96,6 +112,7 @@ final class LoopPromotion {
         Map<Integer, List<Integer>> zeroing = new HashMap<>();
         Map<Integer, List<FlowEdge>> flushes = new HashMap<>();
         Map<Integer, Integer> reserved = new HashMap<>();
+        Map<Long, Integer> preserved = new HashMap<>();
         java.util.Set<Integer> fallThroughFlushes = new java.util.HashSet<>();
         BitSet taken = new BitSet(n);
         java.util.Set<Integer> reached = new java.util.HashSet<>();
@@ -109,7 +126,8 @@ final class LoopPromotion {
                     head = h;
                 }
             }
-            Promotion p = promotion(head, loop, blocks, preds, labelBlocks, net, code, base, size, live, candidates);
+            Promotion p = promotion(head, loop, blocks, preds, labelBlocks, net, new Code(code, base, size, address, leaves), live,
+                    candidates);
             if (p == null || p.reach.stream().anyMatch(reached::contains)) {
                 continue; // another promotion's zeroing, loop or flush is there: each keeps its registers to itself
             }
@@ -117,9 +135,13 @@ final class LoopPromotion {
             taken.or(loop);
             register.putAll(p.register);
             zeroing.put(p.zeroAt, List.copyOf(p.register.values()));
+            p.outerZeroing.forEach(z -> zeroing.put(z, List.copyOf(p.register.values())));
             for (int exit : p.exits) {
                 int start = blocks.get(exit).start();
                 flushes.put(start, p.edges);
+                if (p.sharedExits.contains(exit)) {
+                    fallThroughFlushes.add(start); // entered from the loop by fall-through only: checked above
+                }
                 for (int c : net.counters().counted()) {
                     FlowEdge e = net.edges().get(c);
                     if (e.probe() == Probe.AT_FALL_THROUGH && e.probeOffset() == start) {
@@ -131,12 +153,74 @@ final class LoopPromotion {
             for (int at : p.reach) {
                 reserved.merge(at, mask, (x, y) -> x | y);
             }
+            for (long leaf : p.leaves) {
+                preserved.merge(leaf, mask, (x, y) -> x | y);
+            }
         }
-        return new Plan(register, zeroing, flushes, fallThroughFlushes, reserved);
+        return new Plan(register, zeroing, flushes, fallThroughFlushes, reserved, preserved);
     }
 
-    private record Promotion(Map<FlowEdge, Integer> register, List<FlowEdge> edges, int zeroAt, List<Integer> exits,
-                             List<Integer> reach) {}
+    private record Promotion(Map<FlowEdge, Integer> register, List<FlowEdge> edges, int zeroAt, List<Integer> outerZeroing,
+                             List<Integer> exits,
+                             List<Integer> reach, List<Integer> sharedExits, java.util.Set<Long> leaves) {}
+
+    /**
+     * A function's bytes, where it is, and what the leaves it may call touch.
+     *
+     * @param code the bytes of its section
+     * @param base its offset in them
+     * @param size its size
+     * @param address its address
+     * @param leaves per call target, the registers the leaf there reads or writes, or -1
+     */
+    private record Code(byte[] code, int base, int size, long address, java.util.function.LongToIntFunction leaves) {}
+
+    /**
+     * The registers a leaf function reads or writes (bit r for xr; floating-point operands counted
+     * as the integer register of the same number), or -1 when it is no leaf whose every way is
+     * known: it has a call, an ecall, a trap, a Zcmp {@code cm.*} or an undecodable instruction, a
+     * branch or jump out of it, a return through another register than ra, an indirect jump that is
+     * not one of its jump tables, or its last instruction may run off its end.
+     *
+     * @param code the bytes of its section
+     * @param base its offset in them
+     * @param size its size in bytes
+     * @param tableJumps the offsets of its indirect jumps through jump tables (their targets inside it)
+     * @return the registers, or -1
+     */
+    static int leafRegisters(byte[] code, int base, int size, java.util.Set<Integer> tableJumps) {
+        int touched = 0;
+        ControlFlow lastFlow = ControlFlow.NONE;
+        for (int at = 0; at < size; ) {
+            int packed = DECODER.decodeAt(code, base + at, base + size);
+            Opcode op = DECODER.opcode(packed);
+            if (op == null || op == ECALL || op.mnemonic().startsWith("cm.")) {
+                return -1;
+            }
+            int length = Decoder.size(packed);
+            int bits = word(code, base + at, length);
+            ControlFlow flow = op.controlFlow(bits);
+            boolean known = switch (flow) {
+                case NONE -> true;
+                case BRANCH, JUMP -> at + op.branchOffset(bits) >= 0 && at + op.branchOffset(bits) < size;
+                case RETURN -> op.operand(bits, Operand.RS1) == 1;
+                case INDIRECT_JUMP -> tableJumps.contains(at);
+                default -> false;
+            };
+            if (!known) {
+                return -1;
+            }
+            for (Operand role : new Operand[] {Operand.RD, Operand.RS1, Operand.RS2, Operand.RS3}) {
+                if (op.has(role)) {
+                    touched |= 1 << (int) op.operand(bits, role);
+                }
+            }
+            lastFlow = flow;
+            at += length;
+        }
+        return lastFlow == ControlFlow.RETURN || lastFlow == ControlFlow.JUMP || lastFlow == ControlFlow.INDIRECT_JUMP
+                ? touched & ~1 : -1;
+    }
 
     /** The head and every block that reaches one of its predecessors reachable from it without passing it. */
     private static BitSet body(int h, List<Block> blocks, List<List<Integer>> preds) {
@@ -171,10 +255,14 @@ final class LoopPromotion {
     }
 
     private static Promotion promotion(int head, BitSet loop, List<Block> blocks, List<List<Integer>> preds, BitSet labels,
-                                       FunctionEdges net, byte[] code, int base, int size, Liveness live, int[] candidates) {
+                                       FunctionEdges net, Code fn, Liveness live, int[] candidates) {
         int entering = -1;
         List<Integer> exits = new ArrayList<>();
+        byte[] code = fn.code();
+        int base = fn.base();
         int written = 0;
+        int read = 0;
+        java.util.Set<Long> leaves = new java.util.HashSet<>();
         List<Integer> reach = new ArrayList<>();
         for (int b = loop.nextSetBit(0); b >= 0; b = loop.nextSetBit(b + 1)) {
             Block block = blocks.get(b);
@@ -196,11 +284,12 @@ final class LoopPromotion {
                 }
             }
             for (int at : block.instructions()) {
-                int w = writes(code, base, size, at);
+                int w = writes(fn, at, leaves);
                 if (w < 0) {
                     return null;
                 }
                 written |= w;
+                read |= reads(code, base, at);
                 reach.add(at);
             }
         }
@@ -211,14 +300,10 @@ final class LoopPromotion {
         if (in.successors().size() != 1 || !(in.kind() == Kind.PLAIN || in.kind() == Kind.JUMP)) {
             return null;
         }
-        int last = in.instructions().get(in.instructions().size() - 1);
-        int zeroAt = last;
-        if (in.instructions().size() > 1 && isAuipc(code, base, in.instructions().get(in.instructions().size() - 2))) {
-            zeroAt = in.instructions().get(in.instructions().size() - 2);
-        }
+        int zeroAt = zeroPoint(in, code, base);
         for (int at : in.instructions()) {
             if (at >= zeroAt) {
-                int w = writes(code, base, size, at);
+                int w = writes(fn, at, leaves);
                 if (w < 0) {
                     return null;
                 }
@@ -226,18 +311,59 @@ final class LoopPromotion {
                 reach.add(at);
             }
         }
+        List<Integer> shared = new ArrayList<>();
+        List<Integer> outerZeroing = new ArrayList<>();
         for (int s : exits) {
             Block exit = blocks.get(s);
-            if (exit.entryPoint() || labels.get(s) || exit.start() == 0 || preds.get(s).stream().anyMatch(p -> !loop.get(p))) {
+            if (exit.entryPoint() || labels.get(s) || exit.start() == 0) {
                 return null;
             }
             reach.add(exit.start());
+            if (preds.get(s).stream().noneMatch(p -> !loop.get(p))) {
+                continue;
+            }
+            // Entered from outside too: a flush with policy ORIGINAL where the loop falls through
+            // into it and nothing there needs every arrival; else the registers are zeroed on the
+            // ways in from outside, so that the flush there adds nothing.
+            if (fallThroughFromLoopOnly(s, loop, blocks, preds) && !counterAt(net, exit.start(), false)) {
+                shared.add(s);
+                continue;
+            }
+            if (counterAt(net, exit.start(), true)) {
+                return null; // one policy per address: a fall-through counter there and arrivals from outside
+            }
+            for (int p : preds.get(s)) {
+                if (loop.get(p)) {
+                    continue;
+                }
+                Block outside = blocks.get(p);
+                if (!(outside.kind() == Kind.PLAIN || outside.kind() == Kind.JUMP || outside.kind() == Kind.CONDITIONAL)) {
+                    return null;
+                }
+                int z = zeroPoint(outside, code, base);
+                if (counterAt(net, z, true)) {
+                    return null; // one policy per address
+                }
+                for (int at : outside.instructions()) {
+                    if (at >= z) {
+                        int w = writes(fn, at, leaves);
+                        if (w < 0) {
+                            return null;
+                        }
+                        written |= w;
+                        read |= reads(code, base, at);
+                        reach.add(at);
+                    }
+                }
+                outerZeroing.add(z);
+            }
         }
         List<FlowEdge> edges = new ArrayList<>();
         for (int c : net.counters().counted()) {
             FlowEdge e = net.edges().get(c);
             if (e.probe() == Probe.AT_FALL_THROUGH && (e.probeOffset() == zeroAt
-                    || exits.stream().anyMatch(x -> blocks.get(x).start() == e.probeOffset() && !fallThroughOnly(x, blocks, preds)))) {
+                    || exits.stream().anyMatch(x -> blocks.get(x).start() == e.probeOffset() && !shared.contains(x)
+                            && !fallThroughOnly(x, blocks, preds)))) {
                 return null; // one policy per address: the zeroing and these flushes need every arrival
             }
             if (e.probeOffset() >= 0 && reach.contains(e.probeOffset()) && inLoop(e, loop, blocks)) {
@@ -248,6 +374,17 @@ final class LoopPromotion {
             return null;
         }
         int dead = ~live.liveBefore(zeroAt) & ~written;
+        for (int z : outerZeroing) {
+            dead &= ~live.liveBefore(z) & ~read;
+        }
+        if (!leaves.isEmpty()) {
+            // Liveness lets a call clobber every caller-saved register; these calls do not, so the
+            // program could keep a value across them (GCC's -fipa-ra does): none of it may be read.
+            dead &= ~read & ~(1 << T1);
+            for (int s : exits) {
+                dead &= ~live.liveBefore(blocks.get(s).start());
+            }
+        }
         List<Integer> free = new ArrayList<>();
         for (int r : candidates) {
             if ((dead & 1 << r) != 0) {
@@ -271,7 +408,38 @@ final class LoopPromotion {
         for (int k = 0; k < edges.size(); k++) {
             register.put(edges.get(k), free.get(k));
         }
-        return new Promotion(register, List.copyOf(edges), zeroAt, exits, reach);
+        return new Promotion(register, List.copyOf(edges), zeroAt, outerZeroing, exits, reach, shared, leaves);
+    }
+
+    /** Where a block's zeroing goes: before its last instruction, or before the auipc of a pair that ends it. */
+    private static int zeroPoint(Block b, byte[] code, int base) {
+        List<Integer> insns = b.instructions();
+        int last = insns.get(insns.size() - 1);
+        return insns.size() > 1 && isAuipc(code, base, insns.get(insns.size() - 2)) ? insns.get(insns.size() - 2) : last;
+    }
+
+    /** Whether a counter's probe is at an offset: a fall-through one (policy ORIGINAL) or another (INSERTED). */
+    private static boolean counterAt(FunctionEdges net, int offset, boolean fallThrough) {
+        for (int c : net.counters().counted()) {
+            FlowEdge e = net.edges().get(c);
+            if (e.probe() != Probe.NONE && e.probeOffset() == offset && (e.probe() == Probe.AT_FALL_THROUGH) == fallThrough) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the only way from the loop into exit block {@code s} is the fall-through from the
+     * block before it (in the loop; no branch of it to {@code s}): a flush there with policy
+     * ORIGINAL runs on that way only, not on the branches and jumps from outside.
+     */
+    private static boolean fallThroughFromLoopOnly(int s, BitSet loop, List<Block> blocks, List<List<Integer>> preds) {
+        if (s == 0 || !loop.get(s - 1) || preds.get(s).stream().anyMatch(p -> loop.get(p) && p != s - 1)) {
+            return false;
+        }
+        Block before = blocks.get(s - 1);
+        return before.fallThrough() == s && !before.taken().contains(s);
     }
 
     /**
@@ -307,9 +475,14 @@ final class LoopPromotion {
 
     /**
      * The registers the instruction at {@code at} writes (bit r for xr), or -1 where that is not
-     * known or the instruction may leave the loop's sight: a call, an ecall, Zcmp, undecodable.
+     * known or the instruction may leave the loop's sight: a call of anything but a known leaf
+     * (whose registers, and ra, a call writes; the leaf is added to {@code leaves}), an ecall,
+     * Zcmp, undecodable.
      */
-    private static int writes(byte[] code, int base, int size, int at) {
+    private static int writes(Code fn, int at, java.util.Set<Long> leaves) {
+        byte[] code = fn.code();
+        int base = fn.base();
+        int size = fn.size();
         int packed = DECODER.decodeAt(code, base + at, code.length);
         Opcode op = DECODER.opcode(packed);
         if (op == null || op == ECALL || op.mnemonic().startsWith("cm.")) {
@@ -317,8 +490,16 @@ final class LoopPromotion {
         }
         int bits = word(code, base + at, Decoder.size(packed));
         ControlFlow flow = op.controlFlow(bits);
-        if (flow == ControlFlow.CALL || flow == ControlFlow.INDIRECT_CALL || flow == ControlFlow.INDIRECT_JUMP
-                || flow == ControlFlow.RETURN) {
+        if (flow == ControlFlow.CALL) {
+            long target = fn.address() + at + op.branchOffset(bits);
+            int leaf = fn.leaves().applyAsInt(target);
+            if (leaf < 0) {
+                return -1;
+            }
+            leaves.add(target);
+            return leaf | 1 << (int) op.operand(bits, Operand.RD);
+        }
+        if (flow == ControlFlow.INDIRECT_CALL || flow == ControlFlow.INDIRECT_JUMP || flow == ControlFlow.RETURN) {
             return -1;
         }
         if ((flow == ControlFlow.BRANCH || flow == ControlFlow.JUMP)
@@ -326,6 +507,20 @@ final class LoopPromotion {
             return -1; // out of the function: a tail call
         }
         return op.has(Operand.RD) ? 1 << (int) op.operand(bits, Operand.RD) : 0;
+    }
+
+    /** The registers the instruction at {@code at} reads (bit r for xr; any source operand counts). */
+    private static int reads(byte[] code, int base, int at) {
+        int packed = DECODER.decodeAt(code, base + at, code.length);
+        Opcode op = DECODER.opcode(packed);
+        int bits = word(code, base + at, Decoder.size(packed));
+        int read = 0;
+        for (Operand role : new Operand[] {Operand.RS1, Operand.RS2, Operand.RS3}) {
+            if (op.has(role)) {
+                read |= 1 << (int) op.operand(bits, role);
+            }
+        }
+        return read;
     }
 
     private static boolean isAuipc(byte[] code, int base, int first) {

@@ -24,14 +24,23 @@ import org.junit.jupiter.api.Test;
  */
 class LoopPromotionTest {
     private static LoopPromotion.Plan plan(ElfFile elf, RiscVEdges.Binary binary, String name) {
-        Function f = elf.functions().stream().filter(g -> g.name().equals(name)).findFirst().orElseThrow();
+        return plan(elf, binary, name, target -> -1);
+    }
+
+    private static Function function(ElfFile elf, String name) {
+        return elf.functions().stream().filter(g -> g.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static LoopPromotion.Plan plan(ElfFile elf, RiscVEdges.Binary binary, String name,
+                                           java.util.function.LongToIntFunction leaves) {
+        Function f = function(elf, name);
         FunctionEdges net = RiscVEdges.of(binary, f, RiscVEdges.notAfterAuipc(elf, f));
         ControlFlowGraph cfg = RiscVEdges.cfg(binary, f);
         byte[] code = elf.contents(f.section());
         int base = (int) (f.address() - f.section().address());
         Liveness live = RiscVLiveness.of(code, base, (int) f.size(), cfg);
         return LoopPromotion.plan(cfg, net, code, base, (int) f.size(), live, RiscVEdges.labels(binary, f),
-                CounterFragments.CANDIDATES);
+                CounterFragments.CANDIDATES, f.address(), leaves);
     }
 
     @Test
@@ -55,5 +64,34 @@ class LoopPromotionTest {
         assertTrue(main.register().keySet().stream().allMatch(e -> e.probeOffset() >= 0x38 && e.probeOffset() < 0x48),
                 "only main's first loop is promoted: " + main.register().keySet());
         assertEquals(1, main.zeroing().size(), "one promoted loop in main");
+    }
+
+    @Test
+    void aLoopThatCallsALeafKeepsItsCounterInARegisterTheLeafLeavesAlone() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("loops.relocs"));
+        RiscVEdges.Binary binary = RiscVEdges.Binary.of(elf);
+        Function classify = function(elf, "classify");
+        byte[] code = elf.contents(classify.section());
+        int base = (int) (classify.address() - classify.section().address());
+        // classify's jump table jumps from +0x26 (jr a5) to its cases; without that it is no known leaf.
+        assertEquals(-1, LoopPromotion.leafRegisters(code, base, (int) classify.size(), java.util.Set.of()));
+        int touched = LoopPromotion.leafRegisters(code, base, (int) classify.size(), java.util.Set.of(0x26));
+        assertEquals(1 << 1 | 1 << 10 | 1 << 13 | 1 << 14 | 1 << 15, touched, "classify reads ra, a0, a3-a5 and writes a0, a3-a5");
+        Function fib = function(elf, "fib");
+        assertEquals(-1, LoopPromotion.leafRegisters(elf.contents(fib.section()), (int) (fib.address() - fib.section().address()),
+                (int) fib.size(), java.util.Set.of()), "fib calls itself: no leaf");
+
+        LoopPromotion.Plan main = plan(elf, binary, "main", target -> target == classify.address() ? touched : -1);
+        FlowEdge second = main.register().keySet().stream().filter(e -> e.probeOffset() == 0x4c).findFirst()
+                .orElseThrow(() -> new AssertionError("main's second loop (head +0x4c, calls classify) is promoted: " + main));
+        int register = main.register().get(second);
+        assertTrue((touched & 1 << register) == 0 && register != 6, "a register classify and the old entries' jumps leave alone: x"
+                + register);
+        assertEquals(List.of(register), main.zeroing().get(0x4a), "zeroed before the entering block's last instruction");
+        // Its exit at +0x5a is also the target of the n <= 0 path's jump at +0xc0: zeroed there too, flushed at every arrival.
+        assertEquals(List.of(register), main.zeroing().get(0xc0), "zeroed on the way into the exit from outside");
+        assertTrue(main.flushes().get(0x5a).contains(second), "flushed at the shared exit");
+        assertEquals(1 << register, main.preserved().get(classify.address()) & 1 << register, "classify's counters must keep it");
+        assertEquals(3, main.zeroing().size(), "main's first loop stays promoted: " + main.zeroing());
     }
 }

@@ -39,6 +39,12 @@ public final class InstrumentCommand implements Callable<Integer> {
                     + "SPLICE_COUNTER_FILE overrides it at run time). Default: " + Instrumentation.DEFAULT_COUNTER_FILE + ".")
     String profileFile;
 
+    @Option(names = "--runtime", paramLabel = "FILE.o",
+            description = "Link a RISC-V relocatable object (gcc -c, -fno-pic) into the runtime: its __splice_user_exit, "
+                    + "if defined, runs at exit before the counters are written. Its undefined names resolve to the "
+                    + "runtime's and the program's symbols; what cannot be linked exactly is refused (docs/instrument.md).")
+    Path runtime;
+
     @Option(names = "--verbose", description = "Name every function left alone, with the reason.")
     boolean verbose;
 
@@ -46,7 +52,7 @@ public final class InstrumentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Instrumentation.Summary s = Instrumentation.instrument(input, output, functions, profileFile);
+        Instrumentation.Summary s = Instrumentation.instrument(input, output, functions, profileFile, runtime);
         PrintWriter err = spec.commandLine().getErr();
         err.printf("instrumented %d functions: %d counters on %d edges (%s); %d functions left alone%n", s.functions(),
                 s.counters(), s.edges(), s.atomic() ? "amoadd.d" : "plain load/add/store", s.skipped().size());
