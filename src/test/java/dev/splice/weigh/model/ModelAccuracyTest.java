@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.splice.weigh.campaign.Campaign;
+import dev.splice.weigh.campaign.PairRow;
 import org.junit.jupiter.api.Test;
 
 /** Estimates against the generator's known truths. */
@@ -87,5 +89,34 @@ class ModelAccuracyTest {
                 assertTrue(c.ciLow() <= 0 && 0 <= c.ciHigh(), c.context() + ": 0 printed for a band without 0");
             }
         }
+    }
+
+    /**
+     * A context the table marks as measuring TCG's optimizer (the folded chain {@code c.andi.dependency})
+     * is no reference for the practical zero, however cheap: the margin is a tenth of the cheapest real
+     * instruction context.
+     */
+    @Test
+    void aFoldedChainDoesNotSetThePracticalZero() {
+        SyntheticCampaign s = SyntheticCampaign.typical(3, 4).with(b -> {
+            b.truth = new double[] {0.001, 0.03, 0.3};
+            b.sd = 0.002;
+            b.runSd = 0.0001;
+            return b;
+        });
+        Campaign c = s.campaign();
+        String folded = "c.andi.dependency";
+        java.util.function.UnaryOperator<PairRow> rename = p -> p.context().equals(s.context(0))
+                ? new PairRow(p.run(), folded, p.baseline(), p.key(), p.batch(), p.order(), p.round(), p.position(),
+                        p.windows(), p.probeNs(), p.baselineNs(), p.probeGuestNs(), p.baselineGuestNs(), p.translations())
+                : p;
+        Campaign renamed = new Campaign(c.pairs().stream().map(rename).toList(), c.offPairs().stream().map(rename).toList(),
+                c.badRows(), c.expectedContexts(), c.offFilePresent());
+        ModelResult r = WeighModel.run(renamed, ModelOptions.defaults().withReplicates(99).withSeed(5));
+        ContextResult chain = r.contexts().stream().filter(x -> x.context().equals(folded)).findFirst().orElseThrow();
+        assertTrue(chain.ciLow() > 0, "the folded chain's band lies above zero: " + chain.ciLow());
+        ContextResult real = r.contexts().stream().filter(x -> x.context().equals(s.context(1))).findFirst().orElseThrow();
+        assertEquals(real.context(), r.zeroReference());
+        assertEquals(WeighModel.ZERO_MARGIN_REL * real.estimate(), r.zeroMarginNs(), 1e-15);
     }
 }
