@@ -44,6 +44,20 @@ public final class SystemQemu {
      * @throws BadInputException when QEMU cannot be started or the run times out
      */
     public static Result run(SystemImage image, Optional<String> plugin, Duration timeout) {
+        return run(image, plugin, timeout, List.of());
+    }
+
+    /**
+     * Runs the image to its end with more options for QEMU (e.g. {@code -d exec,nochain -D LOG}).
+     *
+     * @param image the image
+     * @param plugin the plugin's {@code -plugin} value ({@link QemuPlugin#argument}), if any
+     * @param timeout how long the run may take before it is killed
+     * @param qemuOptions the options, added after the image's
+     * @return the exit status and the output
+     * @throws BadInputException when QEMU cannot be started or the run times out
+     */
+    public static Result run(SystemImage image, Optional<String> plugin, Duration timeout, List<String> qemuOptions) {
         Path dir = QemuRunner.createTempDirectory("splice-system-");
         try {
             Path monitor = dir.resolve("monitor.elf");
@@ -61,6 +75,7 @@ public final class SystemQemu {
             if (image.harts() > 1) {
                 options.addAll(List.of("-accel", "tcg,thread=multi")); // one host thread per hart: they run at once
             }
+            options.addAll(qemuOptions);
             return execute(dir, options, plugin, timeout);
         } catch (IOException e) {
             throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
