@@ -76,7 +76,7 @@ public final class SystemQemu {
                 options.addAll(List.of("-accel", "tcg,thread=multi")); // one host thread per hart: they run at once
             }
             options.addAll(qemuOptions);
-            return execute(dir, options, plugin, timeout);
+            return execute(dir, options, plugin, timeout, image.harts() > 1);
         } catch (IOException e) {
             throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
         } finally {
@@ -101,7 +101,7 @@ public final class SystemQemu {
             List<String> options = new ArrayList<>(qemuOptions);
             options.add("-kernel");
             options.add(image.toAbsolutePath().toString());
-            return execute(dir, options, plugin, timeout);
+            return execute(dir, options, plugin, timeout, false);
         } catch (IOException e) {
             throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
         } finally {
@@ -109,12 +109,20 @@ public final class SystemQemu {
         }
     }
 
-    /** virt, one hart unless the options say otherwise, no firmware, the UART into a file, no monitor console. */
-    private static Result execute(Path dir, List<String> options, Optional<String> plugin, Duration timeout)
-            throws IOException {
+    /**
+     * virt, one hart unless the options say otherwise, no firmware, the UART into a file, no monitor
+     * console; on every online CPU when {@code everyCpu} (a campaign pins its timed passes to one CPU,
+     * and QEMU inherits that: two harts on one CPU would never run at the same time).
+     */
+    private static Result execute(Path dir, List<String> options, Optional<String> plugin, Duration timeout,
+            boolean everyCpu) throws IOException {
         Path serial = dir.resolve("serial.out");
         Path errors = dir.resolve("qemu.err");
-        List<String> command = new ArrayList<>(List.of(QEMU, "-machine", "virt", "-nographic"));
+        List<String> command = new ArrayList<>();
+        if (everyCpu) {
+            command.addAll(List.of("taskset", "-c", Files.readString(Path.of("/sys/devices/system/cpu/online")).strip()));
+        }
+        command.addAll(List.of(QEMU, "-machine", "virt", "-nographic"));
         if (!options.contains("-smp")) {
             command.addAll(List.of("-smp", "1"));
         }
