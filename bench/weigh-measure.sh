@@ -139,12 +139,19 @@ if [ "${FORMAL_FULL:-0}" = 1 ]; then
   formal_summary "$formal/model/weights.json"
 fi
 
-# System mode (issue 13, docs/weigh-system.md): the same campaign on qemu-system-riscv64. The quick
-# profile: a few user contexts (run in S-mode with the system-only ones) and the representative
-# system-only contexts, 2 runs x 4 rounds; wall time, windows per second, peak memory (the largest
-# process: the JVM or one QEMU), the plugin's overhead. The formal profile (every context, user and
-# system-only, 12 runs x 10 rounds) only with SYSTEM_FORMAL=1, into SYSTEM_FORMAL_DIR if set: it
-# takes hours and wants a quiet machine; it ends with the model's summary.
+# System mode (issue 13, docs/weigh-system.md): the same campaign on qemu-system-riscv64. Each
+# profile prints wall time, windows per second, peak memory (the largest process: the JVM or one
+# QEMU) and the plugin's overhead against the plugin-off pass.
+#   quick: a few user contexts (run in S-mode with the system-only ones) and representative
+#          system-only ones (S- and M-mode, the timer interrupt), 2 runs x 4 rounds; then the
+#          two-hart contexts (-smp 2, a campaign of their own), 2 runs x 4 rounds;
+#   formal estimate: the formal system set, 1 run x 1 round and 1 run x 2 rounds, extrapolated to
+#          12 runs x 10 rounds (as the user-mode estimate above);
+#   formal (SYSTEM_FORMAL=1, into SYSTEM_FORMAL_DIR if set, resumable): the formal system set and the
+#          two-hart contexts, 12 runs x 10 rounds each, and the user-mode campaign of the same user
+#          contexts; the models' summaries, the side-by-side table (user, system, ratio) and
+#          weigh report --compare's page. About 10 minutes on a quiet 2-core machine (the estimate
+#          says how long on this one).
 timed() { # command...: wall seconds and peak RSS in MiB of the largest process it ran
   python3 - "$@" <<'PY'
 import resource, subprocess, sys, time
@@ -154,28 +161,89 @@ print(f"{time.time() - t:.3f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_m
 PY
 }
 
-if [ "${SYSTEM:-1}" != 0 ]; then
-  system_quick="addi.independent,ld.hot-load,ld.hot-load.smode,csrrs.sscratch.smode,csrrw.sscratch.smode,ecall.smode"
-  system_quick+=",csrrw.cycle.illegal.smode,ld.tlb-miss.smode,ld.page-fault.smode,amoadd.d.amo.smode,fence.i.smode"
-  read -r wall peak < <(timed java -jar target/splice-cli.jar weigh measure --mode system --profile quick \
-    --contexts "$system_quick" -o "$work/system-quick")
-  report "$work/system-quick" "$wall" "system mode, quick profile"
+system_campaign() { # LABEL DIR ARGS...: a timed system-mode campaign and its report
+  local label=$1 dir=$2 wall peak
+  shift 2
+  read -r wall peak < <(timed java -jar target/splice-cli.jar weigh measure --mode system "$@" -o "$dir")
+  report "$dir" "$wall" "$label"
   echo "  peak memory ${peak} MiB"
-  if [ "${SYSTEM_FORMAL:-0}" = 1 ]; then
-    formal=${SYSTEM_FORMAL_DIR:-$work/system-formal}
-    read -r wall peak < <(timed java -jar target/splice-cli.jar weigh measure --mode system --profile formal \
-      --resume -o "$formal")
-    report "$formal" "$wall" "system mode, formal profile"
-    echo "  peak memory ${peak} MiB"
-    java -jar target/splice-cli.jar weigh model -o "$formal/model" "$formal" | tail -1
-    python3 - "$formal/model/weights.json" <<'PY'
+}
+
+summary() { # WEIGHTS: contexts, high-confidence count, gate failures, representative costs
+  python3 - "$1" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))
 q = w["quality"]
-print(f"  {len(w['contexts'])} contexts, {q['high']} high-confidence; gate failures {q['gate_failures']}")
+print(f"  {len(w['contexts'])} contexts, {q['high']} high-confidence, {q['low']} low; gate failures {q['gate_failures']}")
 for c in w["contexts"]:
-    if c["context"].endswith(".smode") or c["context"] in ("addi.independent", "ld.hot-load", "amoadd.d.amo"):
-        print(f"    {c['context']:32s} {c['contrast_ns']:10.3f} ns against {c['baseline']}")
+    e = c["estimate_ns"]
+    print(f"    {c['context']:40s} {'-' if e is None else f'{e:10.3f}':>10} ns  {c['quality']:4s} against {c['baseline']}")
 PY
+}
+
+if [ "${SYSTEM:-1}" != 0 ]; then
+  user_set="addi.independent,mul.dependency,ld.hot-load,sd.hot-store,jalr.indirect-jump,beq.taken,amoadd.d.amo"
+  system_quick="addi.independent,ld.hot-load,ld.hot-load.smode,csrrs.sscratch.smode,csrrw.sscratch.smode,ecall.smode"
+  system_quick+=",csrrw.cycle.illegal.smode,ld.tlb-miss.smode,ld.page-fault.smode,amoadd.d.amo.smode,fence.i.smode"
+  system_quick+=",csrrs.mstatus.mmode,csrrw.mscratch.mmode,csrrw.stimecmp.timer-interrupt.smode"
+  system_formal="$user_set,csrrs.sscratch.smode,csrrw.sscratch.smode,csrrs.sstatus.smode,csrrw.satp.smode"
+  system_formal+=",csrrw.satp.asid-flush.smode,csrrs.time.smode,ld.mmio-mtime.smode,ecall.smode,ebreak.smode"
+  system_formal+=",csrrw.cycle.illegal.smode,wfi.smode,sfence.vma.page.smode,ld.hot-load.smode,ld.tlb-miss.smode"
+  system_formal+=",ld.page-fault.smode,amoadd.d.amo.smode,fence.i.smode,csrrw.stimecmp.timer-interrupt.smode"
+  system_formal+=",csrrs.mstatus.mmode,csrrw.mstatus.mmode,csrrs.mstatus.set.mmode,csrrs.mepc.mmode,csrrw.mtvec.mmode"
+  system_formal+=",csrrw.mscratch.mmode,ecall.mmode,mret.mmode"
+  two_harts='*.smp2.*'
+
+  system_campaign "system mode, quick profile" "$work/system-quick" --profile quick --contexts "$system_quick"
+  system_campaign "system mode, two harts, quick profile" "$work/system-smp2-quick" --profile quick --contexts "$two_harts"
+
+  wall1=$(seconds java -jar target/splice-cli.jar weigh measure --mode system --profile formal --contexts "$system_formal" \
+    --runs 1 --rounds 1 --jobs 2 -o "$work/system-formal1")
+  report "$work/system-formal1" "$wall1" "system mode, formal set, 1 run x 1 round"
+  wall2=$(seconds java -jar target/splice-cli.jar weigh measure --mode system --profile formal --contexts "$system_formal" \
+    --runs 1 --rounds 2 --jobs 2 -o "$work/system-formal2")
+  wall3=$(seconds java -jar target/splice-cli.jar weigh measure --mode system --profile formal --contexts "$two_harts" \
+    --runs 1 --rounds 1 -o "$work/system-smp2-formal1")
+  echo "system mode, formal set, 1 run x 2 rounds: wall time $(printf '%.1f' "$wall2") s;" \
+    "two harts, 1 run x 1 round: $(printf '%.1f' "$wall3") s"
+  python3 - "$wall1" "$wall2" "$wall3" <<'PY'
+import sys
+w1, w2, w3 = map(float, sys.argv[1:])
+rnd = max(w2 - w1, 0.0)
+fixed = w1 - rnd
+print(f"  one round {rnd:.1f} s, per-run fixed cost {fixed:.1f} s (the second round has no burn-in, so a run's is in fixed)")
+print(f"  formal system estimate (12 runs x 10 rounds, both campaigns): "
+      f"{(12 * (fixed + 10 * rnd) + 12 * w3 * 11 / 2) / 60:.0f} min")
+PY
+
+  if [ "${SYSTEM_FORMAL:-0}" = 1 ]; then
+    formal=${SYSTEM_FORMAL_DIR:-$work/system-formal}
+    mkdir -p "$formal"
+    system_campaign "system mode, formal profile" "$formal/system" --profile formal --contexts "$system_formal" \
+      --jobs 2 --resume
+    system_campaign "system mode, two harts, formal profile" "$formal/system-smp2" --profile formal \
+      --contexts "$two_harts" --resume
+    read -r wall peak < <(timed java -jar target/splice-cli.jar weigh measure --profile formal --contexts "$user_set" \
+      --jobs 2 --resume -o "$formal/user")
+    report "$formal/user" "$wall" "user mode, the same user contexts, formal profile"
+    echo "  peak memory ${peak} MiB"
+    for c in system system-smp2 user; do
+      java -jar target/splice-cli.jar weigh model -o "$formal/$c/model" "$formal/$c" | tail -1
+      echo "$c:"
+      summary "$formal/$c/model/weights.json"
+    done
+    echo "side by side (estimates in ns; system/user):"
+    python3 - "$formal/user/model/weights.json" "$formal/system/model/weights.json" <<'PY'
+import json, sys
+user, system = ({c["context"]: c for c in json.load(open(f))["contexts"]} for f in sys.argv[1:])
+for k in sorted(set(user) & set(system)):
+    u, s = user[k]["estimate_ns"], system[k]["estimate_ns"]
+    ratio = f"{s / u:7.2f}x" if u and s else "      -"
+    fmt = lambda v: "-" if v is None else f"{v:.3f}"
+    print(f"  {k:32s} user {fmt(u):>9} ({user[k]['quality']})  system {fmt(s):>9} ({system[k]['quality']})  {ratio}")
+PY
+    java -jar target/splice-cli.jar weigh report --compare "$formal/user/model/weights.json" \
+      "$formal/system/model/weights.json" -o "$formal/compare.html"
+    echo "  page: $formal/compare.html"
   fi
 fi

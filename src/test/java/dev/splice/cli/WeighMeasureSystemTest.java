@@ -60,6 +60,17 @@ class WeighMeasureSystemTest {
     }
 
     @Test
+    void blocksAreCountedOnTheSystemEmulatorForSystemOnlyContextsToo() throws IOException {
+        JsonNode blocks = JSON.readTree(campaign.resolve("blocks.json").toFile());
+        assertTrue(blocks.path("method").asText().startsWith("qemu-system-riscv64 -d exec,nochain"), blocks.toString());
+        // every ecall ends its block: the prologue up to the first, one per slot after it, and the epilogue
+        assertEquals(1025.0, blocks.path("contexts").path("ecall.smode").path("blocks_per_call").asDouble(), blocks.toString());
+        // so does every CSR access (QEMU leaves the block after each, to see changed state)
+        assertEquals(1025.0, blocks.path("contexts").path("csrrs.sscratch.smode").path("blocks_per_call").asDouble());
+        assertTrue(blocks.path("contexts").path("ld.page-fault.smode").path("blocks_per_call").asDouble() > 0, blocks.toString());
+    }
+
+    @Test
     void costsOrderAsTheMechanismsDo() throws IOException {
         Map<String, Double> ns = medianNsPerSlot(campaign);
         List<String> order = List.of("addi.independent", "ld.hot-load.smode", "ld.tlb-miss.smode", "ecall.smode",

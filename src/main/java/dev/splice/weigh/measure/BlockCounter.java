@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongUnaryOperator;
 
 /**
  * How many translation blocks one call of each kernel executes (issue 4: branches, {@code jalr} and
@@ -47,6 +48,34 @@ final class BlockCounter {
             if (exit != 0) {
                 throw new BadInputException(elf + ": the block-count run exited with status " + exit);
             }
+            return fromLog(probe, log, LongUnaryOperator.identity());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BadInputException("interrupted");
+        } finally {
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+                Files.deleteIfExists(dir);
+            } catch (IOException e) {
+                // a leftover temporary file is harmless
+            }
+        }
+    }
+
+    /**
+     * Blocks per call, per context, from a {@code -d exec,nochain} log of the probe.
+     *
+     * @param probe the probe that ran
+     * @param log QEMU's log
+     * @param probePc the probe's (virtual) address of a logged block's pc (system mode: M-mode code
+     *     runs at physical addresses)
+     */
+    static Map<String, Double> fromLog(ProbeProgram.Probe probe, Path log, LongUnaryOperator probePc) {
+        try {
             List<ProbeProgram.Kernel> kernels = List.copyOf(probe.kernels().values());
             long[] starts = kernels.stream().mapToLong(ProbeProgram.Kernel::address).toArray();
             long[] blocks = new long[kernels.size()];
@@ -57,6 +86,7 @@ final class BlockCounter {
                     if (pc < 0) {
                         continue;
                     }
+                    pc = probePc.applyAsLong(pc);
                     int i = Arrays.binarySearch(starts, pc);
                     i = i >= 0 ? i : -i - 2;
                     if (i >= 0 && pc < kernels.get(i).end()) {
@@ -78,18 +108,6 @@ final class BlockCounter {
             return out;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BadInputException("interrupted");
-        } finally {
-            try (var files = Files.list(dir)) {
-                for (Path f : files.toList()) {
-                    Files.deleteIfExists(f);
-                }
-                Files.deleteIfExists(dir);
-            } catch (IOException e) {
-                // a leftover temporary file is harmless
-            }
         }
     }
 

@@ -202,12 +202,11 @@ public final class MeasureCampaign {
 
     /** Translation blocks per kernel call, from a small probe of the same kernels (blocks.json). */
     private Map<String, Double> countBlocks(List<Context> targets) {
-        // counted under qemu-riscv64: the system-only contexts have no count
-        List<Context> counted = targets.stream().filter(Context::runsOnQemu).toList();
-        Map<String, Double> blocks = counted.isEmpty() ? Map.of() : countBlocksOf(counted);
+        // counted by the campaign's runner: system-mode contexts on qemu-system-riscv64 in their own image
+        Map<String, Double> blocks = countBlocksOf(targets);
         Map<String, BlockCounts.Kernel> kernels = new LinkedHashMap<>();
         blocks.forEach((k, v) -> kernels.put(k, new BlockCounts.Kernel(v, v > 0 ? ProbeProgram.SLOTS / v : 0)));
-        new BlockCounts("qemu-riscv64 -d exec,nochain with the plugin loaded (count mode); blocks starting in a kernel "
+        new BlockCounts(runner.emulator() + " -d exec,nochain with the plugin loaded (count mode); blocks starting in a kernel "
                 + "function per kernel call; probe blocks-probe.elf, every kernel called 1 + 2 (warm-up) times per window",
                 kernels).write(layout().blocks());
         return blocks;
@@ -218,7 +217,7 @@ public final class MeasureCampaign {
         Path elf = layout().blocksProbe();
         AtomicFiles.write(elf, small.elf());
         elf.toFile().setExecutable(true);
-        return BlockCounter.blocksPerCall(small, elf, plugin, qemuCpu());
+        return runner.blocksPerCall(small, elf);
     }
 
     /** The {@code -cpu} model the runs use ({@code --cpu}, recorded in manifest.json and run.json); empty: QEMU's default. */

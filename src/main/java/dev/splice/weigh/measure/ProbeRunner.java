@@ -10,6 +10,7 @@ import dev.splice.weigh.campaign.PluginRecords;
 import dev.splice.weigh.probe.ProbeProgram;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How a campaign runs its probe executable: the two passes {@link MeasureCampaign} makes of every
@@ -47,6 +48,17 @@ public sealed interface ProbeRunner permits UserProbeRunner, SystemProbeRunner {
      * @return user mode: the contexts qemu-riscv64 runs; system mode: those and the system-only ones
      */
     boolean measures(Context context);
+
+    /**
+     * Translation blocks per kernel call (blocks.json): a run of a small probe of the campaign's
+     * kernels with the plugin in count mode (so that blocks are cut as in the plugin passes) and
+     * QEMU's {@code -d exec,nochain} log.
+     *
+     * @param probe the small probe
+     * @param elf its executable
+     * @return blocks per call, per context
+     */
+    Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf);
 
     /**
      * The contexts of a selection this runner measures together in one probe.

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -66,6 +67,26 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
         SystemQemu.Result r = SystemQemu.run(image(probe, elf), Optional.empty(), timeout);
         AtomicFiles.write(out, r.output());
         return r.exitStatus();
+    }
+
+    /** Counted on qemu-system-riscv64 in the image the passes run, M-mode blocks at their executable addresses. */
+    @Override
+    public Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf) {
+        SystemImage image = image(probe, elf);
+        Path dir = QemuRunner.createTempDirectory("splice-system-blocks-");
+        try {
+            Path log = dir.resolve("exec.log");
+            Path records = dir.resolve("count.records");
+            SystemQemu.Result r = SystemQemu.run(image, Optional.of(plugin.argument(PluginRecords.Mode.COUNT, records,
+                    Optional.of(SystemQemu.codeRange(image)))), timeout, List.of("-d", "exec,nochain", "-D", log.toString()));
+            if (r.exitStatus() != 0) {
+                throw new BadInputException(elf + ": the block-count run exited with status " + r.exitStatus() + ": "
+                        + r.diagnostics().strip());
+            }
+            return BlockCounter.fromLog(probe, log, image::executableAddress);
+        } finally {
+            QemuRunner.deleteRecursively(dir);
+        }
     }
 
     @Override

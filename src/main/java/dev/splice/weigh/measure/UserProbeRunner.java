@@ -10,6 +10,7 @@ import dev.splice.weigh.probe.ProbeProgram;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -38,6 +39,11 @@ public record UserProbeRunner(QemuPlugin plugin, Optional<String> cpu) implement
     @Override
     public int plain(ProbeProgram.Probe probe, Path elf, Path out) {
         return QemuRunner.runPlain(elf, List.of(), streams(out), Sysroot.choose(Optional.empty()), cpu);
+    }
+
+    @Override
+    public Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf) {
+        return BlockCounter.blocksPerCall(probe, elf, plugin, cpu);
     }
 
     @Override

@@ -48,8 +48,11 @@ import java.util.TreeMap;
  * @param codeEnd the end of its code (virtual, exclusive; for M-mode code, its physical end)
  * @param harts how many harts QEMU starts ({@code -smp}): the executable runs on hart 0; a second hart
  *     contends for the contended line ({@link #CONTEND_PAGES}) in S-mode images, and waits otherwise
+ * @param machine the pages of M-mode code (virtual addresses; empty, 0 to 0, when there is none)
+ * @param machineOffset physical minus virtual address of the M-mode code (0 when there is none)
  */
-public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long codeEnd, int harts) {
+public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long codeEnd, int harts, MachineCode machine,
+        long machineOffset) {
     /** Exit status of QEMU when the executable trapped for another reason than a system call: this plus mcause. */
     public static final int TRAP_STATUS_BASE = 100;
 
@@ -252,7 +255,7 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                 Map.of()).bytes()));
         // the plugin's range: the code at its virtual addresses and, for M-mode functions, at their physical ones
         long rangeEnd = machine.isPresent() ? m.end() + offset : codeEnd;
-        return new SystemImage(elf, List.copyOf(loads), codeStart, rangeEnd, 1);
+        return new SystemImage(elf, List.copyOf(loads), codeStart, rangeEnd, 1, m, machine.isPresent() ? offset : 0);
     }
 
     /**
@@ -263,7 +266,18 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
      * @return the image with {@code harts} 2
      */
     public SystemImage onTwoHarts() {
-        return new SystemImage(monitor, loads, codeStart, codeEnd, 2);
+        return new SystemImage(monitor, loads, codeStart, codeEnd, 2, machine, machineOffset);
+    }
+
+    /**
+     * The executable's own (virtual) address of a pc QEMU reports: M-mode code runs at its physical address.
+     *
+     * @param pc a guest pc
+     * @return the executable's address of that instruction
+     */
+    public long executableAddress(long pc) {
+        long physical = pc - machineOffset;
+        return machineOffset != 0 && physical >= machine.start() && physical < machine.end() ? physical : pc;
     }
 
     private static void putNew(Map<Long, Long> pages, long vpn, long pte, ElfFile executable) {

@@ -44,6 +44,20 @@ public final class SystemQemu {
      * @throws BadInputException when QEMU cannot be started or the run times out
      */
     public static Result run(SystemImage image, Optional<String> plugin, Duration timeout) {
+        return run(image, plugin, timeout, List.of());
+    }
+
+    /**
+     * Runs the image to its end with more options for QEMU (e.g. {@code -d exec,nochain -D LOG}).
+     *
+     * @param image the image
+     * @param plugin the plugin's {@code -plugin} value ({@link QemuPlugin#argument}), if any
+     * @param timeout how long the run may take before it is killed
+     * @param qemuOptions the options, added after the image's
+     * @return the exit status and the output
+     * @throws BadInputException when QEMU cannot be started or the run times out
+     */
+    public static Result run(SystemImage image, Optional<String> plugin, Duration timeout, List<String> qemuOptions) {
         Path dir = QemuRunner.createTempDirectory("splice-system-");
         try {
             Path monitor = dir.resolve("monitor.elf");
@@ -61,7 +75,8 @@ public final class SystemQemu {
             if (image.harts() > 1) {
                 options.addAll(List.of("-accel", "tcg,thread=multi")); // one host thread per hart: they run at once
             }
-            return execute(dir, options, plugin, timeout);
+            options.addAll(qemuOptions);
+            return execute(dir, options, plugin, timeout, image.harts() > 1);
         } catch (IOException e) {
             throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
         } finally {
@@ -86,7 +101,7 @@ public final class SystemQemu {
             List<String> options = new ArrayList<>(qemuOptions);
             options.add("-kernel");
             options.add(image.toAbsolutePath().toString());
-            return execute(dir, options, plugin, timeout);
+            return execute(dir, options, plugin, timeout, false);
         } catch (IOException e) {
             throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
         } finally {
@@ -94,12 +109,20 @@ public final class SystemQemu {
         }
     }
 
-    /** virt, one hart unless the options say otherwise, no firmware, the UART into a file, no monitor console. */
-    private static Result execute(Path dir, List<String> options, Optional<String> plugin, Duration timeout)
-            throws IOException {
+    /**
+     * virt, one hart unless the options say otherwise, no firmware, the UART into a file, no monitor
+     * console; on every online CPU when {@code everyCpu} (a campaign pins its timed passes to one CPU,
+     * and QEMU inherits that: two harts on one CPU would never run at the same time).
+     */
+    private static Result execute(Path dir, List<String> options, Optional<String> plugin, Duration timeout,
+            boolean everyCpu) throws IOException {
         Path serial = dir.resolve("serial.out");
         Path errors = dir.resolve("qemu.err");
-        List<String> command = new ArrayList<>(List.of(QEMU, "-machine", "virt", "-nographic"));
+        List<String> command = new ArrayList<>();
+        if (everyCpu) {
+            command.addAll(List.of("taskset", "-c", Files.readString(Path.of("/sys/devices/system/cpu/online")).strip()));
+        }
+        command.addAll(List.of(QEMU, "-machine", "virt", "-nographic"));
         if (!options.contains("-smp")) {
             command.addAll(List.of("-smp", "1"));
         }
