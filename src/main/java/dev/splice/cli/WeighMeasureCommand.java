@@ -54,7 +54,7 @@ public final class WeighMeasureCommand implements Callable<Integer> {
 
     @Option(names = "--cpu", paramLabel = "MODEL",
             description = "qemu-riscv64's -cpu model (user mode), e.g. rv64,v=true,vlen=128,vext_spec=v1.0: the contexts "
-                    + "whose cpu= modifier names this model are measured too, the other CPU-bound ones are left out (docs/contexts.md).")
+                    + "whose cpu= modifier names this model are measured too, the other CPU-bound ones are left out; manifest.json and run.json record it as qemu_cpu (docs/contexts.md: one model per campaign).")
     Optional<String> cpu = Optional.empty();
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR", required = true, description = "Campaign directory.")

@@ -96,6 +96,8 @@ public enum Extension {
     ZVBB("zvbb"),
     /** Vector carry-less multiplication (vclmul, vclmulh). */
     ZVBC("zvbc"),
+    /** Vector cryptography bit manipulation: Zvbb's vandn, vbrev8, vrev8, vrol and vror (their rows name both). */
+    ZVKB("zvkb"),
     /** Vector half-precision conversions (vfwcvt.f.f.v and vfncvt.f.f.w at SEW 16: no rows of its own). */
     ZVFHMIN("zvfhmin"),
     /** Vector GCM/GMAC (vghsh, vgmul). */
@@ -104,7 +106,7 @@ public enum Extension {
     ZVKNED("zvkned"),
     /** Vector SHA-256 (vsha2ms, vsha2ch, vsha2cl). */
     ZVKNHA("zvknha"),
-    /** Vector SHA-256 and SHA-512: Zvknha's instructions at SEW 64 too (no rows of its own). */
+    /** Vector SHA-256 and SHA-512: Zvknha's instructions at SEW 64 too (the vsha2* rows name both). */
     ZVKNHB("zvknhb"),
     /** Vector SM4 (vsm4k, vsm4r). */
     ZVKSED("zvksed"),
@@ -152,6 +154,14 @@ public enum Extension {
             case "zkn" -> Set.of("zbkb", "zbkc", "zbkx", "zkne", "zknd", "zknh");
             case "zks" -> Set.of("zbkb", "zbkc", "zbkx", "zksed", "zksh");
             case "zk" -> Set.of("zkn", "zkr", "zkt");
+            // the vector crypto specification's shorthands, and Zvbb's subset (as llvm has them)
+            case "zvbb" -> Set.of("zvkb");
+            case "zvkn" -> Set.of("zvkned", "zvknhb", "zvkb", "zvkt");
+            case "zvknc" -> Set.of("zvkn", "zvbc");
+            case "zvkng" -> Set.of("zvkn", "zvkg");
+            case "zvks" -> Set.of("zvksed", "zvksh", "zvkb", "zvkt");
+            case "zvksc" -> Set.of("zvks", "zvbc");
+            case "zvksg" -> Set.of("zvks", "zvkg");
             default -> Set.of();
         };
     }

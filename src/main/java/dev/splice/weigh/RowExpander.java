@@ -43,9 +43,9 @@ final class RowExpander {
             if (binding.isEmpty()) {
                 return "";
             }
-            StringBuilder w = new StringBuilder(" (expanded with ");
-            binding.forEach((k, v) -> w.append(w.charAt(w.length() - 1) == ' ' ? "" : ", ").append(k).append('=').append(v));
-            return w.append(')').toString();
+            java.util.StringJoiner w = new java.util.StringJoiner(", ", " (expanded with ", ")");
+            binding.forEach((k, v) -> w.add(k + "=" + v));
+            return w.toString();
         }
     }
 
