@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * of the input, translated by the same code, edge for edge and count for count.
  */
 class SpliceOutputProfileTest {
-    private static final String NOP = "addi zero, zero, 0\n";
-    private static final String PROBE = "addi sp, sp, -16\nsd t0, 8(sp)\nrdcycle t0\nld t0, 8(sp)\naddi sp, sp, 16\n";
+    static final String NOP = "addi zero, zero, 0\n";
+    static final String PROBE = "addi sp, sp, -16\nsd t0, 8(sp)\nrdcycle t0\nld t0, 8(sp)\naddi sp, sp, 16\n";
 
     /**
      * Functions whose work depends on the binary's layout, not on its code, so that the same run
@@ -123,7 +123,7 @@ class SpliceOutputProfileTest {
     }
 
     /** {@code elf} with a nop at every function entry, or a probe before every instruction of {@code functions}. */
-    private static Rewrite.Result patch(ElfFile elf, String kind, List<String> functions) {
+    static Rewrite.Result patch(ElfFile elf, String kind, List<String> functions) {
         Rewrite rewrite = Rewrite.of(elf);
         if (kind.startsWith("entries")) {
             rewrite.insertAtEntries(NOP, "nop.s", BranchTarget.INSERTED);
@@ -146,7 +146,7 @@ class SpliceOutputProfileTest {
      * (BOLT prefers {@code name/file/N} where tables exist, {@code name/N} elsewhere); counts and
      * mispredictions of lines that become equal are summed.
      */
-    private record Edges(RewrittenBinary input, java.util.Set<String> skipped) {
+    record Edges(RewrittenBinary input, java.util.Set<String> skipped) {
         Map<String, long[]> of(String fdata) {
             Map<String, Integer> byName = new HashMap<>();
             for (int i = 0; i < input.functions().size(); i++) {
@@ -208,7 +208,7 @@ class SpliceOutputProfileTest {
         assertTrue(differences == 0, what + ": " + differences + " of " + all.size() + " edges differ, from " + functions + diff);
     }
 
-    private static String translate(Path binary, String profile) {
+    static String translate(Path binary, String profile) {
         try {
             StringWriter w = new StringWriter();
             ProfileTranslation.translate(ElfFile.read(binary), new StringReader(profile),
