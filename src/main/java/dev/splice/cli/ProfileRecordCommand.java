@@ -2,7 +2,6 @@ package dev.splice.cli;
 
 import dev.splice.Profiles;
 import dev.splice.profile.ProfileRecorder;
-import dev.splice.profile.TraceRecords;
 import dev.splice.weigh.QemuRunner;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -72,22 +71,10 @@ public final class ProfileRecordCommand implements Callable<Integer> {
                 : Path.of(binary.getFileName() + (outputFormat == ProfileRecorder.Format.FDATA ? ".fdata" : ".pa"));
         ProfileRecorder.Result r = Profiles.record(binary, args, QemuRunner.Streams.inherited(), out, outputFormat, inputBinary);
         PrintWriter err = commandSpec.commandLine().getErr();
-        if (r.trace().isEmpty()) {
-            err.println("splice: no profile: the program died of signal " + r.signal()
-                    + " (QEMU 7.2 runs no plugin exit hook then, so there is no trace)");
-        } else if (!quiet) {
-            TraceRecords trace = r.trace().get();
-            TraceRecords.ThreadTrace sum = trace.summed();
-            err.printf("splice: recorded %,d taken branches and %,d ranges (%,d distinct, %,d distinct) in %d thread%s;"
-                    + " wrote %,d lines to %s (exit status %d)%n", total(sum.branches()), total(sum.ranges()),
-                    sum.branches().size(), sum.ranges().size(), trace.threads().size(),
-                    trace.threads().size() == 1 ? "" : "s", r.lines(), out, r.exitCode());
+        if (r.trace().isEmpty() || !quiet) {
+            err.println(r.summary(out));
         }
         err.flush();
         return r.exitCode();
-    }
-
-    private static long total(java.util.Map<TraceRecords.Transfer, Long> counts) {
-        return counts.values().stream().mapToLong(Long::longValue).sum();
     }
 }

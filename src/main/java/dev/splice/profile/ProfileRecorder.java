@@ -4,7 +4,9 @@ import dev.splice.base.AtomicFiles;
 import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Segment;
+import java.io.IOException;
 import java.io.StringReader;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -50,6 +52,34 @@ public final class ProfileRecorder {
         public int signal() {
             return exitCode > 128 && exitCode < 128 + 65 ? exitCode - 128 : 0;
         }
+
+        /**
+         * The line {@code profile record} prints on stderr after a run: what was recorded and
+         * written, or why nothing was.
+         *
+         * @param output the profile file
+         * @return the line, without a line break
+         */
+        public String summary(Path output) {
+            if (trace.isEmpty()) {
+                return "splice: no profile: the program died of signal " + signal()
+                        + " (QEMU 7.2 runs no plugin exit hook then, so there is no trace)";
+            }
+            TraceRecords t = trace.get();
+            TraceRecords.ThreadTrace sum = t.summed();
+            return String.format("splice: recorded %,d taken branches and %,d ranges (%,d distinct, %,d distinct) in %d"
+                    + " thread%s; wrote %,d lines to %s (exit status %d)", total(sum.branches()), total(sum.ranges()),
+                    sum.branches().size(), sum.ranges().size(), t.threads().size(), t.threads().size() == 1 ? "" : "s",
+                    lines, output, exitCode);
+        }
+
+        private static long total(java.util.Map<TraceRecords.Transfer, Long> counts) {
+            long n = 0;
+            for (long c : counts.values()) {
+                n += c;
+            }
+            return n;
+        }
     }
 
     /**
@@ -87,11 +117,38 @@ public final class ProfileRecorder {
      */
     public static ElfFile prepare(Path binary, Format format, Path inputBinary) {
         ElfFile elf = ElfFile.read(binary);
-        if (format == Format.FDATA) {
-            ProfileTranslation.translate(elf, new StringReader(""), ProfileTranslation.InputFormat.PRE_AGGREGATED,
-                    new ProfileTranslation.Options(false, false, inputBinary, null));
-        }
+        warmUp(elf, format, inputBinary);
         return elf;
+    }
+
+    /**
+     * Runs what follows the guest's exit once, on a one-range trace at the entry point, with the
+     * output in memory: reading the records, their aggregation, the translation (the entry's
+     * function's CFG) and the fdata and summary text. Measured on {@code loops 3000000}: about 330
+     * classes were loaded only after QEMU had exited; their loading and first, interpreted runs now
+     * overlap the guest's.
+     */
+    private static void warmUp(ElfFile elf, Format format, Path inputBinary) {
+        long code = LoadedImage.codeStart(elf);
+        long entry = elf.header().entry();
+        TraceRecords trace = TraceRecords.parse("splice-plugin-records 1\nmode " + TraceRecords.MODE + "\nrange 0x"
+                + Long.toHexString(code) + " 0x" + Long.toHexString(code + 2)
+                + "\nthreads 1 lost_threads 0 out_of_memory 0\nthread 0 branches 0 ranges 1 discontinuities 0\nf 0x"
+                + Long.toHexString(entry) + " 0x" + Long.toHexString(entry) + " 1\nfooter translation_failures 0\nend\n",
+                "the warm-up trace");
+        long lines = 1;
+        if (format == Format.FDATA) {
+            StringWriter fdata = new StringWriter();
+            try {
+                translated(elf, trace, inputBinary).write(fdata, ProfileTranslation.OutputFormat.FDATA);
+            } catch (IOException e) {
+                throw new IllegalStateException(e); // a StringWriter does not fail
+            }
+            lines = fdata.toString().lines().count();
+        } else {
+            preAggregated(elf, trace);
+        }
+        new Result(0, Optional.of(trace), lines).summary(Path.of(elf.name()));
     }
 
     /**
@@ -138,16 +195,23 @@ public final class ProfileRecorder {
     }
 
     private static long write(ElfFile elf, TraceRecords trace, Path output, Format format, Path inputBinary) {
-        String pa = trace.preAggregated(LoadedImage.of(elf, trace.loadedCode())::toBinary);
         if (format == Format.PRE_AGGREGATED) {
+            String pa = preAggregated(elf, trace);
             AtomicFiles.write(output, pa);
             return pa.chars().filter(c -> c == '\n').count();
         }
-        TranslatedProfile profile = ProfileTranslation.translate(elf, new StringReader(pa),
-                ProfileTranslation.InputFormat.PRE_AGGREGATED,
-                new ProfileTranslation.Options(false, false, inputBinary, null));
+        TranslatedProfile profile = translated(elf, trace, inputBinary);
         profile.write(output, ProfileTranslation.OutputFormat.FDATA);
         return (long) profile.fdata().branches().size() + profile.fdata().samples().size();
+    }
+
+    private static String preAggregated(ElfFile elf, TraceRecords trace) {
+        return trace.preAggregated(LoadedImage.of(elf, trace.loadedCode())::toBinary);
+    }
+
+    private static TranslatedProfile translated(ElfFile elf, TraceRecords trace, Path inputBinary) {
+        return ProfileTranslation.translate(elf, new StringReader(preAggregated(elf, trace)),
+                ProfileTranslation.InputFormat.PRE_AGGREGATED, new ProfileTranslation.Options(false, false, inputBinary, null));
     }
 
     /**
@@ -156,23 +220,30 @@ public final class ProfileRecorder {
      */
     private record LoadedImage(long bias, long start, long end) {
         static LoadedImage of(ElfFile elf, long loadedCode) {
-            long code = Long.MAX_VALUE;
             long start = Long.MAX_VALUE;
             long end = 0;
             for (Segment s : elf.segments()) {
                 if (s.isLoad()) {
                     start = Math.min(start, s.virtualAddress());
                     end = Math.max(end, s.virtualAddress() + s.memorySize());
-                    if (s.isExecutable()) {
-                        code = Math.min(code, s.virtualAddress());
-                    }
+                }
+            }
+            long bias = loadedCode - codeStart(elf);
+            return new LoadedImage(bias, start + bias, end + bias);
+        }
+
+        /** The lowest address of the executable's executable segments, in its own coordinates. */
+        static long codeStart(ElfFile elf) {
+            long code = Long.MAX_VALUE;
+            for (Segment s : elf.segments()) {
+                if (s.isLoad() && s.isExecutable()) {
+                    code = Math.min(code, s.virtualAddress());
                 }
             }
             if (code == Long.MAX_VALUE) {
                 throw new BadInputException(elf.name() + ": no executable PT_LOAD segment");
             }
-            long bias = loadedCode - code;
-            return new LoadedImage(bias, start + bias, end + bias);
+            return code;
         }
 
         /**
