@@ -168,16 +168,33 @@ class WeighMeasureSystemTest {
         CliRun r = CliRun.of("weigh", "measure", "--mode", "system", "--contexts",
                 "csrrs.mstatus.mmode,csrrw.mstatus.mmode,csrrs.mscratch.mmode,csrrw.mepc.mmode,mret.mmode,ecall.mmode,"
                         + "csrrw.stimecmp.timer-interrupt.smode,amoadd.d.amo.contended.smp2.smode",
-                "--runs", "1", "--rounds", "1", "--seed", "5", "-o", dir.toString());
+                "--runs", "2", "--rounds", "2", "--seed", "5", "-o", dir.toString());
         assertEquals(0, r.status(), r.err());
         JsonNode closure = JSON.readTree(dir.resolve("closure.json").toFile());
         assertTrue(closure.path("closed").asBoolean(), closure.toString());
         // six M-mode contexts, their base addi.machine-entry.mmode and mret's jalr.mret-setup.mmode; the interrupt and its base
-        assertEquals(10 * 3 * 2, closure.path("runs").get(0).path("pairs_closed").asInt(), closure.toString());
+        assertEquals(10 * 3 * (2 + 1), closure.path("runs").get(0).path("pairs_closed").asInt(), closure.toString());
         List<String> contexts = new ArrayList<>();
         JSON.readTree(dir.resolve("manifest.json").toFile()).path("contexts").forEach(c -> contexts.add(c.asText()));
         assertTrue(contexts.contains("mret.mmode") && contexts.contains("csrrw.stimecmp.timer-interrupt.smode"), contexts.toString());
         assertFalse(contexts.contains("amoadd.d.amo.contended.smp2.smode"), "a two-hart context with others is left out");
+        // the bare-metal program's M-mode CSR classes now map onto weights measured in M-mode
+        Path model = tmp.resolve("machine-model");
+        assertEquals(0, Main.execute("weigh", "model", "--bootstrap", "19", "-o", model.toString(), dir.toString()));
+        Path catalog = tmp.resolve("traps-for-machine.catalog.json");
+        assertEquals(0, CliRun.of("weigh", "catalog", "--mode", "system", "-o", catalog.toString(), "--",
+                "build/programs/rv64-bare/traps").status());
+        Path mapping = tmp.resolve("traps-machine-mapping");
+        assertEquals(0, Main.execute("weigh", "map", "-o", mapping.toString(), model.resolve("weights.json").toString(),
+                catalog.toString()));
+        JsonNode mstatus = null;
+        for (JsonNode c : JSON.readTree(mapping.resolve("mapping.json").toFile()).path("classes")) {
+            if (c.path("key").asText().equals("csrrs.mstatus.mmode")) {
+                mstatus = c;
+            }
+        }
+        assertEquals("csrrs.mstatus.mmode", mstatus.path("contexts").get(0).asText(), String.valueOf(mstatus));
+        assertTrue(mstatus.path("measured_ns").isNumber(), "published as measured in M-mode: " + mstatus);
 
         Path smp = tmp.resolve("smp2");
         CliRun two = CliRun.of("weigh", "measure", "--mode", "system", "--contexts",

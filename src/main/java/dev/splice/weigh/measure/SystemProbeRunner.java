@@ -77,8 +77,11 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
         try {
             Path log = dir.resolve("exec.log");
             Path records = dir.resolve("count.records");
+            QemuPlugin.CodeRange range = SystemQemu.codeRange(image);
+            // -dfilter: only the probe's blocks are logged (a second hart's endless loop would fill the log)
+            String filter = "0x" + Long.toHexString(range.minPc()) + "..0x" + Long.toHexString(range.maxPc() - 1);
             SystemQemu.Result r = SystemQemu.run(image, Optional.of(plugin.argument(PluginRecords.Mode.COUNT, records,
-                    Optional.of(SystemQemu.codeRange(image)))), timeout, List.of("-d", "exec,nochain", "-D", log.toString()));
+                    Optional.of(range))), timeout, List.of("-d", "exec,nochain", "-dfilter", filter, "-D", log.toString()));
             if (r.exitStatus() != 0) {
                 throw new BadInputException(elf + ": the block-count run exited with status " + r.exitStatus() + ": "
                         + r.diagnostics().strip());

@@ -245,8 +245,7 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         long faultPte = user ? 0 : PageTables.leafAddress(tables, MONITOR_DATA + PAGE, FAULT_PAGES / PAGE);
         MachineCode m = machine.orElse(new MachineCode(0, 0));
         Assembly asm = Assembler.assemble(monitor(entry, satp, privilege, trapsReturnFrom, faultPte, faultLeaves, m, offset,
-                contendPhysical),
-                "monitor.s", MONITOR, Map.of());
+                contendPhysical), "monitor.s", MONITOR, Map.of());
         ByteBuffer data = ByteBuffer.allocate((int) PAGE + tables.length).order(ByteOrder.LITTLE_ENDIAN);
         data.position((int) PAGE).put(tables);
         Long start = asm.labels().get("_start");
@@ -308,8 +307,8 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
 
     /**
      * The monitor's listing, at {@link #MONITOR}: QEMU's reset code jumps to DRAM's start, where a
-     * jump to {@code _start} waits. The trap handler's address is 4-byte aligned, as {@code mtvec} needs, because every monitor
-     * instruction is 4 bytes long. The save area is the first 64 bytes of the monitor's data.
+     * jump to {@code _start} waits. The trap handler's address is 4-byte aligned, as {@code mtvec}
+     * needs, because every monitor instruction is 4 bytes long. The save area is the first 64 bytes of the monitor's data.
      */
     private static String monitor(long entry, long satp, Privilege privilege, long trapsReturnFrom, long faultPte,
             long[] faultLeaves, MachineCode machine, long offset, long contendPhysical) {
