@@ -1,19 +1,12 @@
 package dev.splice.patch;
 
-import dev.splice.cfg.ControlFlowGraph;
-import dev.splice.cfg.LandingPads;
 import dev.splice.cfg.Liveness;
-import dev.splice.cfg.riscv.RiscVCfg;
-import dev.splice.cfg.riscv.RiscVDataReferences;
 import dev.splice.cfg.riscv.RiscVLiveness;
-import dev.splice.elf.Function;
 import dev.splice.patch.MovedFunction.Item;
 import dev.splice.patch.MovedFunction.Kind;
 import dev.splice.patch.PatchException.Reason;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The second stage of insertion: the new addresses. The moved functions go one after another,
@@ -27,19 +20,15 @@ final class Layout {
     private final MovedCode moved;
     private final FragmentAssembler fragments;
     private final DataArea data;
-    /** Registers a far jump may write when liveness proves them dead, in order of preference: t1, t2, t3-t6, t0, a7-a2. */
-    private static final int[] SCRATCH_CANDIDATES = {6, 7, 28, 29, 30, 31, 5, 17, 16, 15, 14, 13, 12};
-    /** Liveness of the input functions that needed it (rarely: only for jumps out of reach), and their graphs. */
-    private final Map<MovedFunction, Liveness> liveness = new HashMap<>();
-    private final Map<MovedFunction, ControlFlowGraph> cfgs = new HashMap<>();
-    private Map<Long, long[]> landingPads;
-    private java.util.Set<Long> abiEntries;
+    /** Liveness of the input functions that needed it (rarely: only for jumps out of reach). */
+    private final FunctionLiveness liveness;
 
     Layout(Input in, MovedCode moved, FragmentAssembler fragments, DataArea data) {
         this.in = in;
         this.moved = moved;
         this.fragments = fragments;
         this.data = data;
+        this.liveness = new FunctionLiveness(in);
     }
 
     /** Gives every fragment its template fields, its code and its size (assembled once per distinct text). */
@@ -135,42 +124,25 @@ final class Layout {
     /**
      * A caller-saved register that register liveness ({@link RiscVLiveness}, over the input
      * function's graph with its landing pads) proves dead before the jump or conditional branch
-     * {@code i} (so at its targets), for the far form's auipc; -1 when there is none or {@code i}
-     * is a call. Only caller-saved answers are used: docs/cfg.md says why the callee-saved ones are not.
+     * {@code i} (so at its targets), for the far form's auipc; for the jump back at the end of a
+     * function that falls into the next one, a register dead at that function's entry (its own
+     * liveness: execution goes on there); -1 when there is none or {@code i} is a call. Only
+     * caller-saved answers are used: docs/cfg.md says why the callee-saved ones are not.
      */
     private int deadScratch(MovedFunction m, Item i) {
+        if (i.kind == Kind.FALLTHROUGH) {
+            return liveness.deadAtEntry(i.target);
+        }
         if (!(i.kind == Kind.JUMP && i.rd == 0 || i.kind == Kind.BRANCH)) {
             return -1;
         }
-        Liveness live = liveness.computeIfAbsent(m, this::liveness);
+        Liveness live = liveness.of(m.function);
         int offset = (int) (i.oldAddress - m.function.address());
-        if (live == null || !cfgs.get(m).isInstructionStart(offset)) {
+        if (live == null || !liveness.cfg(m.function).isInstructionStart(offset)) {
             return -1;
         }
-        int[] dead = live.deadBefore(offset, SCRATCH_CANDIDATES);
+        int[] dead = live.deadBefore(offset, FunctionLiveness.SCRATCH_CANDIDATES);
         return dead.length == 0 ? -1 : dead[0];
-    }
-
-    private Liveness liveness(MovedFunction m) {
-        Function f = m.function;
-        byte[] code = in.elf().contents(f.section());
-        int base = (int) (f.address() - f.section().address());
-        int size = (int) f.size();
-        if (landingPads == null) {
-            landingPads = LandingPads.of(in.elf());
-        }
-        int[] pads = RiscVDataReferences.within(landingPads.getOrDefault(f.address(), new long[0]), f.address(), size);
-        ControlFlowGraph cfg = RiscVCfg.of(code, base, size, pads);
-        if (cfg == null) {
-            return null;
-        }
-        cfgs.put(m, cfg);
-        if (abiEntries == null) { // a jump to another function's start is a tail call, except into a .cold part
-            abiEntries = new java.util.HashSet<>();
-            in.elf().functions().stream().filter(g -> !g.name().contains(".cold")).forEach(g -> abiEntries.add(g.address()));
-            in.elf().functions().stream().filter(g -> g.name().contains(".cold")).forEach(g -> abiEntries.remove(g.address()));
-        }
-        return RiscVLiveness.of(code, base, size, cfg, f.address(), abiEntries::contains);
     }
 
     /** The branch, the jump, or (for the jump back) the instruction it follows, by original address. */
@@ -189,7 +161,7 @@ final class Layout {
             case BRANCH -> "a conditional branch reaches 1 MiB at most (inverted, over a jal) without a free register, and "
                     + "liveness finds no dead caller-saved register before it";
             case FALLTHROUGH -> "the jump back to the code that follows the function needs a free register, and none is known"
-                    + " (it does not follow a call)";
+                    + " (it does not follow a call, and liveness finds no dead caller-saved register at the entry of the function after it)";
             default -> "a long jump needs a free register, and none is known (the target is "
                     + (i.target == m.function.address() ? "the function's own entry, maybe a loop's head" : "not a function entry")
                     + "; liveness finds no dead caller-saved register before the jump)";

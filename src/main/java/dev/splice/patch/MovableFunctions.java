@@ -10,9 +10,10 @@ import java.util.Map;
 
 /**
  * Bulk mode's first step: the functions that can move on their own (decoded, relocations
- * understood, entry not inside a sequence, no fall-through at the end), decoded,
- * and the others with the reason (a function under 8 bytes only when nothing needs its old entry:
- * {@link TinyFunctions}). Two halves are decoded on two cores and merged in order.
+ * understood, entry not inside a sequence, no fall-through at the end unless after a call or
+ * into a function with a dead caller-saved register at its entry, which the far jump back may
+ * write), decoded, and the others with the reason (a function under 8 bytes only when nothing
+ * needs its old entry: {@link TinyFunctions}). Two halves are decoded on two cores and merged in order.
  */
 final class MovableFunctions {
     private MovableFunctions() {}
@@ -37,6 +38,7 @@ final class MovableFunctions {
             decoded.addAll(part.decoded());
             skipped.addAll(part.skipped());
         }
+        keepFallingThroughWithoutScratch(in, decoded, skipped);
         TinyFunctions.keepUsedEntries(in, decoded, skipped);
         Phases.mark("find movable functions");
         return new Found(decoded, skipped);
@@ -52,11 +54,6 @@ final class MovableFunctions {
             MovedFunction m = new MovedFunction(f);
             try {
                 decoder.decode(m);
-                Item end = m.items.get(m.items.size() - 1);
-                if (end.kind == Kind.FALLTHROUGH && !end.afterCall) {
-                    throw new PatchException(Reason.FALLS_THROUGH, f.name()
-                            + ": falls through into the code after it, and the jump back may not reach");
-                }
                 InsertionRules.Refusal refusal = InsertionRules.refusalAt(m, f.address());
                 if (refusal != null) {
                     throw new PatchException(refusal.reason(), refusal.message());
@@ -67,5 +64,29 @@ final class MovableFunctions {
             }
         }
         return new Found(decoded, skipped);
+    }
+
+    /**
+     * Leaves in place each function that falls through into the code after it (not after a call)
+     * when no caller-saved register is dead at the entry of the function there
+     * ({@link FunctionLiveness#deadAtEntry}): its copy's jump back, out of a {@code jal}'s reach,
+     * would have no register to go through.
+     */
+    private static void keepFallingThroughWithoutScratch(Input in, List<MovedFunction> decoded, List<Rewrite.Skipped> skipped) {
+        FunctionLiveness liveness = null;
+        for (java.util.Iterator<MovedFunction> it = decoded.iterator(); it.hasNext(); ) {
+            MovedFunction m = it.next();
+            Item end = m.items.get(m.items.size() - 1);
+            if (end.kind != Kind.FALLTHROUGH || end.afterCall) {
+                continue;
+            }
+            liveness = liveness != null ? liveness : new FunctionLiveness(in);
+            if (liveness.deadAtEntry(end.target) < 0) {
+                it.remove();
+                skipped.add(new Rewrite.Skipped(m.function.name(), m.function.address(), Reason.FALLS_THROUGH, m.function.name()
+                        + ": falls through into the code after it, and the jump back may not reach (no caller-saved register"
+                        + " is dead at the entry of the function there)"));
+            }
+        }
     }
 }

@@ -53,6 +53,9 @@ final class PointInserter {
             return new Outcome(Inserter.insert(elf, all, counters), List.of(), List.copyOf(left));
         }
         Input.requireInsertable(elf);
+        if (!strict) {
+            leaveOutUsedTinyEntries(elf, in, predecoded, live, left);
+        }
         FragmentAssembler fragments = Inserter.fragmentAssembler(in, counters);
         for (int attempt = 0; ; attempt++) {
             List<Insertion> all = new ArrayList<>(live.size());
@@ -75,6 +78,39 @@ final class PointInserter {
                 live.removeAll(dropped);
                 Refusal why = new Refusal(e.reason(), e.getMessage());
                 for (Planned p : dropped) {
+                    Point q = p.point();
+                    left.add(new Point(q.kind(), q.address(), q.function(), q.offset(), q.spec(), why));
+                }
+            }
+        }
+    }
+
+    /**
+     * Leaves out up front the optional points of functions under 8 bytes whose old entry stays
+     * used ({@link TinyFunctions}, as bulk mode does over the functions that will move), so that
+     * no retry is spent on them; a function with a required point is left to the exact check.
+     */
+    private static void leaveOutUsedTinyEntries(ElfFile elf, Input in, Map<Long, MovedFunction> predecoded, List<Planned> live,
+                                                List<Point> left) {
+        java.util.TreeMap<Long, MovedFunction> moving = new java.util.TreeMap<>();
+        Map<Long, List<Planned>> byFunction = new java.util.HashMap<>();
+        for (Planned p : live) {
+            long f = functionOf(elf, p);
+            byFunction.computeIfAbsent(f, k -> new ArrayList<>()).add(p);
+            MovedFunction m = predecoded.get(f);
+            if (m != null) {
+                moving.put(f, m);
+            }
+        }
+        List<MovedFunction> decoded = new ArrayList<>(moving.values());
+        List<Rewrite.Skipped> skipped = new ArrayList<>();
+        TinyFunctions.keepUsedEntries(in, decoded, skipped);
+        for (Rewrite.Skipped s : skipped) {
+            List<Planned> points = byFunction.get(s.address());
+            if (points.stream().allMatch(Planned::optional)) {
+                live.removeAll(points);
+                Refusal why = new Refusal(s.reason(), s.message());
+                for (Planned p : points) {
                     Point q = p.point();
                     left.add(new Point(q.kind(), q.address(), q.function(), q.offset(), q.spec(), why));
                 }

@@ -29,8 +29,8 @@ import java.util.Objects;
  * with the refusal an insertion there would meet (docs/patch.md, "Choosing points"). Blocks, loop
  * heads and exits are the write-back's CFG ({@link RiscVCfg#of(ElfFile, Function)}); refusals are
  * the insertion rules (the binary's, the function's decoding, pc-relative pairs, lr/sc sequences)
- * and, for a pattern's points, the functions bulk insertion skips up front (under 8 bytes, falling
- * through at the end).
+ * and, for a pattern's points, the functions bulk insertion skips up front (falling through at the
+ * end).
  * Functions are decoded on first use and kept, so one selector answers many specs cheaply; its
  * methods may be called from several threads (one at a time).
  *
@@ -55,6 +55,7 @@ public final class PointSelector {
     /** Every FUNC symbol name per function (aliases included), for globs; made on first use. */
     private Map<Function, List<String>> names;
     private Map<Long, long[]> landingPads;
+    private FunctionLiveness liveness;
 
     private PointSelector(ElfFile elf) {
         this.elf = elf;
@@ -371,22 +372,21 @@ public final class PointSelector {
         }
 
         /**
-         * Why a pattern does not try this function (as bulk insertion skips it up front): under 8
-         * bytes, too few for the long jump to a far copy, or falling through at its end into code
-         * the jump back cannot reach without a free register. Null when it is worth trying.
+         * Why a pattern does not try this function (as bulk insertion skips it up front): falling
+         * through at its end into code the jump back cannot reach without a free register (not
+         * after a call, and no caller-saved register dead at the entry of the function there). Null
+         * when it is worth trying. (Functions under 8 bytes are tried: {@link PointInserter} leaves
+         * out up front those whose old entry stays used, by {@link TinyFunctions}.)
          */
         Refusal unlikelyToMove() {
             if (moved == null) {
                 return null;
             }
-            if (f.size() < 8) {
-                return new Refusal(Reason.TOO_SMALL, "function '" + f.name() + "' has " + f.size()
-                        + " bytes, which may be too few for the jump to a far copy");
-            }
             MovedFunction.Item end = moved.items.get(moved.items.size() - 1);
-            if (end.kind == MovedFunction.Kind.FALLTHROUGH && !end.afterCall) {
+            if (end.kind == MovedFunction.Kind.FALLTHROUGH && !end.afterCall && liveness().deadAtEntry(end.target) < 0) {
                 return new Refusal(Reason.FALLS_THROUGH, "function '" + f.name()
-                        + "' falls through into the code after it, and the jump back may not reach");
+                        + "' falls through into the code after it, and the jump back may not reach (no caller-saved register"
+                        + " is dead at the entry of the function there)");
             }
             return null;
         }
@@ -401,6 +401,14 @@ public final class PointSelector {
             }
             return cfg;
         }
+    }
+
+    /** The liveness of the input's functions, for the jumps back of functions that fall through; made on first use. */
+    private synchronized FunctionLiveness liveness() {
+        if (liveness == null) {
+            liveness = new FunctionLiveness(input);
+        }
+        return liveness;
     }
 
     private synchronized Map<Long, long[]> landingPads() {

@@ -91,4 +91,29 @@ class TinyFunctionsTest {
                 && word >= s.address() && word < s.address() + s.size()).findFirst().orElseThrow();
         assertEquals(copy, dev.splice.base.Le.u64(result.bytes(), (int) (data.offset() + word - data.address())), "operations[0]");
     }
+
+    /**
+     * A pattern ({@code entry:*}) tries functions under 8 bytes too (before, selection refused
+     * every one up front as {@code TOO_SMALL}): only those whose old entry stays used are left out,
+     * with that reason; the output runs as the input.
+     */
+    @Test
+    void patternsLeaveOutOnlyTheTinyFunctionsWhoseOldEntryIsStillUsed() throws Exception {
+        Path in = TestPrograms.rv64("loops.relocs");
+        ElfFile elf = ElfFile.read(in);
+        Rewrite.Result result = Rewrite.of(elf).at(PointSpec.parse("entry:*"), NOP, "nop.s", BranchTarget.INSERTED).run();
+        Set<Long> inserted = result.points().stream().map(Point::address).collect(Collectors.toSet());
+        int moved = 0;
+        for (Function f : elf.functions()) {
+            if (f.size() > 0 && f.size() < 8 && f.section().isExecutable() && inserted.contains(f.address())) {
+                moved++;
+            }
+        }
+        List<Point> tooSmall = result.refusedPoints().stream().filter(p -> p.refusal().reason() == Reason.TOO_SMALL).toList();
+        assertTrue(moved >= 40 && tooSmall.size() <= 3, moved + " tiny functions moved, " + tooSmall.size() + " refused");
+        for (Point p : tooSmall) {
+            assertTrue(p.refusal().message().contains("its old entry is still used: "), p.refusal().message());
+        }
+        PatchFixtures.assertSameRun(in, PatchFixtures.write(tmp, "entries.points", result.bytes()), "77");
+    }
 }
