@@ -6,7 +6,10 @@
 # Debian's source packages (`apt-get source`, through a private deb-src list; static, -O2).
 # WEIGHTS=FILE uses a weights.json; otherwise a campaign of every context is measured first
 # (CAMPAIGN_RUNS x CAMPAIGN_ROUNDS, default 3 x 3: about 5 minutes) and modelled.
-# Needs `make plugin` (a plugin with the catalog mode's block counts) and the RISC-V programs.
+# Needs `make plugin` (a plugin with the catalog mode's block counts and run dynamics: exits as taken,
+# branch directions, jump-cache lookups, loads by cache level) and the RISC-V programs. Prints the
+# load average before and after (the measured medians move with the machine's load), and per program
+# what the prediction is made of: classes, block exits, memory levels beyond L1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -70,7 +73,9 @@ if [ -z "${WEIGHTS:-}" ]; then
   WEIGHTS=$work/model/weights.json
 fi
 
-printf '%-17s %12s %12s %12s %8s %24s %9s\n' program measured_s predicted_s error band_s "" unpriced
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-17s %12s %12s %12s %8s %24s %9s %9s %9s %9s\n' program measured_s predicted_s error band_s "" unpriced \
+  classes_s blocks_s memory_s
 errors=()
 for p in "${programs[@]}"; do
   IFS='|' read -r name short long <<<"$p"
@@ -92,8 +97,11 @@ for _ in range(runs):  # interleaved, so that a change of load hits both lengths
     s.append(cpu(short)); l.append(cpu(long_))
 measured = statistics.median(l) - statistics.median(s)
 p = pred["predicted_s"]
+part = {k: sum(l.get("seconds", 0) or 0 for l in pred.get(k, [])) for k in ("classes", "blocks", "memory")}
 print(f"{name:<17} {measured:12.4f} {p:12.4f} {100 * (p - measured) / measured:+11.1f}% "
-      f"[{pred['low_s']:.4f}, {pred['high_s']:.4f}] {100 * pred['unpriced_share']:8.2f}%")
+      f"[{pred['low_s']:.4f}, {pred['high_s']:.4f}] {100 * pred['unpriced_share']:8.2f}% "
+      f"{part['classes']:9.4f} {part['blocks']:9.4f} {part['memory']:9.4f}")
 PY
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "weights: $WEIGHTS; work: $work"

@@ -12,9 +12,19 @@
  * And per translated block, its dependence structure: how many times it was entered, its kind, and
  * for each instruction its encoding and which earlier instructions of the block produce the
  * registers it reads (so that a price can follow the block's critical path, not only its counts).
+ *
+ * And how the run went from each executed block to the next (issue 12, prediction): per block kind,
+ * how many exits QEMU chained (goto_tb: the next block starts on the page of the block's start) and
+ * how many went through a lookup of the next block (lookup_and_goto_ptr: indirect jumps, returns,
+ * and every exit to another page); for the lookups, whether a model of QEMU 7.2's user-mode jump
+ * cache (tb_jmp_cache, 4096 entries indexed by pc ^ pc >> 12) held the target. And every guest load
+ * and store run through a model of the host's data caches (LRU, the geometry of cpu0's data and
+ * unified caches in sysfs), counted by the level that served it, loads also by whether their
+ * instruction's stride predicts them (what the host's prefetchers hide).
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "splice_plugin.h"
 
@@ -161,6 +171,8 @@ struct tb_insn {
 struct tb_record {
     struct tb_record *next;
     uint64_t entered; /* counted by the first instruction, so stable storage QEMU writes to */
+    uint64_t start;   /* the block's first guest pc */
+    uint64_t fallthrough; /* the pc after its last instruction (a branch's not-taken target) */
     uint32_t n;
     uint8_t kind;
     struct tb_insn insns[];
@@ -231,6 +243,186 @@ static void compressed_registers(uint32_t e, uint8_t *rd, uint8_t rs[3])
     }
 }
 
+/* Exits by how they were taken: the kind of the block left, "-far" when the next block was looked up
+ * (a chained kind's exit to another page), the near kind when chained; chained branch exits also by
+ * whether the branch was taken (the next block does not start right after it). */
+static uint64_t exits[BLOCK_KINDS];
+static uint64_t branches_taken, branches_not_taken;
+static const struct tb_record *previous_block;
+
+#define JUMP_CACHE_BITS 12
+#define JUMP_CACHE_SIZE (1u << JUMP_CACHE_BITS)
+static uint64_t jump_cache[JUMP_CACHE_SIZE]; /* the guest pc each entry holds; 0: empty */
+static uint64_t lookup_hits, lookup_misses;
+
+static int chained_kind(enum block_kind k)
+{
+    return k == BLOCK_DIRECT || k == BLOCK_DIRECT_FAR || k == BLOCK_CALL || k == BLOCK_CALL_FAR || k == BLOCK_BRANCH
+           || k == BLOCK_BRANCH_FAR || k == BLOCK_FALLTHROUGH || k == BLOCK_FALLTHROUGH_FAR;
+}
+
+/* tb_lookup of QEMU 7.2 user mode: the jump cache first, the hash table on a miss (which refills it). */
+static void note_lookup(uint64_t pc)
+{
+    uint32_t h = (uint32_t)((pc ^ (pc >> JUMP_CACHE_BITS)) & (JUMP_CACHE_SIZE - 1));
+    if (jump_cache[h] == pc) {
+        lookup_hits++;
+    } else {
+        lookup_misses++;
+        jump_cache[h] = pc;
+    }
+}
+
+static void on_block(unsigned int vcpu, void *udata)
+{
+    (void)vcpu;
+    const struct tb_record *t = udata;
+    const struct tb_record *p = previous_block;
+    previous_block = t;
+    if (p == NULL) {
+        return;
+    }
+    enum block_kind k = (enum block_kind)p->kind;
+    if (chained_kind(k)) {
+        enum block_kind near = (k == BLOCK_DIRECT_FAR || k == BLOCK_CALL_FAR || k == BLOCK_BRANCH_FAR
+                                || k == BLOCK_FALLTHROUGH_FAR) ? k - 1 : k;
+        if (same_page(p->start, t->start)) {
+            exits[near]++;
+            if (near == BLOCK_BRANCH) {
+                if (t->start == p->fallthrough) {
+                    branches_not_taken++;
+                } else {
+                    branches_taken++;
+                }
+            }
+            return;
+        }
+        exits[near + 1]++;
+    } else {
+        exits[k]++;
+    }
+    note_lookup(t->start); /* the exit blocks' main loop looks the next block up too */
+}
+
+/* The host's data caches, from sysfs; each level an LRU set-associative cache of line tags. */
+#define CACHE_LEVELS 4
+struct cache_level {
+    int level;
+    uint64_t size, ways, line, sets;
+    uint64_t *tags; /* sets x ways, most recent first; 0 empty (tags are line numbers + 1) */
+    uint64_t served[2]; /* loads, stores */
+    uint64_t strided;   /* loads served here that the instruction's stride predicts */
+};
+static struct cache_level caches[CACHE_LEVELS];
+static int cache_levels;
+static uint64_t served_by_memory[2];
+static uint64_t strided_from_memory;
+
+/* Per memory instruction, its last address and stride: a load to the line of its last access or the
+ * next one, or one stride (under a page) on, is what the host's prefetchers fetch ahead of it (a
+ * sequential sweep over 4 MB costs what one in L1 does), so it is counted apart. */
+struct access_site {
+    uint64_t last;
+    int64_t stride;
+};
+
+static int strided(struct access_site *site, uint64_t vaddr)
+{
+    int64_t stride = (int64_t)(vaddr - site->last);
+    uint64_t line = caches[0].line;
+    int64_t lines = (int64_t)(vaddr / line) - (int64_t)(site->last / line);
+    int predicted = site->last != 0 && ((lines >= -1 && lines <= 1) || (stride == site->stride && stride > -4096
+                                                                         && stride < 4096));
+    site->stride = stride;
+    site->last = vaddr;
+    return predicted;
+}
+
+static uint64_t sysfs_number(int index, const char *field)
+{
+    char path[128], text[64];
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, field);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *end;
+    uint64_t v = strtoull(text, &end, 10);
+    return *end == 'K' ? v * 1024 : *end == 'M' ? v * 1024 * 1024 : v;
+}
+
+static int sysfs_is_data(int index)
+{
+    char path[128], text[32] = {0};
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", index);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return strncmp(text, "Data", 4) == 0 || strncmp(text, "Unified", 7) == 0;
+}
+
+/* Reads the geometry; no levels (no memory section in the records) when sysfs does not give it. */
+static void caches_init(void)
+{
+    for (int i = 0; i < 8 && cache_levels < CACHE_LEVELS; i++) {
+        if (!sysfs_is_data(i)) {
+            continue;
+        }
+        struct cache_level *c = &caches[cache_levels];
+        c->level = (int)sysfs_number(i, "level");
+        c->size = sysfs_number(i, "size");
+        c->ways = sysfs_number(i, "ways_of_associativity");
+        c->line = sysfs_number(i, "coherency_line_size");
+        if (c->size == 0 || c->ways == 0 || c->line == 0 || c->size % (c->ways * c->line) != 0) {
+            continue;
+        }
+        c->sets = c->size / (c->ways * c->line);
+        c->tags = calloc(c->sets * c->ways, sizeof(uint64_t));
+        if (c->tags == NULL) {
+            break;
+        }
+        cache_levels++;
+    }
+}
+
+/* Whether the level holds the line; it is the most recent of its set afterwards either way. */
+static int cache_access(struct cache_level *c, uint64_t address)
+{
+    uint64_t tag = address / c->line + 1;
+    uint64_t *set = c->tags + (tag % c->sets) * c->ways;
+    uint64_t w = 0;
+    while (w < c->ways - 1 && set[w] != tag) {
+        w++;
+    }
+    int hit = set[w] == tag;
+    memmove(set + 1, set, w * sizeof(uint64_t));
+    set[0] = tag;
+    return hit;
+}
+
+static void on_access(unsigned int vcpu, splice_qemu_meminfo info, uint64_t vaddr, void *udata)
+{
+    (void)vcpu;
+    int store = qemu_plugin_mem_is_store(info) ? 1 : 0;
+    int predicted = strided(udata, vaddr);
+    for (int l = 0; l < cache_levels; l++) {
+        if (cache_access(&caches[l], vaddr)) {
+            caches[l].served[store]++;
+            caches[l].strided += !store && predicted;
+            return;
+        }
+    }
+    served_by_memory[store]++;
+    strided_from_memory += !store && predicted;
+}
+
 /* Records the block's instructions and, for each register they read, the instruction producing it. */
 static void note_dependences(struct qemu_plugin_tb *tb, size_t n, enum block_kind kind)
 {
@@ -244,6 +436,9 @@ static void note_dependences(struct qemu_plugin_tb *tb, size_t n, enum block_kin
         writer[i] = -1;
     }
     t->entered = 0;
+    t->start = qemu_plugin_tb_vaddr(tb);
+    struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
+    t->fallthrough = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
     t->n = (uint32_t)n;
     t->kind = (uint8_t)kind;
     for (size_t i = 0; i < n; i++) {
@@ -267,6 +462,7 @@ static void note_dependences(struct qemu_plugin_tb *tb, size_t n, enum block_kin
         }
     }
     qemu_plugin_register_vcpu_insn_exec_inline(qemu_plugin_tb_get_insn(tb, 0), SPLICE_INLINE_ADD_U64, &t->entered, 1);
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, SPLICE_CB_NO_REGS, t);
     t->next = tb_records;
     tb_records = t;
     tb_record_count++;
@@ -307,6 +503,10 @@ static void translate(splice_qemu_id id, struct qemu_plugin_tb *tb)
         }
         qemu_plugin_register_vcpu_insn_exec_inline(insn, SPLICE_INLINE_ADD_U64,
                                                    splice_encoding_counter(slot), 1);
+        struct access_site *site;
+        if (cache_levels > 0 && (site = calloc(1, sizeof(*site))) != NULL) { /* lives as long as the block */
+            qemu_plugin_register_vcpu_mem_cb(insn, on_access, SPLICE_CB_NO_REGS, SPLICE_MEM_RW, site);
+        }
     }
     if (n > 0) {
         note_block(tb, n);
@@ -318,6 +518,7 @@ int splice_catalog_install(splice_qemu_id id)
     if (splice_encodings_init() != 0) {
         return -1;
     }
+    caches_init();
     qemu_plugin_register_vcpu_tb_trans_cb(id, translate);
     return 0;
 }
@@ -360,5 +561,20 @@ void splice_catalog_finish(void)
                     x->producer[2]);
         }
         fprintf(g_splice.out, "\n");
+    }
+    fprintf(g_splice.out, "exits %d\n", BLOCK_KINDS);
+    for (int k = 0; k < BLOCK_KINDS; k++) {
+        fprintf(g_splice.out, "e %s %" PRIu64 "\n", block_kind_names[k], exits[k]);
+    }
+    fprintf(g_splice.out, "branches %" PRIu64 " %" PRIu64 "\n", branches_taken, branches_not_taken);
+    fprintf(g_splice.out, "lookups %" PRIu64 " %" PRIu64 "\n", lookup_hits, lookup_misses);
+    /* memory LEVELS LOADS STORES STRIDED (served by no level), then per level
+     * m LEVEL SIZE WAYS LINE LOADS STORES STRIDED (STRIDED: the loads among LOADS the stride predicts) */
+    fprintf(g_splice.out, "memory %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", cache_levels, served_by_memory[0],
+            served_by_memory[1], strided_from_memory);
+    for (int l = 0; l < cache_levels; l++) {
+        fprintf(g_splice.out, "m %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+                caches[l].level, caches[l].size, caches[l].ways, caches[l].line, caches[l].served[0],
+                caches[l].served[1], caches[l].strided);
     }
 }

@@ -74,6 +74,19 @@ void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
                                                 uint64_t increment);
 void qemu_plugin_register_atexit_cb(splice_qemu_id id, splice_qemu_udata_cb cb, void *userdata);
 
+/* Memory accesses (catalog mode's cache simulation): the callback gets the guest virtual address. */
+typedef uint32_t splice_qemu_meminfo;
+enum splice_qemu_mem_rw {
+    SPLICE_MEM_R = 1,
+    SPLICE_MEM_W = 2,
+    SPLICE_MEM_RW = 3,
+};
+typedef void (*splice_qemu_vcpu_mem_cb)(unsigned int vcpu_index, splice_qemu_meminfo info, uint64_t vaddr,
+                                        void *userdata);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, splice_qemu_vcpu_mem_cb cb,
+                                      enum splice_qemu_cb_flags flags, enum splice_qemu_mem_rw rw, void *userdata);
+bool qemu_plugin_mem_is_store(splice_qemu_meminfo info);
+
 /* Queries on a block being translated and on its instructions. */
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);

@@ -72,6 +72,21 @@ public record Context(
      * for the contended line (docs/weigh-system.md).
      */
     public static final String HARTS = "harts";
+    /**
+     * The modifier of the user-mode pointer-chase contexts ({@code working-set=524288}): the bytes of
+     * the ring their loads chase through, sized for one level of the host's memory hierarchy.
+     */
+    public static final String WORKING_SET = "working-set";
+
+    /**
+     * The working set of a pointer-chase context.
+     *
+     * @return the {@code working-set} modifier in bytes, or empty when the context has none
+     */
+    public java.util.OptionalLong workingSetBytes() {
+        String v = modifiers.get(WORKING_SET);
+        return v == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(Long.parseLong(v));
+    }
 
     /**
      * Whether only system mode can measure the context (CSRs of S-mode, traps, TLB misses, page faults).

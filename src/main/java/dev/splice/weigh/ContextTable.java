@@ -34,7 +34,7 @@ public final class ContextTable {
                     "zfh", "zbc", "zbkb", "zbkx", "v", "zknd", "zkne", "zknh", "zksed", "zksh", "zkr");
     private static final Set<String> MODIFIER_KEYS = Set.of("fflags", "rm", "csr", "order", "pred", "succ", "tcg",
             Context.PRIVILEGE, Context.SETUP, Context.CPU, "vtype",
-            Context.HARTS);
+            Context.HARTS, Context.WORKING_SET);
 
     // by label, looked up with plain loops: streams cost the cold loader more than the rows do
     private static final Map<String, Form> FORMS = new HashMap<>();
@@ -172,6 +172,10 @@ public final class ContextTable {
             case "sigill", "system" -> false;
             default -> throw error(source, line, "qemu column '" + f[7] + "' (expected yes, sigill or system)");
         };
+        if (modifiers.containsKey(Context.WORKING_SET) && !modifiers.get(Context.WORKING_SET).matches("[1-9][0-9]{0,17}")) {
+            throw error(source, line, "'" + Context.WORKING_SET + "' must be a positive number of bytes, got '"
+                    + modifiers.get(Context.WORKING_SET) + "'");
+        }
         if (f[7].equals("system") != modifiers.containsKey(Context.PRIVILEGE)) {
             throw error(source, line, "exactly the rows with qemu 'system' have a '" + Context.PRIVILEGE + "' modifier");
         }

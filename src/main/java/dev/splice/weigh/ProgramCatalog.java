@@ -51,7 +51,8 @@ public final class ProgramCatalog {
                     + " guest threads: the plugin's inline counters are exact only for one");
         }
         return new Catalog(new Catalog.Origin(program.toString(), args, r.exitCode(), records.footer().translations()),
-                classes(records.catalog()), records.blocks(), translatedBlocks(records.translationBlocks()));
+                classes(records.catalog()), records.blocks(), translatedBlocks(records.translationBlocks()),
+                records.dynamics());
     }
 
     /** The blocks' dependence structure by class key, blocks of the same structure merged (first seen order). */

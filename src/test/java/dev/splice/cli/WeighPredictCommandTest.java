@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,8 @@ class WeighPredictCommandTest {
     static void measureAndCatalog() {
         Path campaign = tmp.resolve("campaign");
         assertEquals(0, Main.execute("weigh", "measure", "--contexts",
-                "addi.dependency,addi.independent,add.dependency,bne.taken,bne.not-taken", "--runs", "2", "--rounds", "4", "--seed", "3",
+                "addi.dependency,addi.independent,add.dependency,bne.taken,bne.not-taken,ld.hot-load,ld.pointer-chase.l1,"
+                        + "ld.pointer-chase.l3", "--runs", "2", "--rounds", "4", "--seed", "3",
                 "-o", campaign.toString()));
         assertEquals(0, Main.execute("weigh", "model", campaign.toString(), "-o", tmp.resolve("model").toString()));
         weights = tmp.resolve("model/weights.json");
@@ -101,32 +103,100 @@ class WeighPredictCommandTest {
 
         Map<String, JsonNode> blocks = byName(p.path("blocks"));
         for (Map.Entry<String, JsonNode> b : blocks.entrySet()) {
-            long expectedCount = b.getKey().equals("branch") || b.getKey().equals("critical-path-excess") ? n : 0;
+            // the loop's branch is taken every iteration and chained (its target is on the block's page)
+            long expectedCount = b.getKey().equals("branch-taken") || b.getKey().equals("critical-path-excess") ? n : 0;
             assertEquals(expectedCount, b.getValue().path("count").asLong(), b.getKey());
         }
+        assertTrue(blocks.containsKey("lookup-miss"), blocks.keySet().toString());
+        // the loop reads and writes no memory: every level's line counts 0
+        for (JsonNode m : p.path("memory")) {
+            assertEquals(0, m.path("count").asLong(), m.toString());
+        }
+        assertTrue(p.path("memory").size() >= 2, p.path("memory").toString());
         JsonNode taken = w.get("bne.taken");
         JsonNode notTaken = w.get("bne.not-taken");
-        double branch = (taken.path("weight_ns").asDouble() + notTaken.path("weight_ns").asDouble()) / 2;
-        assertEquals(branch, blocks.get("branch").path("ns").asDouble(), 1e-12);
+        assertEquals(taken.path("weight_ns").asDouble(), blocks.get("branch-taken").path("ns").asDouble(), 1e-12);
 
-        // the loop's chain addi -> xor (unpriced) -> add against 2 addi + add + the branch block
+        // the loop's chain addi -> xor (unpriced) -> add against 2 addi + add + the block kind's exit, whose
+        // contexts (taken and not taken) are averaged with weights 1 / (band half-width)^2
+        double branch = precisionWeighted(taken, notTaken);
         double chain = w.get("addi.dependency").path("weight_ns").asDouble() + add.path("weight_ns").asDouble();
         double through = 2 * addi.path("weight_ns").asDouble() + add.path("weight_ns").asDouble() + branch;
         double excess = n * Math.max(0, chain - through);
         assertEquals(excess, n * blocks.get("critical-path-excess").path("ns").asDouble(), 1e-9 * (1 + excess));
-        double predicted = 2 * n * addi.path("weight_ns").asDouble() + n * add.path("weight_ns").asDouble() + n * branch
-                + excess;
+        double predicted = 2 * n * addi.path("weight_ns").asDouble() + n * add.path("weight_ns").asDouble()
+                + n * taken.path("weight_ns").asDouble() + excess;
         assertEquals(predicted / 1e9, p.path("predicted_s").asDouble(), 1e-12 * predicted);
         double low = 2 * n * addi.path("ci_low_ns").asDouble() + n * add.path("ci_low_ns").asDouble()
-                + n * Math.min(taken.path("ci_low_ns").asDouble(), notTaken.path("ci_low_ns").asDouble());
+                + n * taken.path("ci_low_ns").asDouble();
         double high = 2 * n * addi.path("ci_high_ns").asDouble() + n * add.path("ci_high_ns").asDouble()
-                + n * Math.max(taken.path("ci_high_ns").asDouble(), notTaken.path("ci_high_ns").asDouble());
+                + n * taken.path("ci_high_ns").asDouble();
         JsonNode cp = blocks.get("critical-path-excess");
         assertEquals(low / 1e9 + n * cp.path("low_ns").asDouble() / 1e9, p.path("low_s").asDouble(),
                 1e-9 * Math.abs(low));
         assertEquals(high / 1e9 + n * cp.path("high_ns").asDouble() / 1e9, p.path("high_s").asDouble(), 1e-9 * high);
         assertTrue(p.path("low_s").asDouble() <= p.path("predicted_s").asDouble()
                 && p.path("predicted_s").asDouble() <= p.path("high_s").asDouble(), p.toString());
+    }
+
+    private static double precisionWeighted(JsonNode... contexts) {
+        double sum = 0;
+        double precision = 0;
+        for (JsonNode c : contexts) {
+            double half = Math.max(1e-3, (c.path("ci_high_ns").asDouble() - c.path("ci_low_ns").asDouble()) / 2);
+            sum += c.path("weight_ns").asDouble() / (half * half);
+            precision += 1 / (half * half);
+        }
+        return sum / precision;
+    }
+
+    /**
+     * A sweep over twice the size of a cache level (line_sweep: one {@code ld} per 64-byte line,
+     * cyclic), three passes against one: LRU misses every line in the inner levels, so the difference
+     * is two passes of loads served by the next level. Their stride predicts all but the first of each
+     * pass, which the host's prefetchers hide (no extra price); those two are priced there by the chase
+     * context that fits the level minus the one that fits L1.
+     */
+    @Test
+    void theLoadsOfASweepArePricedByTheCacheLevelThatServesThem() throws IOException {
+        Path sweep = TestPrograms.rv64("line_sweep");
+        Path one = tmp.resolve("sweep-1.json");
+        Path three = tmp.resolve("sweep-3.json");
+        assertEquals(0, Main.execute("weigh", "catalog", "-o", one.toString(), "--", sweep.toString(), "4", "1"));
+        JsonNode levels = JSON.readTree(one.toFile()).path("memory").path("levels");
+        assertTrue(levels.size() >= 3, "sysfs gives three data cache levels: " + levels);
+        // twice L2 (1 MB here): L3 holds it, as it holds the 4 MB ring of ld.pointer-chase.l3
+        long bytes = 2 * levels.get(1).path("size_bytes").asLong();
+        assertTrue(levels.get(2).path("size_bytes").asLong() >= Math.max(bytes, 4 << 20), levels.toString());
+        for (Path out : List.of(one, three)) {
+            assertEquals(0, Main.execute("weigh", "catalog", "-o", out.toString(), "--", sweep.toString(),
+                    Long.toString(bytes / 1024), out == one ? "1" : "3"));
+        }
+        String name = "loads-L" + levels.get(2).path("level").asInt();
+        CliRun r = CliRun.of("weigh", "predict", weights.toString(), three.toString(), "--minus", one.toString(), "--json");
+        assertEquals(0, r.status(), r.err());
+        JsonNode p = JSON.readTree(r.out());
+        Map<String, JsonNode> memory = byName(p.path("memory"));
+        Map<String, JsonNode> w = byName(renamed(JSON.readTree(weights.toFile()).path("contexts")));
+        // all but the first load of each pass are one line on from their instruction's last: strided
+        assertEquals(2, memory.get(name).path("count").asLong(), memory.toString());
+        assertEquals(2 * bytes / 64 - 2, memory.get("strided-" + name).path("count").asLong(), memory.toString());
+        assertEquals(0, memory.get("strided-" + name).path("ns").asDouble());
+        double extra = w.get("ld.pointer-chase.l3").path("weight_ns").asDouble()
+                - w.get("ld.pointer-chase.l1").path("weight_ns").asDouble();
+        assertEquals(extra, memory.get(name).path("ns").asDouble(), 1e-9, memory.get(name).toString());
+        // the sweep's ld is priced by its class too, at the hot-load context
+        assertEquals(2 * bytes / 64, byName(p.path("classes")).get("ld").path("count").asLong());
+        double classes = 0;
+        for (JsonNode l : p.path("classes")) {
+            classes += l.path("seconds").asDouble();
+        }
+        double blocks = 0;
+        for (JsonNode l : p.path("blocks")) {
+            blocks += l.path("seconds").asDouble();
+        }
+        double total = classes + blocks + memory.get(name).path("seconds").asDouble();
+        assertEquals(total, p.path("predicted_s").asDouble(), 1e-9 * total);
     }
 
     /** The contexts array keyed by {@code context} under {@code name}, as {@link #byName} reads it. */

@@ -134,6 +134,7 @@ class ContextTableTest {
             .p2align 6
             hot: .zero 256
             fconst: .double 1.5, 1.0, 0.75
+            chase_state: .zero 64
             """;
 
     private Path build(String name, String body) throws IOException {

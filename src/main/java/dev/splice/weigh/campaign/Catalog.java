@@ -30,8 +30,11 @@ import java.util.Set;
  *     catalog does not give them
  * @param translatedBlocks the dependence structure of the translated blocks (the plugin's catalog
  *     mode), identical ones merged; empty when the catalog does not give it
+ * @param dynamics how the run left its blocks and what served its memory accesses (the plugin's
+ *     catalog mode), or null when the catalog does not give it
  */
-public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, List<TranslatedBlock> translatedBlocks) {
+public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, List<TranslatedBlock> translatedBlocks,
+        Dynamics dynamics) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.catalog/1";
 
@@ -42,12 +45,90 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
      * @param entries see {@link #entries()}
      * @param blocks see {@link #blocks()}
      * @param translatedBlocks see {@link #translatedBlocks()}
+     * @param dynamics see {@link #dynamics()}
      */
     public Catalog {
         entries = List.copyOf(entries);
         blocks = List.copyOf(blocks);
         translatedBlocks = List.copyOf(translatedBlocks);
     }
+
+    /**
+     * A catalog without the run's dynamics.
+     *
+     * @param origin see {@link #origin()}
+     * @param entries see {@link #entries()}
+     * @param blocks see {@link #blocks()}
+     * @param translatedBlocks see {@link #translatedBlocks()}
+     */
+    public Catalog(Origin origin, List<Entry> entries, List<Block> blocks, List<TranslatedBlock> translatedBlocks) {
+        this(origin, entries, blocks, translatedBlocks, null);
+    }
+
+    /**
+     * What the plugin saw the run do beyond its counts (issue 12, prediction): how it left its blocks,
+     * whether the lookups of the next block hit QEMU's jump cache, and which level of a model of the
+     * host's data caches served each load and store.
+     *
+     * @param exits per block kind, the exits taken that way: a chained kind's exit to a block on
+     *     another page counts under its {@code -far} kind (QEMU looked the next block up), one to a
+     *     block on the page of the block's start under the near kind (chained)
+     * @param branchesTaken chained branch exits ({@code branch}) that were taken
+     * @param branchesNotTaken chained branch exits that fell through
+     * @param lookupHits lookups of the next block (indirect exits, returns, far exits, exits to the
+     *     main loop) that a model of QEMU 7.2's user-mode jump cache held
+     * @param lookupMisses lookups it did not hold (QEMU then searches its hash table)
+     * @param caches the modelled cache levels, innermost first, with the accesses each served
+     * @param loadsFromMemory loads that no level held
+     * @param storesToMemory stores that no level held
+     * @param stridedFromMemory of {@code loadsFromMemory}, those their instruction's stride predicts
+     *     (see {@link CacheLevel#strided()})
+     */
+    public record Dynamics(List<Exit> exits, long branchesTaken, long branchesNotTaken, long lookupHits,
+            long lookupMisses, List<CacheLevel> caches, long loadsFromMemory, long storesToMemory,
+            long stridedFromMemory) {
+        /**
+         * Copies the lists.
+         *
+         * @param exits see {@link #exits()}
+         * @param branchesTaken see {@link #branchesTaken()}
+         * @param branchesNotTaken see {@link #branchesNotTaken()}
+         * @param lookupHits see {@link #lookupHits()}
+         * @param lookupMisses see {@link #lookupMisses()}
+         * @param caches see {@link #caches()}
+         * @param loadsFromMemory see {@link #loadsFromMemory()}
+         * @param storesToMemory see {@link #storesToMemory()}
+         * @param stridedFromMemory see {@link #stridedFromMemory()}
+         */
+        public Dynamics {
+            exits = List.copyOf(exits);
+            caches = List.copyOf(caches);
+        }
+    }
+
+    /**
+     * Exits of one block kind taken one way.
+     *
+     * @param kind a {@link Block} kind
+     * @param count how many
+     */
+    public record Exit(String kind, long count) {}
+
+    /**
+     * One modelled level of the host's data caches (its geometry read from sysfs by the plugin).
+     *
+     * @param level the cache level (1 for L1)
+     * @param sizeBytes capacity
+     * @param ways associativity
+     * @param lineBytes line size
+     * @param loads loads it served (every inner level missed)
+     * @param stores stores it served
+     * @param strided of {@code loads}, those their instruction's stride predicts: to the line of its
+     *     last access or the next, or one unchanged stride of under a page on (what the host's
+     *     prefetchers fetch ahead)
+     */
+    public record CacheLevel(int level, long sizeBytes, int ways, int lineBytes, long loads, long stores,
+            long strided) {}
 
     /**
      * A catalog without the blocks' dependence structure.
@@ -204,6 +285,21 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
                 kinds.addObject().put("kind", b.kind()).put("translated", b.translated()).put("executed", b.executed());
             }
         }
+        if (dynamics != null) {
+            ArrayNode exits = root.putArray("exits");
+            dynamics.exits().forEach(e -> exits.addObject().put("kind", e.kind()).put("count", e.count()));
+            root.putObject("branches").put("taken", dynamics.branchesTaken()).put("not_taken", dynamics.branchesNotTaken());
+            root.putObject("lookups").put("hits", dynamics.lookupHits()).put("misses", dynamics.lookupMisses());
+            ObjectNode memory = root.putObject("memory");
+            memory.put("loads_from_memory", dynamics.loadsFromMemory()).put("stores_to_memory", dynamics.storesToMemory())
+                    .put("strided_loads_from_memory", dynamics.stridedFromMemory());
+            ArrayNode levels = memory.putArray("levels");
+            for (CacheLevel c : dynamics.caches()) {
+                levels.addObject().put("level", c.level()).put("size_bytes", c.sizeBytes()).put("ways", c.ways())
+                        .put("line_bytes", c.lineBytes()).put("loads", c.loads()).put("stores", c.stores())
+                        .put("strided_loads", c.strided());
+            }
+        }
         if (!translatedBlocks.isEmpty()) {
             ArrayNode tbs = root.putArray("translated_blocks");
             for (TranslatedBlock t : translatedBlocks) {
@@ -291,7 +387,43 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
                             ? encodings.asInt() : -1));
         }
         return new Catalog(origin(root), out, blocks(file, root.path("blocks")),
-                translatedBlocks(file, root.path("translated_blocks")));
+                translatedBlocks(file, root.path("translated_blocks")), dynamics(file, root));
+    }
+
+    /** The run's dynamics when the catalog gives them (exits, branches, lookups and memory, all four). */
+    private static Dynamics dynamics(Path file, JsonNode root) {
+        if (!root.has("exits")) {
+            return null;
+        }
+        String where = file + ": exits, branches, lookups and memory";
+        JsonNode branches = root.path("branches");
+        JsonNode lookups = root.path("lookups");
+        JsonNode memory = root.path("memory");
+        if (!root.get("exits").isArray() || !branches.isObject() || !lookups.isObject() || !memory.isObject()
+                || !memory.path("levels").isArray()) {
+            throw new BadInputException(where + ": need an 'exits' array, 'branches' and 'lookups' objects and a "
+                    + "'memory' object with 'levels'");
+        }
+        List<Exit> exits = new ArrayList<>();
+        for (JsonNode e : root.get("exits")) {
+            if (!e.path("kind").isTextual()) {
+                throw new BadInputException(where + ": an exit needs a string 'kind'");
+            }
+            exits.add(new Exit(e.get("kind").asText(), Math.max(0, count(e, "count", where))));
+        }
+        List<CacheLevel> levels = new ArrayList<>();
+        for (JsonNode c : memory.get("levels")) {
+            levels.add(new CacheLevel((int) Math.max(0, count(c, "level", where)), Math.max(0, count(c, "size_bytes", where)),
+                    (int) Math.max(0, count(c, "ways", where)), (int) Math.max(0, count(c, "line_bytes", where)),
+                    Math.max(0, count(c, "loads", where)), Math.max(0, count(c, "stores", where)),
+                    Math.max(0, count(c, "strided_loads", where))));
+        }
+        return new Dynamics(exits, Math.max(0, count(branches, "taken", where)),
+                Math.max(0, count(branches, "not_taken", where)), Math.max(0, count(lookups, "hits", where)),
+                Math.max(0, count(lookups, "misses", where)),
+                levels, Math.max(0, count(memory, "loads_from_memory", where)),
+                Math.max(0, count(memory, "stores_to_memory", where)),
+                Math.max(0, count(memory, "strided_loads_from_memory", where)));
     }
 
     private static List<TranslatedBlock> translatedBlocks(Path file, JsonNode array) {

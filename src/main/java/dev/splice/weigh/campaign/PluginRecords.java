@@ -27,6 +27,8 @@ import java.util.OptionalLong;
  *     their end; empty otherwise and in records of plugins that did not count them
  * @param translationBlocks catalog mode: every translated block with its entries and the producers
  *     of its instructions' operands; empty otherwise and in records of plugins that did not record them
+ * @param dynamics catalog mode: how the run left its blocks and which cache level served its memory
+ *     accesses; null otherwise and in records of plugins that did not record them
  * @param footer the failure counters every mode writes
  */
 public record PluginRecords(
@@ -43,6 +45,7 @@ public record PluginRecords(
         List<CatalogEntry> catalog,
         List<Catalog.Block> blocks,
         List<TranslationBlock> translationBlocks,
+        Catalog.Dynamics dynamics,
         Footer footer) {
 
     /**
@@ -61,6 +64,7 @@ public record PluginRecords(
      * @param catalog see {@link #catalog()}
      * @param blocks see {@link #blocks()}
      * @param translationBlocks see {@link #translationBlocks()}
+     * @param dynamics see {@link #dynamics()}
      * @param footer see {@link #footer()}
      */
     public PluginRecords {

@@ -63,6 +63,7 @@ final class PluginRecordsParser {
         List<CatalogEntry> catalog = new ArrayList<>();
         List<Catalog.Block> blocks = new ArrayList<>();
         List<PluginRecords.TranslationBlock> translationBlocks = new ArrayList<>();
+        Catalog.Dynamics dynamics = null;
         switch (mode) {
             case COUNT -> executed = OptionalLong.of(number(fields("insns", 2)[1], Long.MAX_VALUE));
             case VALIDATION -> {
@@ -83,6 +84,9 @@ final class PluginRecordsParser {
                 if (peekIs("tbs")) {
                     translationBlocks = translationBlocks();
                 }
+                if (peekIs("exits")) {
+                    dynamics = dynamics();
+                }
             }
         }
         Footer footer = footer();
@@ -101,7 +105,35 @@ final class PluginRecordsParser {
             throw error("content after the end line");
         }
         return new PluginRecords(mode, apiCurrent, apiMinimum, startMarker, stopMarker, minPc, maxPc, executed,
-                validation, timing, catalog, blocks, translationBlocks, footer);
+                validation, timing, catalog, blocks, translationBlocks, dynamics, footer);
+    }
+
+    /**
+     * The run's dynamics in catalog mode: {@code exits K}, K lines {@code e KIND COUNT}, then
+     * {@code branches TAKEN NOT_TAKEN}, {@code lookups HITS MISSES}, then {@code memory L LOADS STORES
+     * STRIDED} (served by no level) and L lines {@code m LEVEL SIZE WAYS LINE LOADS STORES STRIDED}.
+     */
+    private Catalog.Dynamics dynamics() {
+        long kinds = number(fields("exits", 2)[1], 64);
+        List<Catalog.Exit> exits = new ArrayList<>();
+        for (long i = 0; i < kinds; i++) {
+            String[] e = fields("e", 3);
+            exits.add(new Catalog.Exit(e[1], number(e[2], Long.MAX_VALUE)));
+        }
+        String[] b = fields("branches", 3);
+        String[] l = fields("lookups", 3);
+        String[] m = fields("memory", 5);
+        long levels = number(m[1], 8);
+        List<Catalog.CacheLevel> caches = new ArrayList<>();
+        for (long i = 0; i < levels; i++) {
+            String[] c = fields("m", 8);
+            caches.add(new Catalog.CacheLevel((int) number(c[1], 8), number(c[2], Long.MAX_VALUE),
+                    (int) number(c[3], 1 << 16), (int) number(c[4], 1 << 16), number(c[5], Long.MAX_VALUE),
+                    number(c[6], Long.MAX_VALUE), number(c[7], Long.MAX_VALUE)));
+        }
+        return new Catalog.Dynamics(exits, number(b[1], Long.MAX_VALUE), number(b[2], Long.MAX_VALUE),
+                number(l[1], Long.MAX_VALUE), number(l[2], Long.MAX_VALUE), caches,
+                number(m[2], Long.MAX_VALUE), number(m[3], Long.MAX_VALUE), number(m[4], Long.MAX_VALUE));
     }
 
     private ValidationWindow validationWindow(int expectedIndex) {

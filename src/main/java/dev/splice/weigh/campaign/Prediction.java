@@ -17,9 +17,11 @@ import java.util.Locale;
  * @param unpricedInstructions executed instructions of classes that got no price
  * @param classes one line per instruction class, in catalog order
  * @param blocks one line per block kind, in catalog order
+ * @param memory one line per level of the host's memory hierarchy beyond L1, loads and stores
+ *     (empty when the catalogs do not give the run's dynamics)
  */
 public record Prediction(double predictedS, double lowS, double highS, long instructions, long unpricedInstructions,
-        List<Line> classes, List<Line> blocks) {
+        List<Line> classes, List<Line> blocks, List<Line> memory) {
     /** The schema name and version of {@link #toJson()}. */
     public static final String SCHEMA = "splice.weigh.prediction/1";
 
@@ -33,14 +35,17 @@ public record Prediction(double predictedS, double lowS, double highS, long inst
      * @param unpricedInstructions see {@link #unpricedInstructions()}
      * @param classes see {@link #classes()}
      * @param blocks see {@link #blocks()}
+     * @param memory see {@link #memory()}
      */
     public Prediction {
         classes = List.copyOf(classes);
         blocks = List.copyOf(blocks);
+        memory = List.copyOf(memory);
     }
 
     /**
-     * A price in ns per execution: the mean of the contexts' weights, and the hull of their bands.
+     * A price in ns per execution: the precision-weighted mean of the contexts' weights, and the hull of
+     * their bands.
      *
      * @param ns the point price
      * @param lowNs the lowest band end of the contexts
@@ -91,7 +96,7 @@ public record Prediction(double predictedS, double lowS, double highS, long inst
 
     /**
      * The prediction as JSON: {@code schema, predicted_s, low_s, high_s, instructions,
-     * unpriced_instructions, unpriced_share}, then {@code classes} and {@code blocks} with
+     * unpriced_instructions, unpriced_share}, then {@code classes}, {@code blocks} and {@code memory} with
      * {@code name, count, ns, low_ns, high_ns, seconds, contexts, note} ({@code ns} null when unpriced).
      *
      * @return indented JSON, newline at the end
@@ -107,6 +112,7 @@ public record Prediction(double predictedS, double lowS, double highS, long inst
         Json.num(root, "unpriced_share", unpricedShare());
         lines(root.putArray("classes"), classes);
         lines(root.putArray("blocks"), blocks);
+        lines(root.putArray("memory"), memory);
         return Json.file(root);
     }
 
@@ -129,7 +135,7 @@ public record Prediction(double predictedS, double lowS, double highS, long inst
     }
 
     /**
-     * The prediction as a table: one line per priced or unpriced class and block kind with a count,
+     * The prediction as a table: one line per priced or unpriced class, block kind and memory level with a count,
      * then the total.
      *
      * @return text lines, newline at the end
@@ -138,7 +144,7 @@ public record Prediction(double predictedS, double lowS, double highS, long inst
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%-22s %14s %10s %22s %10s  %s%n", "class / block kind", "count", "ns",
                 "band ns", "ms", "priced from"));
-        for (List<Line> group : List.of(classes, blocks)) {
+        for (List<Line> group : List.of(classes, blocks, memory)) {
             for (Line l : group) {
                 if (l.count() == 0) {
                     continue;

@@ -22,11 +22,16 @@ import java.util.Set;
  * a jump add the cost of a chained entry. A class or kind whose contexts have no published weight is
  * unpriced and reported with its count.
  *
+ * <p>With the run's dynamics (the catalog's exits, branch directions, lookups and cache levels), exits
+ * count as they were taken: chained branches by direction, exits of chained kinds to another page
+ * priced by {@code jal.direct-jump.far} minus {@code jal.direct-jump}, and loads that the host's L2,
+ * L3 or memory served and no stride predicts by the pointer-chase contexts ({@link MemoryPrices}).
+ *
  * <p>A compressed class is also priced by the contexts of the full instruction it expands to
  * ({@code c.add} by {@code add}'s, {@code c.ldsp} by {@code ld}'s): QEMU translates both through the
  * same function. Contexts that measure TCG's optimizer, dead-code elimination or constant folding
- * ({@link Context#measuresTcgOptimizer()}), price a class only when it has no other. The point price of a class is the mean of its contexts'
- * weights, its range the hull of their
+ * ({@link Context#measuresTcgOptimizer()}), price a class only when it has no other. The point price
+ * of a class is the precision-weighted mean of its contexts' weights, its range the hull of their
  * simultaneous bands; the interval of the total sums the range ends. It holds whenever the band
  * covers every context (the band is simultaneous) and each class's true mean cost in the program
  * lies between its contexts: it does not cover what no context measures (how the host overlaps
@@ -41,6 +46,17 @@ public final class Predictor {
     private static final List<String> INDIRECT = List.of("jalr.indirect-jump", "c.jr.indirect-jump");
     private static final List<String> INDIRECT_CALL = List.of("jalr.call", "c.jalr.call");
     private static final String BRANCH = "branch";
+    /** Chained branch exits by direction (the catalog's dynamics), priced by the branch contexts of that direction. */
+    private static final String BRANCH_TAKEN = "branch-taken";
+    private static final String BRANCH_NOT_TAKEN = "branch-not-taken";
+    /** The context of a direct jump to another page, measured against a chained one. */
+    static final String FAR_JUMP = "jal.direct-jump.far";
+    /** Exits of chained kinds that went to another page (the catalog's dynamics). */
+    private static final Set<String> FAR_KINDS = Set.of("direct-far", "call-far", "branch-far", "fallthrough-far");
+    /** The block line of the lookups the jump cache model did not hold. */
+    static final String LOOKUP_MISS = "lookup-miss";
+    /** A floor on a band's half-width in the precision weights (a zero-width band would take all the weight). */
+    private static final double MIN_HALF_WIDTH_NS = 1e-3;
     /** The block line of the chains' excess over throughput. */
     static final String CRITICAL_PATH = "critical-path-excess";
 
@@ -61,6 +77,8 @@ public final class Predictor {
         m.put("call", List.of("jal.call"));
         m.put("call-far", INDIRECT_CALL);
         m.put("branch", List.of(BRANCH));
+        m.put(BRANCH_TAKEN, List.of(BRANCH_TAKEN));
+        m.put(BRANCH_NOT_TAKEN, List.of(BRANCH_NOT_TAKEN));
         m.put("branch-far", join(List.of(BRANCH), INDIRECT));
         m.put("indirect", INDIRECT);
         m.put("indirect-call", INDIRECT_CALL);
@@ -93,7 +111,12 @@ public final class Predictor {
             requireBlocks(minus);
         }
         Map<String, Long> classes = difference(classCounts(run), minus == null ? Map.of() : classCounts(minus));
-        Map<String, Long> blocks = difference(blockCounts(run), minus == null ? Map.of() : blockCounts(minus));
+        // with the run's dynamics, exits count by how they were taken (chained or looked up), not by
+        // where their static targets lie
+        boolean dynamic = run.dynamics() != null && (minus == null || minus.dynamics() != null);
+        Map<String, Long> blocks = dynamic
+                ? difference(exitCounts(run), minus == null ? Map.of() : exitCounts(minus))
+                : difference(blockCounts(run), minus == null ? Map.of() : blockCounts(minus));
         ContextTable table = ContextTable.load();
         // with the blocks' dependence structure, classes are priced at throughput and the chains
         // longer than a block's throughput add their excess; without it, the mean of both (as before)
@@ -144,20 +167,41 @@ public final class Predictor {
         List<Prediction.Line> blockLines = new ArrayList<>();
         Map<String, Prediction.Price> blockPrices = new LinkedHashMap<>();
         for (String kind : BLOCK_CONTEXTS.keySet()) {
-            Prediction.Price p = price(blockWeights(kind, weights));
+            Prediction.Price p = price(blockWeights(kind, weights, dynamic));
             if (p != null) {
                 blockPrices.put(kind, p);
             }
         }
         for (Map.Entry<String, Long> b : blocks.entrySet()) {
             long n = b.getValue();
-            Prediction.Price p = price(blockWeights(b.getKey(), weights));
+            Prediction.Price far = dynamic && FAR_KINDS.contains(b.getKey()) ? farExit(weights) : null;
+            if (far != null) {
+                total.add(n, far);
+                blockLines.add(new Prediction.Line(b.getKey(), n, far, "exits to another page: " + FAR_JUMP
+                        + " minus jal.direct-jump (one lookup_and_goto_ptr exit)"));
+                continue;
+            }
+            Prediction.Price p = price(blockWeights(b.getKey(), weights, dynamic));
             if (p == null) {
                 blockLines.add(new Prediction.Line(b.getKey(), n, null, BLOCK_CONTEXTS.containsKey(b.getKey())
                         ? "unpriced: no context measures it" : "unpriced: unknown block kind"));
             } else {
                 total.add(n, p);
-                blockLines.add(new Prediction.Line(b.getKey(), n, p, "block contexts"));
+                blockLines.add(new Prediction.Line(b.getKey(), n, p, dynamic ? "block contexts (exits as taken)"
+                        : "block contexts"));
+            }
+        }
+        List<Prediction.Line> memoryLines = new ArrayList<>();
+        if (dynamic) {
+            long misses = run.dynamics().lookupMisses() - (minus == null ? 0 : minus.dynamics().lookupMisses());
+            blockLines.add(new Prediction.Line(LOOKUP_MISS, misses, null,
+                    "unpriced: lookups QEMU's jump cache did not hold (no context measures a miss; each is priced as "
+                            + "a hit in its block kind)"));
+            memoryLines.addAll(MemoryPrices.lines(run.dynamics(), minus == null ? null : minus.dynamics(), weights, table));
+            for (Prediction.Line m : memoryLines) {
+                if (m.price() != null) {
+                    total.add(m.count(), m.price());
+                }
             }
         }
         if (structured) {
@@ -182,7 +226,7 @@ public final class Predictor {
                             + "over its throughput prices and exit"));
         }
         return new Prediction(total.ns / 1e9, total.lowNs / 1e9, total.highNs / 1e9, total.instructions,
-                total.unpriced, classLines, blockLines);
+                total.unpriced, classLines, blockLines, memoryLines);
     }
 
     private static final class Total {
@@ -219,6 +263,35 @@ public final class Predictor {
         Map<String, Long> out = new LinkedHashMap<>();
         for (Catalog.Block b : c.blocks()) {
             out.put(b.kind(), b.executed());
+        }
+        return out;
+    }
+
+    /**
+     * The price of one exit to another page: {@link #FAR_JUMP} minus its baseline {@code jal.direct-jump}
+     * (each of its slots is a jump to the next page and a chained jump); null when either is unpublished.
+     * Every far kind leaves through the same {@code lookup_and_goto_ptr}, so it prices them all.
+     */
+    private static Prediction.Price farExit(List<ContextWeight> weights) {
+        Prediction.Price far = price(weights.stream().filter(w -> w.context().equals(FAR_JUMP)).toList());
+        Prediction.Price near = price(weights.stream().filter(w -> w.context().equals("jal.direct-jump")).toList());
+        if (far == null || near == null) {
+            return null;
+        }
+        return new Prediction.Price(far.ns() - near.ns(), far.lowNs() - near.highNs(), far.highNs() - near.lowNs(),
+                List.of(FAR_JUMP, "jal.direct-jump"));
+    }
+
+    /** Exits as taken; chained branch exits split into taken and not taken. */
+    private static Map<String, Long> exitCounts(Catalog c) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Catalog.Exit e : c.dynamics().exits()) {
+            if (e.kind().equals(BRANCH)) {
+                out.put(BRANCH_TAKEN, c.dynamics().branchesTaken());
+                out.put(BRANCH_NOT_TAKEN, c.dynamics().branchesNotTaken());
+            } else {
+                out.put(e.kind(), e.count());
+            }
         }
         return out;
     }
@@ -307,11 +380,20 @@ public final class Predictor {
         return live.isEmpty() ? ws : live;
     }
 
-    private static List<ContextWeight> blockWeights(String kind, List<ContextWeight> weights) {
-        Set<String> names = new LinkedHashSet<>(BLOCK_CONTEXTS.getOrDefault(kind, List.of()));
+    /**
+     * The contexts of a block kind. With exits counted as taken, {@code branch-far} counts branch exits
+     * whose next block QEMU looked up, priced by the lookup contexts as the other far kinds; without,
+     * it counts branches one of whose targets is on another page, priced by branch and lookup contexts.
+     */
+    private static List<ContextWeight> blockWeights(String kind, List<ContextWeight> weights, boolean dynamic) {
+        Set<String> names = new LinkedHashSet<>(dynamic && kind.equals("branch-far") ? INDIRECT
+                : BLOCK_CONTEXTS.getOrDefault(kind, List.of()));
         List<ContextWeight> out = new ArrayList<>();
         for (ContextWeight w : weights) {
-            boolean branch = names.contains(BRANCH) && BRANCHES.stream().anyMatch(b -> w.context().startsWith(b + "."));
+            boolean ofBranch = BRANCHES.stream().anyMatch(b -> w.context().startsWith(b + "."));
+            boolean branch = ofBranch && (names.contains(BRANCH)
+                    || names.contains(BRANCH_TAKEN) && w.context().endsWith(".taken")
+                    || names.contains(BRANCH_NOT_TAKEN) && w.context().endsWith(".not-taken"));
             if (names.contains(w.context()) || branch) {
                 out.add(w);
             }
@@ -319,8 +401,13 @@ public final class Predictor {
         return out;
     }
 
-    /** Mean of the published weights, hull of their bands; null when none is published. */
-    private static Prediction.Price price(List<ContextWeight> ws) {
+    /**
+     * The precision-weighted mean of the published weights (each weighted by the inverse square of its
+     * band's half-width: contexts that measure one thing, {@code jalr.indirect-jump} and
+     * {@code c.jr.indirect-jump}, agree up to their noise, and the better measured one counts more),
+     * and the hull of their bands; null when none is published.
+     */
+    static Prediction.Price price(List<ContextWeight> ws) {
         List<ContextWeight> usable = ws.stream()
                 .filter(w -> w.weightNs() != null && Double.isFinite(w.ciLowNs()) && Double.isFinite(w.ciHighNs()))
                 .toList();
@@ -328,13 +415,17 @@ public final class Predictor {
             return null;
         }
         double sum = 0;
+        double precision = 0;
         double low = Double.POSITIVE_INFINITY;
         double high = Double.NEGATIVE_INFINITY;
         for (ContextWeight w : usable) {
-            sum += w.weightNs();
+            double half = Math.max(MIN_HALF_WIDTH_NS, (w.ciHighNs() - w.ciLowNs()) / 2);
+            sum += w.weightNs() / (half * half);
+            precision += 1 / (half * half);
             low = Math.min(low, w.ciLowNs());
             high = Math.max(high, w.ciHighNs());
         }
-        return new Prediction.Price(sum / usable.size(), low, high, usable.stream().map(ContextWeight::context).toList());
+        double mean = usable.size() == 1 ? usable.get(0).weightNs() : sum / precision; // one context: its weight, exactly
+        return new Prediction.Price(mean, low, high, usable.stream().map(ContextWeight::context).toList());
     }
 }
