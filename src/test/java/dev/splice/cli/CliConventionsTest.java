@@ -314,9 +314,23 @@ class CliConventionsTest {
     void weighContextsListsTheTableAndSelectsByPattern() throws IOException {
         Tools.Result all = shell("SPLICE weigh contexts --json").checked("weigh contexts");
         com.fasterxml.jackson.databind.JsonNode array = new com.fasterxml.jackson.databind.ObjectMapper().readTree(all.stdout());
-        // The oracle: the table's own rows (src/main/resources/dev/splice/weigh/contexts.tsv), one per context.
-        long rows = new String(dev.splice.weigh.ContextTable.class.getResourceAsStream(dev.splice.weigh.ContextTable.RESOURCE)
-                .readAllBytes()).lines().filter(l -> !l.isBlank() && !l.startsWith("#") && !l.startsWith("key\t")).count();
+        // The oracle: the table's own rows (src/main/resources/dev/splice/weigh/contexts.tsv), one per context;
+        // a template row after '@expand' stands for the product of its groups' value counts, until '@end'.
+        long rows = 0;
+        long perRow = 1;
+        for (String l : new String(dev.splice.weigh.ContextTable.class.getResourceAsStream(
+                dev.splice.weigh.ContextTable.RESOURCE).readAllBytes()).lines().toList()) {
+            if (l.startsWith("@expand")) {
+                perRow = 1;
+                for (String group : l.split("\t")) {
+                    perRow *= group.startsWith("@") ? 1 : group.split(",").length;
+                }
+            } else if (l.equals("@end")) {
+                perRow = 1;
+            } else if (!l.isBlank() && !l.startsWith("#") && !l.startsWith("key\t")) {
+                rows += perRow;
+            }
+        }
         assertEquals(rows, array.size());
         Tools.Result div = shell("SPLICE weigh contexts 'div*'").checked("weigh contexts div*");
         assertTrue(div.stdout().lines().skip(1).filter(l -> !l.endsWith(" contexts")).allMatch(l -> l.startsWith("div")), div.stdout());
