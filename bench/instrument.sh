@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instrumentation and profiling overhead (issue 16 §6), each against its peer in the same run:
 #  1. executed instructions of `splice instrument` outputs against the originals (exact counts from
-#     `splice run --count`), on three programs (two C++);
+#     `splice run --count`), on four programs (three C++), loops at its default n = 1000 too;
 #  2. wall and CPU time of `splice profile record` (QEMU with the trace plugin, plus the JVM that
 #     writes fdata) and of the bare trace plugin, against plain qemu-riscv64, on short and long runs
 #     of three programs (one C++);
@@ -33,7 +33,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "== 1. instructions executed, instrumented / original (splice instrument, every function)"
 printf '%-34s %14s %14s %7s\n' program original instrumented ratio
-for spec in "loops.relocs 100000" "exceptions.relocs" "patch_unwind.relocs"; do
+for spec in "loops.relocs 100000" "loops.relocs" "exceptions.relocs" "patch_unwind.relocs" "cxx_work.relocs 300000"; do
   set -- $spec
   bin=$rv/$1; shift
   ./splice instrument "$bin" -o "$out/inst" --profile-file "$out/prof.counters" >/dev/null 2>&1 \

@@ -222,15 +222,25 @@ final class LoopPromotion {
                 ? touched & ~1 : -1;
     }
 
-    /** The head and every block that reaches one of its predecessors reachable from it without passing it. */
+    /**
+     * The natural loop of head {@code h}: the head and every block that reaches one of its latches
+     * without passing it. A latch is a predecessor the head dominates: one that no way from an
+     * entry reaches without passing the head (a block merely reachable from the head may be the
+     * way into it from an enclosing loop).
+     */
     private static BitSet body(int h, List<Block> blocks, List<List<Integer>> preds) {
-        BitSet fromHead = new BitSet(blocks.size());
-        ArrayDeque<Integer> work = new ArrayDeque<>(List.of(h));
-        fromHead.set(h);
+        BitSet outside = new BitSet(blocks.size());
+        ArrayDeque<Integer> work = new ArrayDeque<>();
+        for (Block b : blocks) {
+            if ((b.entryPoint() || b.index() == 0) && b.index() != h) {
+                outside.set(b.index());
+                work.push(b.index());
+            }
+        }
         while (!work.isEmpty()) {
             for (int s : blocks.get(work.pop()).successors()) {
-                if (!fromHead.get(s)) {
-                    fromHead.set(s);
+                if (s != h && !outside.get(s)) {
+                    outside.set(s);
                     work.push(s);
                 }
             }
@@ -238,7 +248,7 @@ final class LoopPromotion {
         BitSet body = new BitSet(blocks.size());
         body.set(h);
         for (int p : preds.get(h)) {
-            if (fromHead.get(p) && !body.get(p)) {
+            if (!outside.get(p) && !body.get(p)) {
                 body.set(p);
                 work.push(p);
             }
