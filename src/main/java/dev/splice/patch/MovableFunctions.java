@@ -51,6 +51,11 @@ final class MovableFunctions {
             if (f.section() == null || !f.section().isExecutable() || f.section().isNobits() || f.size() <= 0) {
                 continue;
             }
+            if (SymbolMover.isOldBody(f.name())) { // an earlier pass's old body: a jump to its copy, then zeros
+                skipped.add(new Rewrite.Skipped(f.name(), f.address(), Reason.ALREADY_REWRITTEN, f.name()
+                        + ": the old body of a function an earlier pass moved (its copy is the function)"));
+                continue;
+            }
             MovedFunction m = new MovedFunction(f);
             try {
                 decoder.decode(m);
