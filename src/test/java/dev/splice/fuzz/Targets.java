@@ -212,6 +212,11 @@ public final class Targets {
     private static Path bolted(String name, String... options) {
         Path out = BUILT.resolve(name);
         if (!Files.exists(out)) {
+            try {
+                Files.createDirectories(BUILT);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             List<String> command = new ArrayList<>(List.of("llvm-bolt-22", TestPrograms.rv64("bat_entries.relocs").toString(),
                     "-o", out.toString(), "--enable-bat", "--reorder-blocks=reverse"));
             command.addAll(List.of(options));
