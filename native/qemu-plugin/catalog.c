@@ -338,17 +338,27 @@ static int strided(struct access_site *site, uint64_t vaddr)
     return predicted;
 }
 
-static uint64_t sysfs_number(int index, const char *field)
+/* Reads cpu0's cache index INDEX's FIELD into TEXT (at most SIZE - 1 bytes); false when sysfs has no such file. */
+static int sysfs_read(int index, const char *field, char *text, size_t size)
 {
-    char path[128], text[64];
+    char path[128];
     snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, field);
     FILE *f = fopen(path, "r");
     if (f == NULL) {
         return 0;
     }
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    size_t n = fread(text, 1, size - 1, f);
     fclose(f);
     text[n] = '\0';
+    return 1;
+}
+
+static uint64_t sysfs_number(int index, const char *field)
+{
+    char text[64];
+    if (!sysfs_read(index, field, text, sizeof(text))) {
+        return 0;
+    }
     char *end;
     uint64_t v = strtoull(text, &end, 10);
     return *end == 'K' ? v * 1024 : *end == 'M' ? v * 1024 * 1024 : v;
@@ -356,16 +366,9 @@ static uint64_t sysfs_number(int index, const char *field)
 
 static int sysfs_is_data(int index)
 {
-    char path[128], text[32] = {0};
-    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", index);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        return 0;
-    }
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    return strncmp(text, "Data", 4) == 0 || strncmp(text, "Unified", 7) == 0;
+    char text[32];
+    return sysfs_read(index, "type", text, sizeof(text))
+            && (strncmp(text, "Data", 4) == 0 || strncmp(text, "Unified", 7) == 0);
 }
 
 /* Reads the geometry; no levels (no memory section in the records) when sysfs does not give it. */
