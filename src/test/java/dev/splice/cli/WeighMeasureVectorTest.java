@@ -77,9 +77,11 @@ class WeighMeasureVectorTest {
 
     @Test
     void vlen256CostsMoreThanVlen128AtTheSameVtype() {
-        // twice the elements per instruction: measured about 1.8 times for the m1 and the m8 load
+        // twice the elements per instruction. Against the root baseline of their own vtype (session 8) the
+        // per-instruction helper cost that does not grow with vlen stays in both: one quick campaign measured
+        // only 1.15 (m1) and 1.26 (m8) times (about 1.8 against nop.baseline in session 7), so the bound is 1.1.
         for (String key : List.of("vle32.v.hot-load.e32m1", "vle32.v.hot-load.e32m8")) {
-            assertTrue(vlen256.get(key) > 1.3 * vlen128.get(key), key + ": " + vlen128 + " " + vlen256);
+            assertTrue(vlen256.get(key) > 1.1 * vlen128.get(key), key + ": " + vlen128 + " " + vlen256);
         }
     }
 }
