@@ -270,10 +270,8 @@ final class LoopPromotion {
         List<Integer> exits = new ArrayList<>();
         byte[] code = fn.code();
         int base = fn.base();
-        int written = 0;
-        int read = 0;
-        java.util.Set<Long> leaves = new java.util.HashSet<>();
-        List<Integer> reach = new ArrayList<>();
+        Span span = new Span(fn);
+        List<Integer> reach = span.reach;
         for (int b = loop.nextSetBit(0); b >= 0; b = loop.nextSetBit(b + 1)) {
             Block block = blocks.get(b);
             if (block.entryPoint() || labels.get(b) || block.start() == 0
@@ -294,13 +292,9 @@ final class LoopPromotion {
                 }
             }
             for (int at : block.instructions()) {
-                int w = writes(fn, at, leaves);
-                if (w < 0) {
+                if (!span.add(at, true)) {
                     return null;
                 }
-                written |= w;
-                read |= reads(code, base, at);
-                reach.add(at);
             }
         }
         if (entering < 0 || exits.isEmpty()) {
@@ -312,13 +306,8 @@ final class LoopPromotion {
         }
         int zeroAt = zeroPoint(in, code, base);
         for (int at : in.instructions()) {
-            if (at >= zeroAt) {
-                int w = writes(fn, at, leaves);
-                if (w < 0) {
-                    return null;
-                }
-                written |= w;
-                reach.add(at);
+            if (at >= zeroAt && !span.add(at, false)) {
+                return null;
             }
         }
         List<Integer> shared = new ArrayList<>();
@@ -355,14 +344,8 @@ final class LoopPromotion {
                     return null; // one policy per address
                 }
                 for (int at : outside.instructions()) {
-                    if (at >= z) {
-                        int w = writes(fn, at, leaves);
-                        if (w < 0) {
-                            return null;
-                        }
-                        written |= w;
-                        read |= reads(code, base, at);
-                        reach.add(at);
+                    if (at >= z && !span.add(at, true)) {
+                        return null;
                     }
                 }
                 outerZeroing.add(z);
@@ -383,14 +366,14 @@ final class LoopPromotion {
         if (edges.isEmpty()) {
             return null;
         }
-        int dead = ~live.liveBefore(zeroAt) & ~written;
+        int dead = ~live.liveBefore(zeroAt) & ~span.written;
         for (int z : outerZeroing) {
-            dead &= ~live.liveBefore(z) & ~read;
+            dead &= ~live.liveBefore(z) & ~span.read;
         }
-        if (!leaves.isEmpty()) {
+        if (!span.leaves.isEmpty()) {
             // Liveness lets a call clobber every caller-saved register; these calls do not, so the
             // program could keep a value across them (GCC's -fipa-ra does): none of it may be read.
-            dead &= ~read & ~(1 << T1);
+            dead &= ~span.read & ~(1 << T1);
             for (int s : exits) {
                 dead &= ~live.liveBefore(blocks.get(s).start());
             }
@@ -418,7 +401,7 @@ final class LoopPromotion {
         for (int k = 0; k < edges.size(); k++) {
             register.put(edges.get(k), free.get(k));
         }
-        return new Promotion(register, List.copyOf(edges), zeroAt, outerZeroing, exits, reach, shared, leaves);
+        return new Promotion(register, List.copyOf(edges), zeroAt, outerZeroing, exits, reach, shared, span.leaves);
     }
 
     /** Where a block's zeroing goes: before its last instruction, or before the auipc of a pair that ends it. */
@@ -481,6 +464,37 @@ final class LoopPromotion {
             }
         }
         return lo;
+    }
+
+    /**
+     * What the instructions a promoted counter lives across do: the registers they write and read,
+     * the leaves they call, and their offsets (the loop, the entering block from the zeroing, the
+     * outside blocks entering a shared exit).
+     */
+    private static final class Span {
+        private final Code fn;
+        int written;
+        int read;
+        final java.util.Set<Long> leaves = new java.util.HashSet<>();
+        final List<Integer> reach = new ArrayList<>();
+
+        Span(Code fn) {
+            this.fn = fn;
+        }
+
+        /** Adds the instruction at {@code at}; false when what it writes is unknown (promotion refused). */
+        boolean add(int at, boolean countReads) {
+            int w = writes(fn, at, leaves);
+            if (w < 0) {
+                return false;
+            }
+            written |= w;
+            if (countReads) {
+                read |= reads(fn.code(), fn.base(), at);
+            }
+            reach.add(at);
+            return true;
+        }
     }
 
     /**
