@@ -207,8 +207,18 @@ public final class ElfEditor {
         if (e.header.isNobits()) {
             throw new IllegalArgumentException("section [" + index + "] " + e.name + " is NOBITS and holds no bytes");
         }
+        if (e.header.type() == Section.SHT_NULL && index < originalShCount) {
+            // An inactive header has no bytes in the file, so the reader never checked its offset and
+            // size: a forged .eh_frame or .symtab of type NULL sent the same-size write below past the
+            // end of the image (found by session 8's fuzz run of patch).
+            throw new ElfFormatException(name, (long) originalShoff + (long) index * Section.HEADER_SIZE + 4,
+                    "section [" + index + "] " + e.name + " has type NULL (no contents in the file), but it must be rewritten");
+        }
         if (e.contents == null && data.length == e.header.size()) {
-            System.arraycopy(data, 0, writableImage(), (int) e.header.offset(), data.length);
+            // An empty section's offset was never checked (it has no bytes): nothing to write there.
+            if (data.length > 0) {
+                System.arraycopy(data, 0, writableImage(), (int) e.header.offset(), data.length);
+            }
             return;
         }
         e.contents = data.clone();

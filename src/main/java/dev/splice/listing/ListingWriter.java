@@ -430,14 +430,15 @@ public final class ListingWriter {
     /**
      * A symbol name as the listing prints it: control characters (a newline would turn the rest of a
      * forged name into code), DEL and non-ASCII are written as {@code \xNN} escapes (four hex digits past 0xff), so no name can
-     * end its line. In a region line ({@code operand}) also {@code #}, {@code ,} and spaces, which
-     * would start a comment, end the operand or be trimmed away (a forged section name
-     * {@code a#b} lost the line's address). Other names are written as they are.
+     * end its line. In a region line ({@code operand}) also {@code #}, {@code ,}, spaces and
+     * parentheses, which would start a comment, end the operand, be trimmed away or open a group
+     * that hides the comma before the address (forged section names {@code a#b} and {@code (text}
+     * lost the line's address). Other names are written as they are.
      */
     static void appendName(TextBuffer text, String name, boolean operand) {
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            if (c < 0x20 || c >= 0x7f || operand && (c == '#' || c == ',' || c == ' ')) {
+            if (c < 0x20 || c >= 0x7f || operand && (c == '#' || c == ',' || c == ' ' || c == '(' || c == ')')) {
                 text.append(c > 0xff ? String.format("\\u%04x", (int) c) : String.format("\\x%02x", (int) c));
             } else {
                 text.append((byte) c);

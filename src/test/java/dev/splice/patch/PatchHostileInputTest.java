@@ -81,6 +81,28 @@ class PatchHostileInputTest {
         refusedOrSkipped(b, "has no bytes in the file");
     }
 
+    /**
+     * An empty section's offset is never checked against the file (it has no bytes), so a forged
+     * offset of 24,379,394 on an empty {@code .rela.text} reached the editor's in-place write of its
+     * (empty) new contents: an ArrayIndexOutOfBoundsException, exit 3 (found by session 8's fuzz run).
+     */
+    @Test
+    void anEmptySectionAtAForgedOffsetIsRewrittenWithoutWritingPastTheFile() throws IOException {
+        byte[] b = program("call_pairs.relocs");
+        ElfFile elf = ElfFile.parse(b, "seed");
+        var rela = elf.section(".rela.text").orElseThrow();
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        int header = (int) (elf.header().shoff() + 64L * rela.index());
+        buf.putLong(header + 24, 24_379_394L); // sh_offset
+        buf.putLong(header + 32, 0); // sh_size
+        try {
+            Rewrite.Result r = Rewrite.of(ElfFile.parse(b, "forged")).insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED).run();
+            ElfFile.parse(r.bytes(), "output");
+        } catch (BadInputException e) {
+            assertTrue(e.getMessage().startsWith("forged"), e.getMessage());
+        }
+    }
+
     @Test
     void aFunctionBoltsRulesFormNoBlocksOfIsRefused() throws IOException {
         byte[] b = program("entries.relocs");

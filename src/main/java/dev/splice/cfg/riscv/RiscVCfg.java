@@ -151,7 +151,8 @@ public final class RiscVCfg {
      */
     public static ControlFlowGraph of(ElfFile elf, Function function) {
         dev.splice.elf.Section s = function.section();
-        if (s == null || s.isNobits() || function.size() <= 0 || function.address() < s.address()
+        if (s == null || s.isNobits() || function.size() <= 0 || function.size() > Integer.MAX_VALUE
+                || function.address() < s.address() || function.address() - s.address() > Integer.MAX_VALUE
                 || function.endAddress() > s.address() + s.size()) {
             return null;
         }
@@ -162,7 +163,8 @@ public final class RiscVCfg {
 
     private static ControlFlowGraph build(byte[] code, int base, int size, int[] entries, int[] landingPads,
                                           int[] dataReferences, boolean strict, boolean pastEndIsNop, boolean perf2bolt) {
-        if (size <= 0 || base < 0 || base + size > code.length) {
+        // In 64 bits: a forged function size near 2^31 overflowed base + size past this check.
+        if (size <= 0 || base < 0 || (long) base + size > code.length) {
             return null;
         }
         Kind[] kind = new Kind[size];

@@ -1,6 +1,5 @@
 package dev.splice.weigh.campaign;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -351,13 +350,7 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
     }
 
     private static Catalog json(Path file, String text) {
-        JsonNode root;
-        try {
-            root = Json.MAPPER.readTree(text);
-        } catch (JsonProcessingException e) {
-            throw new BadInputException(file + ":" + e.getLocation().getLineNr() + ":" + e.getLocation().getColumnNr()
-                    + ": not valid JSON: " + e.getOriginalMessage());
-        }
+        JsonNode root = Json.parse(file, text);
         JsonNode array = root;
         if (root.isObject()) {
             array = null;

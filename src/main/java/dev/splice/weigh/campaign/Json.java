@@ -10,8 +10,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.splice.base.BadInputException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,19 +50,27 @@ final class Json {
 
     /**
      * Reads a JSON file (an empty one is a missing node); invalid JSON, a truncated file included, is
-     * refused in one line as {@code FILE:LINE:COLUMN: not valid JSON: why}.
+     * refused in one line as {@code FILE:LINE:COLUMN: not valid JSON: why}. The bytes must be UTF-8,
+     * as the weigh files are written: Jackson's own encoding detection read a forged file as UTF-32
+     * and failed with an unlocated I/O error.
      */
     static JsonNode read(Path file) {
+        return parse(file, dev.splice.base.InputFiles.readString(file));
+    }
+
+    /**
+     * Parses the text of a JSON file (an empty one is a missing node), refusing invalid JSON in one
+     * line as {@code FILE:LINE:COLUMN: not valid JSON: why}.
+     */
+    static JsonNode parse(Path file, String text) {
         try {
-            JsonNode n = MAPPER.readTree(dev.splice.base.InputFiles.readBytes(file));
+            JsonNode n = MAPPER.readTree(text);
             return n == null ? MissingNode.getInstance() : n;
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
             throw new BadInputException(file + where + ": not valid JSON: "
                     + e.getOriginalMessage().lines().findFirst().orElse(""));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

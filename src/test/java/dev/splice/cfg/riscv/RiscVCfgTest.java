@@ -74,6 +74,19 @@ class RiscVCfgTest {
         assertTrue(head.taken().contains(head.index()), "its body is one block that branches back to itself");
     }
 
+    /**
+     * A function size near 2^31 from a forged symbol table made {@code base + size} overflow past
+     * the bounds check, and the graph's arrays were then sized by it (an OutOfMemoryError, found
+     * by session 8's fuzz run of {@code patch}): a range beyond the code is no graph.
+     */
+    @Test
+    void aSizeThatOverflowsTheCodeIsNoGraph() {
+        byte[] code = new byte[64];
+        for (int size : new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE - 8, Integer.MAX_VALUE - 31}) {
+            assertEquals(null, RiscVCfg.of(code, 32, size, new int[0]), "size " + size);
+        }
+    }
+
     @Test
     void aConditionalBranchOutOfTheFunctionIsAConditionalTailCallForTheWriteBack() throws Exception {
         dev.splice.isa.Isa isa = dev.splice.isa.Isa.rv64();

@@ -128,6 +128,27 @@ class CampaignFilesTest {
         assertEquals(1, e.getMessage().lines().count(), e.getMessage());
     }
 
+    /**
+     * Leading zero bytes made Jackson read a weights file as UTF-32 and fail with an unlocated I/O
+     * error (an internal error, exit 3; found by session 8's fuzz run). The weigh files are UTF-8:
+     * such a file is a located refusal like any invalid JSON, and bytes that are not UTF-8 are
+     * refused at their offset.
+     */
+    @Test
+    void aFileJacksonWouldReadAsUtf32IsALocatedRefusal() throws IOException {
+        Path file = dir.resolve("weights.json");
+        Files.write(file, new byte[] {0, 0, 0, '{', 0, 0, 0, '}', (byte) 0xff, 0, 0, 0});
+        BadInputException e = assertThrows(BadInputException.class, () -> Weights.read(file));
+        assertTrue(e.getMessage().startsWith(file + ": offset 0x8: not UTF-8"), e.getMessage());
+        Files.write(file, new byte[] {0, 0, 0, '{', 0, 0, 0, '}'});
+        e = assertThrows(BadInputException.class, () -> Weights.read(file));
+        assertTrue(e.getMessage().matches(java.util.regex.Pattern.quote(file.toString())
+                + ":\\d+:\\d+: not valid JSON: .*"), e.getMessage());
+        Files.write(file, new byte[] {0, 0, 0, '[', 0, 0, 0, ']'});
+        e = assertThrows(BadInputException.class, () -> Catalog.read(file));
+        assertTrue(e.getMessage().startsWith(file.toString()), e.getMessage());
+    }
+
     @Test
     void closuresRoundTrip() {
         RunClosure open = new RunClosure("run-02", false, 240, 240, 60, 58, FOOTER, List.of(
