@@ -64,12 +64,24 @@ public final class ContextTable {
         this.byKey = m;
     }
 
+    /** Splice's own table once read: it is immutable, and the model and the mapper ask for it per call. */
+    private static volatile ContextTable own;
+
     /**
-     * Splice's own table (docs/contexts.md).
+     * Splice's own table (docs/contexts.md), parsed once per process.
      *
      * @return the table from the {@link #RESOURCE} resource
      */
     public static ContextTable load() {
+        ContextTable table = own;
+        if (table == null) {
+            table = read();
+            own = table;
+        }
+        return table;
+    }
+
+    private static ContextTable read() {
         try (InputStream in = ContextTable.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 throw new IllegalStateException("resource " + RESOURCE + " is missing from the Splice jar");
