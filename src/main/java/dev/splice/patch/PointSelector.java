@@ -313,6 +313,37 @@ public final class PointSelector {
             Section s = f.section();
             boolean code = s != null && s.isExecutable() && !s.isNobits() && f.address() >= s.address()
                     && f.endAddress() <= s.address() + s.size();
+            Refusal r = null;
+            MovedFunction m = null;
+            if (!code) {
+                r = new Refusal(Reason.NOT_CODE, "function '" + f.name() + "' is not in a code section");
+            } else if (input != null) {
+                try {
+                    MovedCode single = new MovedCode(input.file());
+                    m = new MovedFunction(f);
+                    single.put(m);
+                    new FunctionDecoder(input, single, Map.of()).decode(m);
+                } catch (PatchException e) {
+                    r = new Refusal(e.reason(), e.getMessage());
+                    m = null;
+                }
+            }
+            refusal = r;
+            moved = m;
+            if (m != null) {
+                // Decoded without a refusal: every instruction is whole and valid, so the decoding is the linear sweep's.
+                List<MovedFunction.Item> insns = m.instructions.values();
+                offsets = new int[insns.size()];
+                ops = new Opcode[insns.size()];
+                bits = new int[insns.size()];
+                for (int k = 0; k < offsets.length; k++) {
+                    MovedFunction.Item i = insns.get(k);
+                    offsets[k] = (int) (i.oldAddress - f.address());
+                    ops[k] = i.op;
+                    bits[k] = i.bits;
+                }
+                return;
+            }
             // Plain arrays, trimmed at the end: boxed lists cost an Integer per instruction (114,000 in a large binary).
             int capacity = code ? (int) Math.min(f.size() / 3 + 4, 1 << 20) : 0; // the usual density, grown when short
             int[] at = new int[capacity];
@@ -344,23 +375,6 @@ public final class PointSelector {
             offsets = Arrays.copyOf(at, n);
             ops = Arrays.copyOf(opcodes, n);
             bits = Arrays.copyOf(words, n);
-            Refusal r = null;
-            MovedFunction m = null;
-            if (!code) {
-                r = new Refusal(Reason.NOT_CODE, "function '" + f.name() + "' is not in a code section");
-            } else if (input != null) {
-                try {
-                    MovedCode single = new MovedCode(input.file());
-                    m = new MovedFunction(f);
-                    single.put(m);
-                    new FunctionDecoder(input, single, Map.of()).decode(m);
-                } catch (PatchException e) {
-                    r = new Refusal(e.reason(), e.getMessage());
-                    m = null;
-                }
-            }
-            refusal = r;
-            moved = m;
         }
 
         /** The index of the instruction at {@code offset}, or -1 when none starts there. */
