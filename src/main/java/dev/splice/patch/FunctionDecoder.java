@@ -60,7 +60,7 @@ final class FunctionDecoder {
             reuse(m, known);
             return;
         }
-        Item single = m.fragments.size() == 1 ? m.fragments.values().iterator().next() : null; // the usual case, unboxed
+        FragmentCursor fragments = new FragmentCursor(m.fragments);
         CodeWalk code = new CodeWalk(in.image(), in.decoder(), f.address(), f.endAddress());
         while (code.next()) {
             long at = code.at;
@@ -74,8 +74,7 @@ final class FunctionDecoder {
                         + "; data in code is not moved");
             }
             Item item = classify(file, code.op, code.bits, code.size, at);
-            Item frag = single != null ? (at == single.oldAddress ? single : null)
-                    : m.fragments.isEmpty() ? null : m.fragments.get(at);
+            Item frag = fragments.at(at);
             if (frag != null) {
                 m.items.add(frag);
                 item.fragment = frag;
@@ -116,11 +115,10 @@ final class FunctionDecoder {
      */
     private void reuse(MovedFunction m, MovedFunction known) {
         Function f = m.function;
-        Item single = m.fragments.size() == 1 ? m.fragments.values().iterator().next() : null;
+        FragmentCursor fragments = new FragmentCursor(m.fragments);
         for (Item item : known.items) {
             if (known.instructions.get(item.oldAddress) == item) {
-                Item frag = single != null ? (item.oldAddress == single.oldAddress ? single : null)
-                        : m.fragments.isEmpty() ? null : m.fragments.get(item.oldAddress);
+                Item frag = fragments.at(item.oldAddress);
                 if (frag != null) {
                     m.items.add(frag);
                     item.fragment = frag;
@@ -147,6 +145,38 @@ final class FunctionDecoder {
                             "takes the absolute address of moved code (lui-based); not handled").getMessage(), f.address());
                 }
             }
+        }
+    }
+
+    /**
+     * A function's fragments in address order, met as the decoder walks its instructions (which come
+     * in address order): no lookup by a boxed address per instruction, as a map of a function with a
+     * fragment at every block would need.
+     */
+    private static final class FragmentCursor {
+        private final long[] addresses;
+        private final Item[] items;
+        private int next;
+
+        FragmentCursor(Map<Long, Item> fragments) {
+            addresses = new long[fragments.size()];
+            int k = 0;
+            for (long a : fragments.keySet()) {
+                addresses[k++] = a;
+            }
+            java.util.Arrays.sort(addresses);
+            items = new Item[addresses.length];
+            for (k = 0; k < addresses.length; k++) {
+                items[k] = fragments.get(addresses[k]);
+            }
+        }
+
+        /** The fragment before the instruction at {@code address}, or null; addresses come in ascending order. */
+        Item at(long address) {
+            while (next < addresses.length && addresses[next] < address) {
+                next++;
+            }
+            return next < addresses.length && addresses[next] == address ? items[next] : null;
         }
     }
 

@@ -63,6 +63,9 @@ final class Layout {
                 }
             }
         }
+        // Each target is looked up once, in the first round (in the same order, so the same refusal comes first):
+        // later rounds read the new address of the item found, or the fixed address of code that stays.
+        Target[] targets = new Target[growable.size()];
         for (int round = 0; ; round++) {
             long at = base;
             for (MovedFunction m : moved.functions()) {
@@ -76,7 +79,11 @@ final class Layout {
             }
             boolean grown = false;
             for (int k = 0; k < growable.size(); k++) {
-                grown |= widenIfOutOfReach(owners.get(k), growable.get(k));
+                Item i = growable.get(k);
+                if (targets[k] == null) {
+                    targets[k] = target(i);
+                }
+                grown |= widenIfOutOfReach(owners.get(k), i, targets[k].address());
             }
             if (!grown) {
                 return at;
@@ -87,8 +94,22 @@ final class Layout {
         }
     }
 
-    private boolean widenIfOutOfReach(MovedFunction m, Item i) {
-        long t = i.kind == Kind.FALLTHROUGH ? moved.mapFallThrough(i.target) : moved.mapBranchTarget(i.target);
+    /**
+     * Where a branch, jump or jump back goes in the new code: the new address of {@code item} (the
+     * moved instruction or fragment {@link MovedCode} maps the target to), else the target itself.
+     */
+    private record Target(Item item, long fixed) {
+        long address() {
+            return item != null ? item.newAddress : fixed;
+        }
+    }
+
+    private Target target(Item i) {
+        Item to = i.kind == Kind.FALLTHROUGH ? moved.fallThroughItem(i.target) : moved.branchTargetItem(i.target);
+        return new Target(to, i.target);
+    }
+
+    private boolean widenIfOutOfReach(MovedFunction m, Item i, long t) {
         if (i.form.reaches(t - i.newAddress)) {
             return false;
         }

@@ -78,24 +78,38 @@ final class MovedCode {
 
     /** Where a reference to {@code address} goes now, following the insertion's branch target policy. */
     long mapBranchTarget(long address) {
+        Item i = branchTargetItem(address);
+        return i == null ? address : i.newAddress;
+    }
+
+    /**
+     * The item whose new address {@link #mapBranchTarget} gives for {@code address} (the same before
+     * and after layout), or null when {@code address} does not move.
+     */
+    Item branchTargetItem(long address) {
         MovedFunction m = find(address);
         if (m == null) {
-            return address;
+            return null;
         }
         Item i = instructionAt(m, address);
         Item frag = i.fragment;
-        return frag != null && frag.policy == BranchTarget.INSERTED ? frag.newAddress : i.newAddress;
+        return frag != null && frag.policy == BranchTarget.INSERTED ? frag : i;
     }
 
     /** Where execution reaching {@code address} by fall-through starts now (fragment first). */
     long mapFallThrough(long address) {
+        Item i = fallThroughItem(address);
+        return i == null ? address : i.newAddress;
+    }
+
+    /** The item whose new address {@link #mapFallThrough} gives for {@code address}, or null when it does not move. */
+    Item fallThroughItem(long address) {
         MovedFunction m = find(address);
         if (m == null) {
-            return address;
+            return null;
         }
         Item i = instructionAt(m, address);
-        Item frag = i.fragment;
-        return frag != null ? frag.newAddress : i.newAddress;
+        return i.fragment != null ? i.fragment : i;
     }
 
     /** The new address of the original instruction at {@code address} (skipping any fragment). */

@@ -75,7 +75,7 @@ final class PointInserter {
                 if (dropped.isEmpty() || required) {
                     throw e;
                 }
-                live.removeAll(dropped);
+                removeEach(live, dropped);
                 Refusal why = new Refusal(e.reason(), e.getMessage());
                 for (Planned p : dropped) {
                     Point q = p.point();
@@ -108,7 +108,7 @@ final class PointInserter {
         for (Rewrite.Skipped s : skipped) {
             List<Planned> points = byFunction.get(s.address());
             if (points.stream().allMatch(Planned::optional)) {
-                live.removeAll(points);
+                removeEach(live, points);
                 Refusal why = new Refusal(s.reason(), s.message());
                 for (Planned p : points) {
                     Point q = p.point();
@@ -116,6 +116,17 @@ final class PointInserter {
                 }
             }
         }
+    }
+
+    /**
+     * Removes {@code gone} (elements of {@code live}) from {@code live} in one pass, by identity:
+     * {@link List#removeAll} compares every element with every one to remove through the records'
+     * equals, quadratic with 20,000 points (and every equal element is in {@code gone} anyway).
+     */
+    private static void removeEach(List<Planned> live, List<Planned> gone) {
+        Set<Planned> set = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        set.addAll(gone);
+        live.removeIf(set::contains);
     }
 
     private static long functionOf(ElfFile elf, Planned p) {

@@ -48,12 +48,13 @@ public final class PointSelector {
     private final Refusal binaryRefusal;
     /** What insertion reads from the binary; null with {@link #binaryRefusal}. */
     private final Input input;
-    private final Map<Section, byte[]> contents = new HashMap<>();
+    /** By identity: a record's hashCode (every field, the section's too) cost more than the lookup, once per function. */
+    private final Map<Section, byte[]> contents = new java.util.IdentityHashMap<>();
     private final Map<Long, Code> decoded = new HashMap<>();
     /** What the fragment being placed may write, while {@link #select(PointSpec, long)} runs; else any register. */
     private long fragmentWrites = WrittenRegisters.ALL;
-    /** Every FUNC symbol name per function (aliases included), for globs; made on first use. */
-    private Map<Function, List<String>> names;
+    /** Every FUNC symbol name per function (aliases included), for globs, in the order of the functions; made on first use. */
+    private List<Named> names;
     private Map<Long, long[]> landingPads;
     private FunctionLiveness liveness;
 
@@ -179,12 +180,12 @@ public final class PointSelector {
     private List<Point> patterned(PointSpec.Patterned p) {
         List<Point> out = new ArrayList<>();
         boolean matched = false;
-        for (Map.Entry<Function, List<String>> e : names().entrySet()) {
-            if (e.getValue().stream().noneMatch(n -> p.functions().matcher(n).matches())) {
+        for (Named e : names()) {
+            if (e.names().stream().noneMatch(n -> p.functions().matcher(n).matches())) {
                 continue;
             }
             matched = true;
-            Code c = code(e.getKey());
+            Code c = code(e.function());
             for (long offset : offsets(p, c)) {
                 Point point = point(p.kind(), c, c.f.address() + offset, p.text());
                 Refusal unlikely = point.accepted() ? c.unlikelyToMove() : null;
@@ -254,21 +255,29 @@ public final class PointSelector {
         return r == null ? null : new Refusal(r.reason(), r.message());
     }
 
-    private synchronized Map<Function, List<String>> names() {
+    /** A code function and its names (aliases included). */
+    private record Named(Function function, List<String> names) {}
+
+    /**
+     * {@link #names}, made on first use. The functions are distinct (one per address and size), so
+     * a list and a map by address replace a map keyed by the records (whose hashCode hashed every field).
+     */
+    private synchronized List<Named> names() {
         if (names == null) {
-            Map<Long, List<Function>> byAddress = new HashMap<>();
-            names = new java.util.LinkedHashMap<>();
+            Map<Long, List<Named>> byAddress = new HashMap<>();
+            names = new ArrayList<>();
             for (Function f : elf.functions()) {
                 if (f.size() > 0 && f.section() != null && f.section().isExecutable() && !f.section().isNobits()) {
-                    names.put(f, new ArrayList<>(List.of(f.name())));
-                    byAddress.computeIfAbsent(f.address(), a -> new ArrayList<>()).add(f);
+                    Named n = new Named(f, new ArrayList<>(List.of(f.name())));
+                    names.add(n);
+                    byAddress.computeIfAbsent(f.address(), a -> new ArrayList<>()).add(n);
                 }
             }
             for (Symbol s : elf.symbols()) {
                 if (s.isFunction() && s.isDefinedInSection()) {
-                    for (Function f : byAddress.getOrDefault(s.value(), List.of())) {
-                        if (f.size() == s.size() && !names.get(f).contains(s.name())) {
-                            names.get(f).add(s.name());
+                    for (Named n : byAddress.getOrDefault(s.value(), List.of())) {
+                        if (n.function().size() == s.size() && !n.names().contains(s.name())) {
+                            n.names().add(s.name());
                         }
                     }
                 }
@@ -304,28 +313,6 @@ public final class PointSelector {
             Section s = f.section();
             boolean code = s != null && s.isExecutable() && !s.isNobits() && f.address() >= s.address()
                     && f.endAddress() <= s.address() + s.size();
-            List<Integer> at = new ArrayList<>();
-            List<Opcode> opcodes = new ArrayList<>();
-            List<Integer> words = new ArrayList<>();
-            if (code) {
-                byte[] bytes = contents(s);
-                int base = (int) (f.address() - s.address());
-                for (int o = 0; o + 2 <= f.size(); ) {
-                    int parcel = Le.u16(bytes, base + o);
-                    int length = Decoder.length(parcel);
-                    if (length != 2 && length != 4 || o + length > f.size()) {
-                        break;
-                    }
-                    int word = length == 2 ? parcel : Le.u32(bytes, base + o);
-                    at.add(o);
-                    opcodes.add(decoder.decode(word, length));
-                    words.add(word);
-                    o += length;
-                }
-            }
-            offsets = at.stream().mapToInt(Integer::intValue).toArray();
-            ops = opcodes.toArray(new Opcode[0]);
-            bits = words.stream().mapToInt(Integer::intValue).toArray();
             Refusal r = null;
             MovedFunction m = null;
             if (!code) {
@@ -343,6 +330,51 @@ public final class PointSelector {
             }
             refusal = r;
             moved = m;
+            if (m != null) {
+                // Decoded without a refusal: every instruction is whole and valid, so the decoding is the linear sweep's.
+                List<MovedFunction.Item> insns = m.instructions.values();
+                offsets = new int[insns.size()];
+                ops = new Opcode[insns.size()];
+                bits = new int[insns.size()];
+                for (int k = 0; k < offsets.length; k++) {
+                    MovedFunction.Item i = insns.get(k);
+                    offsets[k] = (int) (i.oldAddress - f.address());
+                    ops[k] = i.op;
+                    bits[k] = i.bits;
+                }
+                return;
+            }
+            // Plain arrays, trimmed at the end: boxed lists cost an Integer per instruction (114,000 in a large binary).
+            int capacity = code ? (int) Math.min(f.size() / 3 + 4, 1 << 20) : 0; // the usual density, grown when short
+            int[] at = new int[capacity];
+            Opcode[] opcodes = new Opcode[capacity];
+            int[] words = new int[capacity];
+            int n = 0;
+            if (code) {
+                byte[] bytes = contents(s);
+                int base = (int) (f.address() - s.address());
+                for (int o = 0; o + 2 <= f.size(); ) {
+                    int parcel = Le.u16(bytes, base + o);
+                    int length = Decoder.length(parcel);
+                    if (length != 2 && length != 4 || o + length > f.size()) {
+                        break;
+                    }
+                    int word = length == 2 ? parcel : Le.u32(bytes, base + o);
+                    if (n == at.length) {
+                        at = Arrays.copyOf(at, n * 2);
+                        opcodes = Arrays.copyOf(opcodes, n * 2);
+                        words = Arrays.copyOf(words, n * 2);
+                    }
+                    at[n] = o;
+                    opcodes[n] = decoder.decode(word, length);
+                    words[n] = word;
+                    n++;
+                    o += length;
+                }
+            }
+            offsets = Arrays.copyOf(at, n);
+            ops = Arrays.copyOf(opcodes, n);
+            bits = Arrays.copyOf(words, n);
         }
 
         /** The index of the instruction at {@code offset}, or -1 when none starts there. */
