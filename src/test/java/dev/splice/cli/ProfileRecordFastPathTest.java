@@ -84,7 +84,7 @@ class ProfileRecordFastPathTest {
     void aRecordingLoadsNoPicocliClass(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("e.fdata");
         List<String> command = new ArrayList<>(List.of("java", "-verbose:class", "-cp", System.getProperty("java.class.path"),
-                "-Dsplice.plugin=" + TestPrograms.root().resolve("build/qemu-plugin/libsplice-plugin.so"),
+                "-Dsplice.plugin=" + dev.splice.weigh.PluginFixtures.pluginLibrary(),
                 Main.class.getName(), "profile", "record", "-o", out.toString(), "--", TestPrograms.rv64("echo_stdin").toString()));
         Tools.Result r = Tools.run(command, "hi\n", 300);
         assertEquals(3, r.exitCode(), r.stderr());
