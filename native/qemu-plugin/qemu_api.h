@@ -74,6 +74,13 @@ void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
                                                 uint64_t increment);
 void qemu_plugin_register_atexit_cb(splice_qemu_id id, splice_qemu_udata_cb cb, void *userdata);
 
+/* A guest system call, before QEMU carries it out: its number and arguments (trace mode watches
+ * for the exit calls). */
+typedef void (*splice_qemu_vcpu_syscall_cb)(splice_qemu_id id, unsigned int vcpu_index, int64_t num, uint64_t a1,
+                                            uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+                                            uint64_t a7, uint64_t a8);
+void qemu_plugin_register_vcpu_syscall_cb(splice_qemu_id id, splice_qemu_vcpu_syscall_cb cb);
+
 /* Memory accesses (catalog mode's cache simulation): the callback gets the guest virtual address. */
 typedef uint32_t splice_qemu_meminfo;
 enum splice_qemu_mem_rw {

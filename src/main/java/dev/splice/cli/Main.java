@@ -92,6 +92,10 @@ public final class Main implements Runnable {
      */
     public static int execute(String... args) {
         Progress.reset();
+        java.util.OptionalInt recorded = ProfileRecordFastPath.run(args);
+        if (recorded.isPresent()) {
+            return recorded.getAsInt();
+        }
         CommandLine cli = forArguments(args);
         conventions(cli);
         boolean debug = java.util.Arrays.asList(args).contains("--debug");
@@ -100,26 +104,35 @@ public final class Main implements Runnable {
             ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             return USAGE;
         });
-        cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            if (closedOutput(ex)) {
-                return CLOSED_OUTPUT; // quietly, as objdump ends under `| head`
-            }
-            if (debug) {
-                ex.printStackTrace(commandLine.getErr());
-            }
-            if (ex instanceof BadInputException || ex instanceof UncheckedIOException || ex instanceof IOException) {
-                commandLine.getErr().println("splice: " + describe(ex));
-                return BAD_INPUT;
-            }
-            if (ex instanceof CommandLine.ParameterException pe) {
-                commandLine.getErr().println("splice: " + pe.getMessage());
-                return USAGE;
-            }
-            commandLine.getErr().println("splice: internal error: " + describe(ex)
-                    + (debug ? "" : " (run with --debug for the stack trace)"));
-            return INTERNAL;
-        });
+        cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> failed(ex, commandLine.getErr(), debug));
         return cli.execute(args);
+    }
+
+    /**
+     * What a command's exception means: the message on {@code err} and the exit status.
+     *
+     * @param ex what the command threw
+     * @param err standard error
+     * @param debug whether --debug was given (the stack trace is printed too)
+     * @return the exit status
+     */
+    static int failed(Exception ex, java.io.PrintWriter err, boolean debug) {
+        if (closedOutput(ex)) {
+            return CLOSED_OUTPUT; // quietly, as objdump ends under `| head`
+        }
+        if (debug) {
+            ex.printStackTrace(err);
+        }
+        if (ex instanceof BadInputException || ex instanceof UncheckedIOException || ex instanceof IOException) {
+            err.println("splice: " + describe(ex));
+            return BAD_INPUT;
+        }
+        if (ex instanceof CommandLine.ParameterException pe) {
+            err.println("splice: " + pe.getMessage());
+            return USAGE;
+        }
+        err.println("splice: internal error: " + describe(ex) + (debug ? "" : " (run with --debug for the stack trace)"));
+        return INTERNAL;
     }
 
     /**

@@ -62,15 +62,44 @@ public final class ProfileRecordCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ProfileRecorder.Format outputFormat = switch (format) {
+        ProfileRecorder.Format outputFormat = format(format);
+        if (outputFormat == null) {
+            throw new ParameterException(commandSpec.commandLine(), "--format must be fdata or pa, not '" + format + "'");
+        }
+        return record(binary, args, output, outputFormat, inputBinary, quiet, commandSpec.commandLine().getErr());
+    }
+
+    /**
+     * The output format a {@code --format} value names.
+     *
+     * @param name the value
+     * @return the format, or null when the name is neither {@code fdata} nor {@code pa}
+     */
+    static ProfileRecorder.Format format(String name) {
+        return switch (name) {
             case "fdata" -> ProfileRecorder.Format.FDATA;
             case "pa" -> ProfileRecorder.Format.PRE_AGGREGATED;
-            default -> throw new ParameterException(commandSpec.commandLine(), "--format must be fdata or pa, not '" + format + "'");
+            default -> null;
         };
+    }
+
+    /**
+     * The command's work, once its arguments are parsed (by picocli or by {@link ProfileRecordFastPath}).
+     *
+     * @param binary the program
+     * @param args its arguments
+     * @param output the profile to write, or null for the default name
+     * @param format what to write
+     * @param inputBinary for a BOLTed binary, the binary BOLT optimized, or null
+     * @param quiet whether the summary line is left out
+     * @param err standard error
+     * @return the exit status: the program's
+     */
+    static int record(Path binary, List<String> args, Path output, ProfileRecorder.Format format, Path inputBinary,
+                      boolean quiet, PrintWriter err) {
         Path out = output != null ? output
-                : Path.of(binary.getFileName() + (outputFormat == ProfileRecorder.Format.FDATA ? ".fdata" : ".pa"));
-        ProfileRecorder.Result r = Profiles.record(binary, args, QemuRunner.Streams.inherited(), out, outputFormat, inputBinary);
-        PrintWriter err = commandSpec.commandLine().getErr();
+                : Path.of(binary.getFileName() + (format == ProfileRecorder.Format.FDATA ? ".fdata" : ".pa"));
+        ProfileRecorder.Result r = Profiles.record(binary, args, QemuRunner.Streams.inherited(), out, format, inputBinary);
         if (r.trace().isEmpty() || !quiet) {
             err.println(r.summary(out));
         }

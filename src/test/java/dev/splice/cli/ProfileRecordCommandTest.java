@@ -20,7 +20,7 @@ class ProfileRecordCommandTest {
         List<String> command = new ArrayList<>(List.of(
                 "java",
                 "-cp", System.getProperty("java.class.path"),
-                "-Dsplice.plugin=" + TestPrograms.root().resolve("build/qemu-plugin/libsplice-plugin.so"),
+                "-Dsplice.plugin=" + dev.splice.weigh.PluginFixtures.pluginLibrary(),
                 Main.class.getName(), "profile"));
         command.addAll(List.of(args));
         if (cwd != null) {

@@ -24,6 +24,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -42,6 +43,33 @@ class ProfileRecordOracleTest {
             "blez", "bgez", "bltz", "bgtz", "bgt", "ble", "bgtu", "bleu");
     private static final Set<String> JUMPS = Set.of("jal", "jalr", "j", "jr", "ret");
     private static final Pattern IN_ASM = Pattern.compile("^0x([0-9a-f]+):\\s+([0-9a-f]+)\\s+(\\S+)(?:.*# 0x([0-9a-f]+))?");
+
+    /**
+     * A thread still spinning when the other calls exit_group: QEMU stops it before the plugin's
+     * exit hook, so both traces end where the threads were and are whole: with no discontinuity,
+     * every taken branch ends one range and starts the next, so a thread has one range more than
+     * branches. (The spin's length depends on timing, so the single-step log is no oracle here.)
+     */
+    @Test
+    void aThreadStillRunningAtExitGroupEndsWhereItWas(@TempDir Path dir) {
+        Path out = dir.resolve("guest.out");
+        QemuRunner.Streams streams = new QemuRunner.Streams(Redirect.from(new File("/dev/null")), Redirect.to(out.toFile()),
+                Redirect.INHERIT);
+        QemuRunner.Recorded<TraceRecords> run = PluginFixtures.runner().runRecording(TestPrograms.rv64("spin_at_exit"),
+                List.of(), TraceRecords.MODE, Optional.empty(), streams, dev.splice.weigh.Sysroot.choose(Optional.empty()),
+                TraceRecords::read);
+        assertEquals(7, run.exitCode());
+        TraceRecords trace = run.records().orElseThrow();
+        assertTrue(trace.exact(), trace.toString());
+        assertEquals(2, trace.threads().size());
+        for (TraceRecords.ThreadTrace t : trace.threads()) {
+            long branches = t.branches().values().stream().mapToLong(Long::longValue).sum();
+            long ranges = t.ranges().values().stream().mapToLong(Long::longValue).sum();
+            assertTrue(t.discontinuities().isEmpty(), t.toString());
+            assertTrue(branches > 1000, "thread " + t.thread() + " ran its loop: " + branches);
+            assertEquals(branches + 1, ranges, "thread " + t.thread());
+        }
+    }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"loops.relocs", "exceptions.relocs", "threads_work.relocs", "loops.norvc", "signal_handler.relocs"})
