@@ -141,7 +141,8 @@ fi
 
 # System mode (issue 13, docs/weigh-system.md): the same campaign on qemu-system-riscv64. Each
 # profile prints wall time, windows per second, peak memory (the largest process: the JVM or one
-# QEMU) and the plugin's overhead against the plugin-off pass.
+# QEMU) and the plugin's overhead against the plugin-off pass. Every command runs through ./splice,
+# so with the heap cap it gives weigh (768 MB): a bare java -jar lets the heap grow to a quarter of RAM.
 #   quick: a few user contexts (run in S-mode with the system-only ones) and representative
 #          system-only ones (S- and M-mode, the timer interrupt), 2 runs x 4 rounds; then the
 #          two-hart contexts (-smp 2, a campaign of their own), 2 runs x 4 rounds;
@@ -164,7 +165,7 @@ PY
 system_campaign() { # LABEL DIR ARGS...: a timed system-mode campaign and its report
   local label=$1 dir=$2 wall peak
   shift 2
-  read -r wall peak < <(timed java -jar target/splice-cli.jar weigh measure --mode system "$@" -o "$dir")
+  read -r wall peak < <(timed ./splice weigh measure --mode system "$@" -o "$dir")
   report "$dir" "$wall" "$label"
   echo "  peak memory ${peak} MiB"
 }
@@ -198,12 +199,12 @@ if [ "${SYSTEM:-1}" != 0 ]; then
   system_campaign "system mode, quick profile" "$work/system-quick" --profile quick --contexts "$system_quick"
   system_campaign "system mode, two harts, quick profile" "$work/system-smp2-quick" --profile quick --contexts "$two_harts"
 
-  wall1=$(seconds java -jar target/splice-cli.jar weigh measure --mode system --profile formal --contexts "$system_formal" \
+  wall1=$(seconds ./splice weigh measure --mode system --profile formal --contexts "$system_formal" \
     --runs 1 --rounds 1 --jobs 2 -o "$work/system-formal1")
   report "$work/system-formal1" "$wall1" "system mode, formal set, 1 run x 1 round"
-  wall2=$(seconds java -jar target/splice-cli.jar weigh measure --mode system --profile formal --contexts "$system_formal" \
+  wall2=$(seconds ./splice weigh measure --mode system --profile formal --contexts "$system_formal" \
     --runs 1 --rounds 2 --jobs 2 -o "$work/system-formal2")
-  wall3=$(seconds java -jar target/splice-cli.jar weigh measure --mode system --profile formal --contexts "$two_harts" \
+  wall3=$(seconds ./splice weigh measure --mode system --profile formal --contexts "$two_harts" \
     --runs 1 --rounds 1 -o "$work/system-smp2-formal1")
   echo "system mode, formal set, 1 run x 2 rounds: wall time $(printf '%.1f' "$wall2") s;" \
     "two harts, 1 run x 1 round: $(printf '%.1f' "$wall3") s"
@@ -224,12 +225,12 @@ PY
       --jobs 2 --resume
     system_campaign "system mode, two harts, formal profile" "$formal/system-smp2" --profile formal \
       --contexts "$two_harts" --resume
-    read -r wall peak < <(timed java -jar target/splice-cli.jar weigh measure --profile formal --contexts "$user_set" \
+    read -r wall peak < <(timed ./splice weigh measure --profile formal --contexts "$user_set" \
       --jobs 2 --resume -o "$formal/user")
     report "$formal/user" "$wall" "user mode, the same user contexts, formal profile"
     echo "  peak memory ${peak} MiB"
     for c in system system-smp2 user; do
-      java -jar target/splice-cli.jar weigh model -o "$formal/$c/model" "$formal/$c" | tail -1
+      ./splice weigh model -o "$formal/$c/model" "$formal/$c" | tail -1
       echo "$c:"
       summary "$formal/$c/model/weights.json"
     done
@@ -243,7 +244,7 @@ for k in sorted(set(user) & set(system)):
     fmt = lambda v: "-" if v is None else f"{v:.3f}"
     print(f"  {k:32s} user {fmt(u):>9} ({user[k]['quality']})  system {fmt(s):>9} ({system[k]['quality']})  {ratio}")
 PY
-    java -jar target/splice-cli.jar weigh report --compare "$formal/user/model/weights.json" \
+    ./splice weigh report --compare "$formal/user/model/weights.json" \
       "$formal/system/model/weights.json" -o "$formal/compare.html"
     echo "  page: $formal/compare.html"
   fi

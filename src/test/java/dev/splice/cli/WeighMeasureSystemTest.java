@@ -188,13 +188,21 @@ class WeighMeasureSystemTest {
         assertEquals(0, Main.execute("weigh", "map", "-o", mapping.toString(), model.resolve("weights.json").toString(),
                 catalog.toString()));
         JsonNode mstatus = null;
+        JsonNode mret = null;
         for (JsonNode c : JSON.readTree(mapping.resolve("mapping.json").toFile()).path("classes")) {
             if (c.path("key").asText().equals("csrrs.mstatus.mmode")) {
                 mstatus = c;
             }
+            if (c.path("key").asText().equals("mret")) {
+                mret = c;
+            }
         }
         assertEquals("csrrs.mstatus.mmode", mstatus.path("contexts").get(0).asText(), String.valueOf(mstatus));
         assertTrue(mstatus.path("measured_ns").isNumber(), "published as measured in M-mode: " + mstatus);
+        // mret has no CSR, so its class key has no privilege: the context mret.mmode belongs to it by
+        // the prefix rule (mret only runs in M-mode), and is published as measured there
+        assertEquals("[\"mret.mmode\"]", mret.path("contexts").toString(), String.valueOf(mret));
+        assertTrue(mret.path("measured_ns").isNumber(), "published as measured in M-mode: " + mret);
 
         Path smp = tmp.resolve("smp2");
         CliRun two = CliRun.of("weigh", "measure", "--mode", "system", "--contexts",

@@ -1,8 +1,8 @@
 package dev.splice.weigh.measure;
 
+import dev.splice.weigh.CpuAffinity;
 import dev.splice.weigh.campaign.FinishedRun;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -80,44 +80,16 @@ final class CpuPinning implements AutoCloseable {
 
     /** The calling thread's CPU set as the kernel lists it ({@code 0-1}, {@code 0,2-3}). */
     static Optional<String> allowedCpus() {
-        try {
-            for (String line : Files.readAllLines(SELF.resolve("status"))) {
-                if (line.startsWith("Cpus_allowed_list:")) {
-                    return Optional.of(line.substring(line.indexOf(':') + 1).strip());
-                }
-            }
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-        return Optional.empty();
+        return CpuAffinity.allowed(SELF.resolve("status"));
     }
 
     /** The CPUs of a kernel CPU list, ascending. */
     static List<Integer> cpuList(String list) {
-        List<Integer> out = new java.util.ArrayList<>();
-        for (String part : list.split(",")) {
-            String[] range = part.strip().split("-");
-            int lo = Integer.parseInt(range[0]);
-            int hi = range.length > 1 ? Integer.parseInt(range[1]) : lo;
-            for (int c = lo; c <= hi; c++) {
-                out.add(c);
-            }
-        }
-        return out;
+        return CpuAffinity.cpuList(list);
     }
 
     /** Runs {@code taskset -p -c cpus tid}; null on success, else what went wrong. */
     private static String taskset(String cpus, String tid) {
-        try {
-            Process p = new ProcessBuilder("taskset", "-p", "-c", cpus, tid).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            int exit = p.waitFor();
-            return exit == 0 ? null : "exit status " + exit + ": " + out;
-        } catch (IOException e) {
-            return "cannot run taskset (" + e.getMessage() + ")";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted";
-        }
+        return CpuAffinity.taskset(cpus, tid).orElse(null);
     }
 }

@@ -1,6 +1,7 @@
 package dev.splice.weigh.system;
 
 import dev.splice.base.BadInputException;
+import dev.splice.weigh.CpuAffinity;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.QemuRunner;
 import java.io.IOException;
@@ -29,8 +30,10 @@ public final class SystemQemu {
      *     {@link SystemImage#TRAP_STATUS_BASE} + mcause after another trap
      * @param output what the executable wrote (its standard output)
      * @param diagnostics QEMU's own standard error
+     * @param hartCpus the host CPU each hart's thread was confined to in a run of several harts
+     *     ({@link HartPinning}); empty on one hart
      */
-    public record Result(int exitStatus, byte[] output, String diagnostics) {}
+    public record Result(int exitStatus, byte[] output, String diagnostics, List<Integer> hartCpus) {}
 
     private SystemQemu() {}
 
@@ -76,7 +79,7 @@ public final class SystemQemu {
                 options.addAll(List.of("-accel", "tcg,thread=multi")); // one host thread per hart: they run at once
             }
             options.addAll(qemuOptions);
-            return execute(dir, options, plugin, timeout, image.harts() > 1);
+            return execute(dir, options, plugin, timeout, image.harts());
         } catch (IOException e) {
             throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
         } finally {
@@ -101,7 +104,7 @@ public final class SystemQemu {
             List<String> options = new ArrayList<>(qemuOptions);
             options.add("-kernel");
             options.add(image.toAbsolutePath().toString());
-            return execute(dir, options, plugin, timeout, false);
+            return execute(dir, options, plugin, timeout, 1);
         } catch (IOException e) {
             throw new BadInputException("cannot run " + QEMU + ": " + e.getMessage() + " (install qemu-system-misc)", e);
         } finally {
@@ -111,22 +114,27 @@ public final class SystemQemu {
 
     /**
      * virt, one hart unless the options say otherwise, no firmware, the UART into a file, no monitor
-     * console; on every online CPU when {@code everyCpu} (a campaign pins its timed passes to one CPU,
-     * and QEMU inherits that: two harts on one CPU would never run at the same time).
+     * console. Several harts ({@code harts} > 1) run on every online CPU, each hart's thread on a CPU
+     * of its own ({@link HartPinning}): a campaign pins its timed passes to one CPU, and QEMU
+     * inherits that, so two harts on one CPU would never run at the same time.
      */
     private static Result execute(Path dir, List<String> options, Optional<String> plugin, Duration timeout,
-            boolean everyCpu) throws IOException {
+            int harts) throws IOException {
         Path serial = dir.resolve("serial.out");
         Path errors = dir.resolve("qemu.err");
+        Path qmp = dir.resolve("qmp.sock");
         List<String> command = new ArrayList<>();
-        if (everyCpu) {
-            command.addAll(List.of("taskset", "-c", Files.readString(Path.of("/sys/devices/system/cpu/online")).strip()));
+        if (harts > 1) {
+            command.addAll(List.of("taskset", "-c", Files.readString(CpuAffinity.ONLINE).strip()));
         }
         command.addAll(List.of(QEMU, "-machine", "virt", "-nographic"));
         if (!options.contains("-smp")) {
             command.addAll(List.of("-smp", "1"));
         }
         command.addAll(List.of("-bios", "none", "-monitor", "none", "-serial", "file:" + serial));
+        if (harts > 1) {
+            command.addAll(HartPinning.qemuOptions(qmp));
+        }
         command.addAll(options);
         plugin.ifPresent(p -> {
             command.add("-plugin");
@@ -134,7 +142,11 @@ public final class SystemQemu {
         });
         Process process = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(errors.toFile()).start();
+        List<Integer> hartCpus = List.of();
         try {
+            if (harts > 1) {
+                hartCpus = HartPinning.start(process, qmp, harts, timeout);
+            }
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly().waitFor();
                 throw new BadInputException(QEMU + " did not finish within " + timeout.toSeconds() + " s (the executable hangs?)");
@@ -143,9 +155,12 @@ public final class SystemQemu {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new BadInputException(QEMU + " was interrupted", e);
+        } catch (IOException | RuntimeException e) {
+            process.destroyForcibly(); // stopped (-S) or running without end: it must not outlive the run
+            throw e;
         }
         byte[] output = Files.exists(serial) ? Files.readAllBytes(serial) : new byte[0];
-        return new Result(process.exitValue(), output, Files.readString(errors));
+        return new Result(process.exitValue(), output, Files.readString(errors), hartCpus);
     }
 
     /**

@@ -2,14 +2,17 @@ package dev.splice.weigh.system;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.splice.base.BadInputException;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.ExecutableBuilder;
 import dev.splice.listing.Assembler;
 import dev.splice.listing.Assembly;
 import dev.splice.testing.Tools;
 import dev.splice.weigh.ContextTable;
+import dev.splice.weigh.CpuAffinity;
 import dev.splice.weigh.QemuPlugin;
 import dev.splice.weigh.probe.ProbeOptions;
 import dev.splice.weigh.probe.ProbeProgram;
@@ -230,6 +233,67 @@ class SystemImageTest {
         assertEquals(0, two.exitStatus(), "1: the contended line did not grow, 2: the quiet one changed; " + two.diagnostics());
         SystemQemu.Result one = SystemQemu.run(image, Optional.empty(), TIMEOUT);
         assertEquals(1, one.exitStatus(), "on one hart nobody contends");
+    }
+
+    @Test
+    void hartZeroSeesTheSecondHartsAddsInsideItsWindowsWithThePluginAndWithout() throws IOException {
+        // Windows as a probe's: hart 0 reads the contended line, adds to it 1024 times, reads it again;
+        // what grew beyond its own 1024 adds is hart 1's, added while hart 0 ran. It ends (status 0)
+        // after 16 such windows, or gives up (status 1) after 200,000 windows (seconds of a loaded host).
+        String text = """
+                _start:
+                    li s2, %d
+                    li s3, 16
+                    li s6, 200000
+                    li a1, 1
+                window:
+                    ld s4, 0(s2)
+                    li t0, 1024
+                add:
+                    amoadd.d zero, a1, (s2)
+                    addi t0, t0, -1
+                    bnez t0, add
+                    ld s5, 0(s2)
+                    sub s5, s5, s4
+                    addi s5, s5, -1024
+                    beqz s5, next
+                    addi s3, s3, -1
+                    beqz s3, seen
+                next:
+                    addi s6, s6, -1
+                    bnez s6, window
+                    li a0, 1
+                    j out
+                seen:
+                    li a0, 0
+                out:
+                    li a7, 93
+                    ecall
+                """.formatted(SystemImage.CONTEND_PAGES);
+        SystemImage image = SystemImage.of(ElfFile.read(program(text, new byte[8])), SystemImage.Privilege.SUPERVISOR, -1)
+                .onTwoHarts();
+        List<Integer> online = CpuAffinity.cpuList(Files.readString(CpuAffinity.ONLINE).strip());
+        List<Integer> apart = List.of(online.get(online.size() - 1), online.get(online.size() - 2));
+        SystemQemu.Result off = SystemQemu.run(image, Optional.empty(), TIMEOUT);
+        assertEquals(0, off.exitStatus(), "plugin off: hart 1 never added while hart 0's windows ran " + off.diagnostics());
+        assertEquals(apart, off.hartCpus(), "each hart's thread on a CPU of its own, hart 0 on the last");
+        Path records = dir.resolve("timing.records");
+        SystemQemu.Result on = SystemQemu.run(image, Optional.of(QemuPlugin.locate().argument("timing", records,
+                Optional.of(SystemQemu.codeRange(image)))), TIMEOUT);
+        assertEquals(0, on.exitStatus(), "plugin on: hart 1 never added while hart 0's windows ran " + on.diagnostics());
+        assertEquals(apart, on.hartCpus());
+        assertTrue(Files.exists(records), "the plugin ran");
+    }
+
+    @Test
+    void eachHartGetsACpuOfItsOwnHartZeroTheCallersOrTheLast() {
+        assertEquals(List.of(1, 0), HartPinning.cpus(2, List.of(0, 1), List.of(1)), "a campaign's timed pass: on CPU 1");
+        assertEquals(List.of(1, 0), HartPinning.cpus(2, List.of(0, 1), List.of(0, 1)), "not pinned: the last CPU first");
+        assertEquals(List.of(0, 1), HartPinning.cpus(2, List.of(0, 1), List.of(0)));
+        assertEquals(List.of(2, 3), HartPinning.cpus(2, List.of(0, 1, 2, 3), List.of(2)));
+        assertEquals(List.of(3), HartPinning.cpus(1, List.of(0, 1, 2, 3), List.of(5)), "a CPU not online is not taken");
+        BadInputException e = assertThrows(BadInputException.class, () -> HartPinning.cpus(2, List.of(0), List.of(0)));
+        assertTrue(e.getMessage().contains("2 harts need 2 online CPUs"), e.getMessage());
     }
 
     private Path program(String text, byte[] data) throws IOException {
