@@ -19,6 +19,11 @@ import java.util.OptionalLong;
  * as a sequential sweep shows. A chase is a dependent chain, so the price is the miss's latency:
  * independent misses that the host overlaps cost less, which this does not credit. Stores served by an outer level are listed unpriced: the host's store buffer
  * hides most of their latency, and no context measures what is left.
+ *
+ * <p>The rings of the L1, L2 and L3 chases are warmed before every window, as a running program's
+ * working set is warm. The cache model gives the run the host's caches to itself; on a shared host,
+ * other processes evict a level between the run's time slices, and its loads are served further out:
+ * the interval's high end prices a level's loads by the chase one level out.
  */
 final class MemoryPrices {
     private MemoryPrices() {}
@@ -40,10 +45,15 @@ final class MemoryPrices {
             return out;
         }
         Prediction.Price reference = Predictor.price(fitting(weights, table, 0, levels.get(0).sizeBytes()));
+        // the chase that fits each level beyond L1, memory last (null: no context fits it)
+        List<Prediction.Price> chases = new ArrayList<>();
+        for (int i = 1; i <= levels.size(); i++) {
+            long from = levels.get(i - 1).sizeBytes();
+            long to = i == levels.size() ? Long.MAX_VALUE : levels.get(i).sizeBytes();
+            chases.add(Predictor.price(fitting(weights, table, from, to)));
+        }
         for (int i = 1; i <= levels.size(); i++) {
             boolean memory = i == levels.size();
-            long from = levels.get(i - 1).sizeBytes();
-            long to = memory ? Long.MAX_VALUE : levels.get(i).sizeBytes();
             String name = memory ? "memory" : "L" + levels.get(i).level();
             long loads = memory ? run.loadsFromMemory() - (minus == null ? 0 : minus.loadsFromMemory())
                     : levels.get(i).loads() - (minus == null ? 0 : level(minus, i).loads());
@@ -52,17 +62,26 @@ final class MemoryPrices {
             long strided = memory ? run.stridedFromMemory() - (minus == null ? 0 : minus.stridedFromMemory())
                     : levels.get(i).strided() - (minus == null ? 0 : level(minus, i).strided());
             String where = memory ? "memory" : "L" + levels.get(i).level();
-            Prediction.Price level = Predictor.price(fitting(weights, table, from, to));
+            Prediction.Price level = chases.get(i - 1);
+            Prediction.Price outer = i < levels.size() ? chases.get(i) : null;
             if (level == null || reference == null) {
                 out.add(new Prediction.Line("loads-" + name, loads - strided, null, "unpriced: no pointer-chase context "
                         + "has a working set for " + (memory ? "memory" : "this level") + (reference == null ? " and for L1" : "")));
             } else {
                 List<String> contexts = new ArrayList<>(level.contexts());
                 contexts.addAll(reference.contexts());
+                // the model gives the run the host's caches alone: on a shared host, other processes evict
+                // the level between the run's time slices, and its loads are served one level further out
+                double high = outer == null ? level.highNs() : Math.max(level.highNs(), outer.highNs());
+                if (outer != null) {
+                    contexts.addAll(outer.contexts());
+                }
                 Prediction.Price extra = new Prediction.Price(level.ns() - reference.ns(),
-                        level.lowNs() - reference.highNs(), level.highNs() - reference.lowNs(), contexts);
+                        level.lowNs() - reference.highNs(), high - reference.lowNs(), contexts);
                 out.add(new Prediction.Line("loads-" + name, loads - strided, extra, "loads the cache model saw served "
-                        + "by " + where + " that no stride predicts; ns: a chase there minus a chase in L1"));
+                        + "by " + where + " that no stride predicts; ns: a chase there minus a chase in L1"
+                        + (outer == null ? "" : " (high: a chase one level out, where a shared host's other "
+                                + "processes leave them)")));
             }
             out.add(new Prediction.Line("strided-loads-" + name, strided, new Prediction.Price(0, 0, 0, List.of()),
                     "loads served by " + where + " that their instruction's stride predicts: the host's prefetchers "
