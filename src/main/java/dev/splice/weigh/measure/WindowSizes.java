@@ -47,17 +47,30 @@ final class WindowSizes {
      * @param nsPerSlot the cost of one slot (ns); not finite or not positive: {@code SLOTS}
      * @param maxCalls kernel calls of the largest batch
      * @param targetNs the longest window's target (ns); 0: {@code SLOTS}
+     * @param minimum the fewest slots the context's kernel works with ({@link #minimumSlots})
      * @return slots per kernel call
      */
-    static int slotsFor(double nsPerSlot, int maxCalls, long targetNs) {
+    static int slotsFor(double nsPerSlot, int maxCalls, long targetNs, int minimum) {
         int slots = ProbeProgram.SLOTS;
         if (targetNs <= 0 || !(nsPerSlot > 0) || !Double.isFinite(nsPerSlot)) {
             return slots;
         }
-        while (slots > 1 && (double) maxCalls * slots * nsPerSlot > targetNs) {
+        while (slots > minimum && (double) maxCalls * slots * nsPerSlot > targetNs) {
             slots /= 2;
         }
         return slots;
+    }
+
+    /**
+     * The fewest slots a context's kernel measures what it should with: 2 for {@code page-fault} (its
+     * slots alternate between two pages of which only the other one is mapped, so that every slot
+     * faults; one slot would fault once and then find its page mapped), 1 otherwise.
+     *
+     * @param c a context
+     * @return a power of two
+     */
+    static int minimumSlots(Context c) {
+        return c.pattern() == Context.Pattern.PAGE_FAULT ? 2 : 1;
     }
 
     /**
@@ -100,7 +113,8 @@ final class WindowSizes {
                 throw new BadInputException(elf + ": the probe exited with status " + r.exitCode()
                         + " in the window design's pilot pass");
             }
-            return design(probe, r.records().get().timingWindows(), calls, targetNs);
+            return design(probe, r.records().get().timingWindows(), calls, targetNs,
+                    key -> table.context(key).map(WindowSizes::minimumSlots).orElse(1));
         } finally {
             QemuRunner.deleteRecursively(dir);
         }
@@ -113,7 +127,7 @@ final class WindowSizes {
 
     /** Each context's median per-slot cost (the costlier window of each pair) and its slots. */
     static WindowDesign design(ProbeProgram.Probe probe, List<PluginRecords.TimingWindow> windows, List<Integer> calls,
-            long targetNs) {
+            long targetNs, java.util.function.ToIntFunction<String> minimum) {
         Map<String, List<Double>> perSlot = new LinkedHashMap<>();
         probe.contexts().forEach(c -> perSlot.put(c, new ArrayList<>()));
         for (ProbePair p : probe.pairs()) {
@@ -127,11 +141,11 @@ final class WindowSizes {
         Map<String, WindowDesign.Size> sizes = new LinkedHashMap<>();
         perSlot.forEach((c, v) -> {
             double ns = v.isEmpty() ? Double.NaN : median(v);
-            sizes.put(c, new WindowDesign.Size(Math.round(ns * 1000) / 1000.0, slotsFor(ns, maxCalls, targetNs)));
+            sizes.put(c, new WindowDesign.Size(Math.round(ns * 1000) / 1000.0, slotsFor(ns, maxCalls, targetNs, minimum.applyAsInt(c))));
         });
         return new WindowDesign(targetNs, calls, "pilot timing pass: " + PILOT_ROUNDS + " rounds of one-call windows of "
                 + ProbeProgram.SLOTS + " slots; per context the median over rounds of the costlier window of its pair "
                 + "(probe or baseline) per slot; slots: the largest power of two up to " + ProbeProgram.SLOTS
-                + " whose largest batch stays within the target", sizes);
+                + " (page-fault: at least 2) whose largest batch stays within the target", sizes);
     }
 }
