@@ -73,7 +73,9 @@ class WeighMeasureSystemTest {
             assertEquals(slots + 1.0, blocks.path("contexts").path(c + "@" + slots).path("blocks_per_call").asDouble(),
                     c + ": " + blocks);
         }
-        String fault = "ld.page-fault.smode@" + design.path("ld.page-fault.smode").path("slots").asInt();
+        int faultSlots = design.path("ld.page-fault.smode").path("slots").asInt();
+        String fault = faultSlots == 1024 ? "ld.page-fault.smode" : "ld.page-fault.smode@" + faultSlots;
+        assertEquals(1024, design.path("ld.tlb-miss.smode").path("slots").asInt(), "a TLB-flushing context keeps 1024");
         assertTrue(blocks.path("contexts").path(fault).path("blocks_per_call").asDouble() > 0, blocks.toString());
     }
 

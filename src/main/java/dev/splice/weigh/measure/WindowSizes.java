@@ -62,14 +62,25 @@ final class WindowSizes {
     }
 
     /**
-     * The fewest slots a context's kernel measures what it should with: 2 for {@code page-fault} (its
-     * slots alternate between two pages of which only the other one is mapped, so that every slot
-     * faults; one slot would fault once and then find its page mapped), 1 otherwise.
+     * The fewest slots a context's kernel measures what it should with: {@link ProbeProgram#SLOTS} for a
+     * context whose slot or per-slot setup flushes the TLB ({@code sfence.vma}, the {@code tlb-miss}
+     * pattern, the satp write that flushes an ASID): after the last slot's flush the kernel's epilogue
+     * (its store to the hot buffer) and the return miss the TLB again, and not equally in probe and
+     * baseline ({@code ld.tlb-miss}'s load refills the hot page's entry that its baseline's epilogue must
+     * refill), a per-call difference only many slots amortize (at 1 slot {@code ld.tlb-miss.smode} came out
+     * below {@code ld.hot-load.smode}); 2 for {@code page-fault} (its slots alternate between two pages of
+     * which only the other one is mapped, so that every slot faults; one slot would fault once and then
+     * find its page mapped); 1 otherwise.
      *
      * @param c a context
      * @return a power of two
      */
     static int minimumSlots(Context c) {
+        boolean flushes = c.pattern() == Context.Pattern.TLB_MISS || c.mnemonic().startsWith("sfence.vma")
+                || c.key().contains("flush");
+        if (flushes) {
+            return ProbeProgram.SLOTS;
+        }
         return c.pattern() == Context.Pattern.PAGE_FAULT ? 2 : 1;
     }
 
@@ -146,6 +157,6 @@ final class WindowSizes {
         return new WindowDesign(targetNs, calls, "pilot timing pass: " + PILOT_ROUNDS + " rounds of one-call windows of "
                 + ProbeProgram.SLOTS + " slots; per context the median over rounds of the costlier window of its pair "
                 + "(probe or baseline) per slot; slots: the largest power of two up to " + ProbeProgram.SLOTS
-                + " (page-fault: at least 2) whose largest batch stays within the target", sizes);
+                + " (page-fault: at least 2; contexts that flush the TLB: " + ProbeProgram.SLOTS + ") whose largest batch stays within the target", sizes);
     }
 }

@@ -45,6 +45,13 @@ class WindowSizesTest {
         assertEquals(2, WindowSizes.slotsFor(11_000, MAX_CALLS, WindowSizes.TARGET_NS, 2), "page-fault keeps two");
         assertEquals(ProbeProgram.SLOTS, WindowSizes.slotsFor(0.3, MAX_CALLS, WindowSizes.TARGET_NS, 1));
         assertEquals(ProbeProgram.SLOTS, WindowSizes.slotsFor(12, MAX_CALLS, 0, 1), "target 0: the fixed design");
+        ContextTable table = ContextTable.load();
+        for (String c : List.of("sfence.vma.all.smode", "addi.tlb-miss.smode", "ld.tlb-miss.smode",
+                "csrrw.satp.asid-flush.smode")) {
+            assertEquals(ProbeProgram.SLOTS, WindowSizes.minimumSlots(table.context(c).orElseThrow()), c + " flushes the TLB");
+        }
+        assertEquals(2, WindowSizes.minimumSlots(table.context("ld.page-fault.smode").orElseThrow()));
+        assertEquals(1, WindowSizes.minimumSlots(table.context("ecall.smode").orElseThrow()));
     }
 
     @Test
@@ -75,7 +82,7 @@ class WindowSizesTest {
             assertTrue(e.getValue().longestWindowNs(MAX_CALLS) <= WindowSizes.TARGET_NS, e.getKey());
         }
         assertEquals(ProbeProgram.SLOTS, design.slots().get("addi.independent"));
-        assertEquals(128, design.slots().get("div.dependency"));
+        assertEquals(256, design.slots().get("div.dependency"));
         assertEquals(32, design.slots().get("jalr.indirect-jump"));
         assertEquals(8, design.slots().get("csrrs.fflags"));
 
