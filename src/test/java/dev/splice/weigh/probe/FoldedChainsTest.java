@@ -48,16 +48,8 @@ class FoldedChainsTest {
                 .toList();
         assertTrue(chains.size() > 150, "integer chain contexts: " + chains.size());
         ProbeProgram.Probe probe = ProbeProgram.generate(table, chains, new ProbeOptions(1, 1, List.of(1), 2));
-        Path elf = dir.resolve("probe.elf");
-        Files.write(elf, probe.elf());
-        assertTrue(elf.toFile().setExecutable(true));
-        Path log = dir.resolve("op_opt.log");
-        Process p = new ProcessBuilder("qemu-riscv64", "-d", "op_opt", "-D", log.toString(), elf.toString())
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "qemu-riscv64 -d op_opt timed out");
-        assertEquals(0, p.exitValue());
-        Map<Long, Boolean> works = workingInstructions(log);
-        ElfFile file = ElfFile.read(elf);
+        Map<Long, Boolean> works = workingInstructions(opOpt(probe, "probe"));
+        ElfFile file = ElfFile.read(dir.resolve("probe.elf"));
         List<String> folded = new ArrayList<>();
         for (Context c : chains) {
             ProbeProgram.Kernel k = probe.kernels().get(c.key());
