@@ -70,7 +70,10 @@ final class WindowSizes {
      * refill), a per-call difference only many slots amortize (at 1 slot {@code ld.tlb-miss.smode} came out
      * below {@code ld.hot-load.smode}); 2 for {@code page-fault} (its slots alternate between two pages of
      * which only the other one is mapped, so that every slot faults; one slot would fault once and then
-     * find its page mapped); 1 otherwise.
+     * find its page mapped); {@code SLOTS} for an M-mode context (system mode runs each call of its kernel
+     * through the monitor, about 20 us, which {@code addi.machine-entry.mmode} measures per slot: divided by
+     * the slots, so it and the contexts measured against it must keep one size; at 64 slots it came out
+     * at 277 ns instead of 16, and the calls' 20 us kept the windows long anyway); 1 otherwise.
      *
      * @param c a context
      * @return a power of two
@@ -78,7 +81,7 @@ final class WindowSizes {
     static int minimumSlots(Context c) {
         boolean flushes = c.pattern() == Context.Pattern.TLB_MISS || c.mnemonic().startsWith("sfence.vma")
                 || c.key().contains("flush");
-        if (flushes) {
+        if (flushes || c.machineMode()) {
             return ProbeProgram.SLOTS;
         }
         return c.pattern() == Context.Pattern.PAGE_FAULT ? 2 : 1;
@@ -157,6 +160,6 @@ final class WindowSizes {
         return new WindowDesign(targetNs, calls, "pilot timing pass: " + PILOT_ROUNDS + " rounds of one-call windows of "
                 + ProbeProgram.SLOTS + " slots; per context the median over rounds of the costlier window of its pair "
                 + "(probe or baseline) per slot; slots: the largest power of two up to " + ProbeProgram.SLOTS
-                + " (page-fault: at least 2; contexts that flush the TLB: " + ProbeProgram.SLOTS + ") whose largest batch stays within the target", sizes);
+                + " (page-fault: at least 2; contexts that flush the TLB and M-mode ones: " + ProbeProgram.SLOTS + ") whose largest batch stays within the target", sizes);
     }
 }
