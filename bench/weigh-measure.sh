@@ -6,7 +6,9 @@
 # batch. Needs `make plugin`; builds target/splice-cli.jar if missing. FORMAL=0 skips the formal
 # estimate. FORMAL_FULL=1 runs the whole formal campaign (about 20 min on a quiet 2-core machine)
 # into FORMAL_DIR if set, then models it: wall time and peak RSS of both (each must stay under 1 GB),
-# contexts high-confidence, gate failures by gate, the band's half-widths, the interrupt background. The system-mode profiles (issue 13) follow at the end: SYSTEM=0
+# contexts high-confidence, gate failures by gate, the band's half-widths, the interrupt background.
+# WINDOWS=1 compares the costly contexts' campaigns with and without windows sized per context (issue
+# 12, session 9). The system-mode profiles (issue 13) follow at the end: SYSTEM=0
 # skips them, SYSTEM_FORMAL=1 runs the formal system campaign (hours).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -137,6 +139,77 @@ if [ "${FORMAL_FULL:-0}" = 1 ]; then
   /usr/bin/time -f '  weigh model: wall %e s, CPU %U + %S s, peak RSS %M KiB' \
     java -Xmx768m -jar target/splice-cli.jar weigh model "$formal" -o "$formal/model" --no-progress >/dev/null
   formal_summary "$formal/model/weights.json"
+fi
+
+# Windows sized per context (issue 12, session 9; WINDOWS=1, into WINDOWS_DIR if set): the costly
+# contexts with every kernel at 1024 slots (--window-us 0, the design before) and sized by the pilot
+# (the default), in user mode (4 runs x 30 rounds) and system mode (4 x 20), each modelled; per context
+# the slots, the median 16-call window, the pairs hit, the estimate and its band half-width, the quality.
+if [ "${WINDOWS:-0}" = 1 ]; then
+  wd=${WINDOWS_DIR:-$work/windows}
+  mkdir -p "$wd"
+  costly_user='jalr.*,c.jr.*,c.jalr.*,div*,rem*,fsqrt.*,fdiv.*,csrrs.fflags,csrrw.frm,csrrs.time,csrrs.cycle'
+  costly_system='csrrs.sscratch.smode,csrrw.sstatus.smode,csrrw.satp.smode,csrrs.time.smode,csrrw.stvec.smode'
+  costly_system+=',ecall.smode,ebreak.smode,csrrs.mstatus.mmode,csrrw.mepc.mmode,csrrs.mscratch.mmode'
+  for w in 0 32; do
+    java -Xmx768m -jar target/splice-cli.jar weigh measure --contexts "$costly_user" --runs 4 --rounds 30 --seed 21 \
+      --window-us $w -o "$wd/user-w$w" >/dev/null
+    java -Xmx768m -jar target/splice-cli.jar weigh model "$wd/user-w$w" -o "$wd/user-w$w-model" --no-progress >/dev/null
+    java -Xmx768m -jar target/splice-cli.jar weigh measure --mode system --contexts "$costly_system" --runs 4 \
+      --rounds 20 --seed 21 --window-us $w -o "$wd/sys-w$w" >/dev/null
+    java -Xmx768m -jar target/splice-cli.jar weigh model "$wd/sys-w$w" -o "$wd/sys-w$w-model" --no-progress >/dev/null
+  done
+  (cd "$wd" && python3 - user sys <<'PY'
+import json, sys, statistics
+from collections import defaultdict
+def load(d):
+    groups = defaultdict(list)
+    for line in open(d + "/pairs.jsonl"):
+        r = json.loads(line)
+        if r["translations"] == 0:
+            groups[(r["context"], r["batch"], r["calls"])].append(r)
+    return groups
+def hits(groups):
+    per = defaultdict(lambda: [0, 0, 0.0])
+    for (c, b, calls), rows in groups.items():
+        d = [r["probe_ns"] - r["baseline_ns"] for r in rows]
+        m = statistics.median(d)
+        per[c][0] += sum(abs(x - m) > 10_000 for x in d)
+        per[c][1] += len(rows)
+        if calls == 16:
+            per[c][2] = statistics.median(max(r["probe_ns"], r["baseline_ns"]) for r in rows) / 1000
+    return per
+def weights(d):
+    w = json.load(open(d + "-model/weights.json"))
+    return w, {c["context"]: c for c in w["contexts"]}
+for pre in sys.argv[1:]:
+    b, a = pre + "-w0", pre + "-w32"
+    hb, ha = hits(load(b)), hits(load(a))
+    wb, cb = weights(b)
+    wa, ca = weights(a)
+    print(f"== {pre}: before (1024 slots) / after (design.json) ==")
+    for label, w in (("before", wb), ("after", wa)):
+        q = w["quality"]; bg = w["campaign"]["interrupts"]
+        print(f"  {label}: {len(w['contexts'])} contexts, {q['high']} high-confidence; gates {q['gate_failures']}; "
+              f"background {bg['rate_per_ms']:.3f}/ms")
+    tb = sum(v[0] for v in hb.values()), sum(v[1] for v in hb.values())
+    ta = sum(v[0] for v in ha.values()), sum(v[1] for v in ha.values())
+    print(f"  pairs hit: before {tb[0]}/{tb[1]} ({100*tb[0]/tb[1]:.1f}%), after {ta[0]}/{ta[1]} ({100*ta[0]/ta[1]:.1f}%)")
+    design = json.load(open(a + "/design.json"))["contexts"]
+    print(f"  {'context':32s} {'slots':>5s} {'win16 us b/a':>14s} {'hit b':>8s} {'hit a':>8s} {'estimate b +- hw':>20s} {'estimate a +- hw':>20s} q b/a")
+    for c in sorted(ca):
+        x, y = cb.get(c), ca[c]
+        def f(z):
+            if z is None or z["estimate_ns"] is None: return "-"
+            hw = (z["ci_high_ns"] - z["ci_low_ns"]) / 2 if z["ci_high_ns"] is not None else float("nan")
+            return f"{z['estimate_ns']:.3f} +- {hw:.3f}"
+        hbc, hac = hb.get(c, [0, 0, 0]), ha.get(c, [0, 0, 0])
+        print(f"  {c:32s} {design.get(c, {}).get('slots', '-'):>5} {hbc[2]:6.1f}/{hac[2]:6.1f} {hbc[0]:>3}/{hbc[1]:<4} {hac[0]:>3}/{hac[1]:<4} {f(x):>20s} {f(y):>20s} {x['quality'] if x else '-'}/{y['quality']}")
+    rel = lambda C: statistics.median((z["ci_high_ns"] - z["ci_low_ns"]) / 2 / z["estimate_ns"] for z in C.values()
+                                      if z["ci_high_ns"] is not None and z["estimate_ns"] and z["estimate_ns"] > 0)
+    print(f"  median relative band half-width: before {100*rel(cb):.1f}%, after {100*rel(ca):.1f}%")
+PY
+  )
 fi
 
 # System mode (issue 13, docs/weigh-system.md): the same campaign on qemu-system-riscv64. Each

@@ -28,8 +28,12 @@ public final class WeighMeasureCommand implements Callable<Integer> {
     String contexts;
 
     @Option(names = "--profile", paramLabel = "quick|formal", defaultValue = "quick",
-            description = "quick: a few contexts, 2 runs x 4 rounds; formal: all contexts, 12 runs x 30 rounds; both windows of 1, 4 and 16 kernel calls (1024 to 16384 targets; default: ${DEFAULT-VALUE}).")
+            description = "quick: a few contexts, 2 runs x 4 rounds; formal: all contexts, 12 runs x 30 rounds; both windows of 1, 4 and 16 kernel calls (of 1024 slots for cheap contexts, fewer for costly ones: --window-us; default: ${DEFAULT-VALUE}).")
     String profile;
+
+    @Option(names = "--window-us", paramLabel = "US", defaultValue = "32",
+            description = "Longest window's target duration: a pilot pass times every kernel and gives each context the largest power-of-two slots per kernel call (up to 1024) whose 16-call window stays within it, so that few windows are hit by a host interrupt; recorded in design.json. 0: every kernel at 1024 slots (the design before session 9; default: ${DEFAULT-VALUE}).")
+    long windowUs;
 
     @Option(names = "--runs", paramLabel = "N", description = "Independent QEMU runs (default: the profile's).")
     Integer runs;
@@ -62,7 +66,7 @@ public final class WeighMeasureCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        MeasureOptions options = MeasureOptions.of(profile, contexts, runs, rounds, seed, resume, jobs, out);
+        MeasureOptions options = MeasureOptions.of(profile, contexts, runs, rounds, seed, resume, jobs, out, windowUs * 1000);
         ProgressBar[] bar = new ProgressBar[1];
         QemuPlugin plugin = QemuPlugin.locate();
         ContextTable table = ContextTable.load();

@@ -261,11 +261,19 @@ public record Context(
      * overwritten 14 slots later without being read and TCG's liveness pass drops all but the last
      * write of each register in a block ({@code lui}, {@code auipc}, {@code c.li}, {@code c.lui},
      * {@code c.mv}: nothing to chain through). Other independent slots read their destination, so
-     * every result is live (14 interleaved chains, accumulated after the window).
+     * every result is live (14 interleaved chains, accumulated after the window). The table marks the
+     * other slots TCG deletes with the modifier {@code tcg=dead}: floating-point moves and classifications
+     * that write their rotating register from fixed sources ({@code fmv.d.x}, {@code fmv.x.d}, {@code fmv.w.x},
+     * {@code fmv.x.w}: plain copies; {@code fclass}: a helper without side effects), whose result the
+     * register's next write replaces unread or which copy what the register already holds
+     * ({@code FoldedChainsTest} checks the marks against {@code qemu-riscv64 -d op_opt}).
      *
-     * @return true for an independent slot whose results TCG can delete
+     * @return true for a slot whose results TCG can delete
      */
     public boolean measuresDeadCodeElimination() {
+        if ("dead".equals(modifiers.get("tcg"))) {
+            return true;
+        }
         int x = slot.indexOf("{x}");
         int f = slot.indexOf("{f}");
         boolean readsX = x >= 0 && slot.indexOf("{x}", x + 1) > 0;

@@ -21,9 +21,14 @@ import java.util.Set;
  *     unavailable)
  * @param mode {@code manifest.json}'s {@code mode}: {@link Manifest#USER_MODE} or
  *     {@link Manifest#SYSTEM_MODE}; user mode when the manifest is absent or names none (older campaigns)
+ * @param qemuCpu the QEMU CPU model the runs used: {@code manifest.json}'s {@code qemu_cpu}, {@link #DEFAULT_CPU}
+ *     when the manifest names none (QEMU's default CPU), null without a manifest (unknown)
  */
 public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow> badRows, Set<String> expectedContexts,
-        boolean offFilePresent, String mode) {
+        boolean offFilePresent, String mode, String qemuCpu) {
+    /** What {@link #qemuCpu()} and weights.json's {@code qemu_cpu} say for QEMU's default CPU (no {@code -cpu}). */
+    public static final String DEFAULT_CPU = "default";
+
     /**
      * Copies every collection.
      *
@@ -33,6 +38,7 @@ public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow>
      * @param expectedContexts see {@link #expectedContexts()}
      * @param offFilePresent see {@link #offFilePresent()}
      * @param mode see {@link #mode()}
+     * @param qemuCpu see {@link #qemuCpu()}
      */
     public Campaign {
         pairs = List.copyOf(pairs);
@@ -53,7 +59,22 @@ public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow>
      */
     public Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow> badRows, Set<String> expectedContexts,
             boolean offFilePresent) {
-        this(pairs, offPairs, badRows, expectedContexts, offFilePresent, Manifest.USER_MODE);
+        this(pairs, offPairs, badRows, expectedContexts, offFilePresent, Manifest.USER_MODE, null);
+    }
+
+    /**
+     * A campaign whose CPU model is unknown.
+     *
+     * @param pairs see {@link #pairs()}
+     * @param offPairs see {@link #offPairs()}
+     * @param badRows see {@link #badRows()}
+     * @param expectedContexts see {@link #expectedContexts()}
+     * @param offFilePresent see {@link #offFilePresent()}
+     * @param mode see {@link #mode()}
+     */
+    public Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow> badRows, Set<String> expectedContexts,
+            boolean offFilePresent, String mode) {
+        this(pairs, offPairs, badRows, expectedContexts, offFilePresent, mode, null);
     }
 
     /**
@@ -89,6 +110,7 @@ public record Campaign(List<PairRow> pairs, List<PairRow> offPairs, List<BadRow>
             return new Campaign(pairs, offPairs, bad, Set.of(), offPresent);
         }
         Manifest m = Manifest.read(manifest);
-        return new Campaign(pairs, offPairs, bad, Set.copyOf(m.contexts()), offPresent, m.mode());
+        return new Campaign(pairs, offPairs, bad, Set.copyOf(m.contexts()), offPresent, m.mode(),
+                m.qemuCpu().orElse(DEFAULT_CPU));
     }
 }

@@ -56,6 +56,24 @@ public record CampaignLayout(Path dir) {
     }
 
     /**
+     * The slots per kernel call of every context ({@link WindowDesign}).
+     *
+     * @return {@code DIR/design.json}
+     */
+    public Path design() {
+        return dir.resolve("design.json");
+    }
+
+    /**
+     * The probe the window design's pilot pass timed.
+     *
+     * @return {@code DIR/design-probe.elf}
+     */
+    public Path designProbe() {
+        return dir.resolve("design-probe.elf");
+    }
+
+    /**
      * The small probe the block counts were taken with.
      *
      * @return {@code DIR/blocks-probe.elf}

@@ -17,13 +17,16 @@ import java.util.Map;
  *
  * @param mode where the campaign's probes ran, {@code user} or {@code system} (the manifest's mode); null
  *     for a weights.json written before the field existed
+ * @param qemuCpu the QEMU CPU model the campaign ran on (the manifest's {@code qemu_cpu}, as {@code -cpu} takes it),
+ *     {@link Campaign#DEFAULT_CPU} for QEMU's default CPU; null when unknown (a weights.json written before the
+ *     field existed, or a campaign without a manifest)
  * @param model the model's settings
  * @param campaign what the campaign gave the model
  * @param bootstrap the bootstrap and the simultaneous band
  * @param quality how many contexts passed every gate
  * @param contexts every context, in context order
  */
-public record Weights(String mode, ModelSettings model, CampaignSummary campaign, BootstrapSummary bootstrap,
+public record Weights(String mode, String qemuCpu, ModelSettings model, CampaignSummary campaign, BootstrapSummary bootstrap,
         QualitySummary quality, List<ContextWeight> contexts) {
     /** The schema name and version written. */
     public static final String SCHEMA = "splice.weigh.weights/2";
@@ -32,6 +35,7 @@ public record Weights(String mode, ModelSettings model, CampaignSummary campaign
      * Copies the contexts.
      *
      * @param mode see {@link #mode()}
+     * @param qemuCpu see {@link #qemuCpu()}
      * @param model see {@link #model()}
      * @param campaign see {@link #campaign()}
      * @param bootstrap see {@link #bootstrap()}

@@ -20,6 +20,9 @@ final class WeightsJson {
         if (w.mode() != null) {
             root.put("mode", w.mode());
         }
+        if (w.qemuCpu() != null) {
+            root.put("qemu_cpu", w.qemuCpu());
+        }
         Weights.ModelSettings s = w.model();
         ObjectNode model = root.putObject("model");
         Json.num(model, "huber_k", s.huberK());
@@ -260,7 +263,7 @@ final class WeightsJson {
             i++;
         }
         JsonNode mode = root.path("mode");
-        return new Weights(mode.isTextual() ? mode.asText() : null, model, campaign, bootstrap, quality, contexts);
+        return new Weights(mode.isTextual() ? mode.asText() : null, Json.text(root, "qemu_cpu"), model, campaign, bootstrap, quality, contexts);
     }
 
     private static Weights.InterruptBackground interrupts(JsonNode o) {

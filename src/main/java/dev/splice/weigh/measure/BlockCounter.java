@@ -30,7 +30,7 @@ import java.util.function.LongUnaryOperator;
 final class BlockCounter {
     private BlockCounter() {}
 
-    /** Blocks per call, per context (kernel), on QEMU's CPU model {@code cpu} (empty: its default). */
+    /** Blocks per call, per kernel ({@link ProbeProgram#kernelName}), on QEMU's CPU model {@code cpu} (empty: its default). */
     static Map<String, Double> blocksPerCall(ProbeProgram.Probe probe, Path elf, QemuPlugin plugin, Optional<String> cpu) {
         Path dir = QemuRunner.createTempDirectory("splice-blocks");
         try {
@@ -67,7 +67,7 @@ final class BlockCounter {
     }
 
     /**
-     * Blocks per call, per context, from a {@code -d exec,nochain} log of the probe.
+     * Blocks per call, per kernel ({@link ProbeProgram#kernelName}), from a {@code -d exec,nochain} log of the probe.
      *
      * @param probe the probe that ran
      * @param log QEMU's log
@@ -76,6 +76,7 @@ final class BlockCounter {
      */
     static Map<String, Double> fromLog(ProbeProgram.Probe probe, Path log, LongUnaryOperator probePc) {
         try {
+            List<String> names = List.copyOf(probe.kernels().keySet());
             List<ProbeProgram.Kernel> kernels = List.copyOf(probe.kernels().values());
             long[] starts = kernels.stream().mapToLong(ProbeProgram.Kernel::address).toArray();
             long[] blocks = new long[kernels.size()];
@@ -96,13 +97,13 @@ final class BlockCounter {
             }
             Map<String, Long> calls = new LinkedHashMap<>();
             for (Window w : probe.windows()) {
-                calls.merge(w.context(), (long) w.calls(), Long::sum);
+                calls.merge(w.kernel(), (long) w.calls(), Long::sum);
             }
             Map<String, Double> out = new LinkedHashMap<>();
             for (int i = 0; i < kernels.size(); i++) {
-                long c = calls.getOrDefault(kernels.get(i).context(), 0L);
+                long c = calls.getOrDefault(names.get(i), 0L);
                 if (c > 0) {
-                    out.put(kernels.get(i).context(), (double) blocks[i] / c);
+                    out.put(names.get(i), (double) blocks[i] / c);
                 }
             }
             return out;

@@ -50,8 +50,8 @@ final class Closure {
     }
 
     private static PairCheck checkPair(ProbeProgram.Probe probe, ProbePair p, ValidationWindow pw, ValidationWindow bw) {
-        ProbeProgram.Kernel pk = probe.kernels().get(p.context());
-        ProbeProgram.Kernel bk = probe.kernels().get(p.baseline());
+        ProbeProgram.Kernel pk = probe.kernels().get(p.probeKernel());
+        ProbeProgram.Kernel bk = probe.kernels().get(p.baselineKernel());
         Map<Long, Long> measured = new TreeMap<>();
         for (EncodingCount e : pw.encodings()) {
             measured.merge(key(e), e.count(), Long::sum);

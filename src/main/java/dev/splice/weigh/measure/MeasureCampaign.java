@@ -16,6 +16,7 @@ import dev.splice.weigh.campaign.Manifest;
 import dev.splice.weigh.campaign.PairRow;
 import dev.splice.weigh.campaign.PairRows;
 import dev.splice.weigh.campaign.RunClosure;
+import dev.splice.weigh.campaign.WindowDesign;
 import dev.splice.weigh.probe.ProbeOptions;
 import dev.splice.weigh.probe.ProbePair;
 import dev.splice.weigh.probe.ProbeProgram;
@@ -128,7 +129,8 @@ public final class MeasureCampaign {
         int total = options.runs() * 3;
         AtomicInteger done = new AtomicInteger();
         progress.update(0, total);
-        Map<String, Double> blocks = countBlocks(targets);
+        WindowDesign design = design(dir, targets);
+        Map<String, Double> blocks = countBlocks(targets, design);
         // Runs are generated and measured --jobs at a time, so that only that many probes are held: a
         // formal probe (31 rounds) has 130,000 windows, and twelve of them with their validation records
         // did not fit the 768 MB heap ./splice gives weigh.
@@ -136,7 +138,7 @@ public final class MeasureCampaign {
         for (int first = 1; first <= options.runs(); first += group) {
             List<RunPlan> todo = new ArrayList<>();
             for (int i = first; i < first + group && i <= options.runs(); i++) {
-                RunPlan p = plan(dir, targets, i);
+                RunPlan p = plan(dir, targets, design, i);
                 contexts = contexts == null ? p.probe().contexts() : contexts;
                 Resume state = options.resume() ? resumable(p, runner.mode(), qemuCpu()) : Resume.UNFINISHED;
                 if (state.keep()) {
@@ -162,11 +164,11 @@ public final class MeasureCampaign {
         return writeCampaign(plans, contexts, targets, started, resumed, blocks, redone);
     }
 
-    private RunPlan plan(CampaignLayout dir, List<Context> targets, int index) {
+    private RunPlan plan(CampaignLayout dir, List<Context> targets, WindowDesign design, int index) {
         String id = CampaignLayout.runName(index);
         long seed = options.runSeed(index);
         ProbeProgram.Probe probe = ProbeProgram.generate(table, targets,
-                new ProbeOptions(seed, options.rounds() + BurnIn.ROUNDS, options.calls(), WARMUP_CALLS));
+                new ProbeOptions(seed, options.rounds() + BurnIn.ROUNDS, options.calls(), WARMUP_CALLS, design.slots()));
         return new RunPlan(id, seed, probe, dir.run(id), sha256(probe.elf()));
     }
 
@@ -200,20 +202,53 @@ public final class MeasureCampaign {
         return (z ^ (z >>> 31)) < 0;
     }
 
+    /**
+     * The slots per kernel call of every context (design.json). {@code --resume} keeps the campaign's
+     * design, so that its finished runs have the same probes; a campaign written before design.json
+     * existed had every kernel at {@link ProbeProgram#SLOTS} slots, and resumes with that.
+     */
+    private WindowDesign design(CampaignLayout dir, List<Context> targets) {
+        if (options.resume() && Files.isRegularFile(dir.design())) {
+            WindowDesign kept = WindowDesign.read(dir.design());
+            if (kept.calls().equals(options.calls()) && (kept.targetNs() == 0
+                    || targets.stream().allMatch(c -> kept.contexts().containsKey(c.key())))) {
+                return kept;
+            }
+        }
+        WindowDesign d;
+        if (options.resume() && !Files.isRegularFile(dir.design()) && Files.isRegularFile(dir.manifest())) {
+            d = WindowSizes.fixed(List.of(), options.calls());
+        } else if (options.windowNs() == 0) {
+            d = WindowSizes.fixed(List.of(), options.calls());
+        } else {
+            try {
+                Files.createDirectories(dir.dir());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            d = WindowSizes.pilot(runner, table, targets, options.calls(), options.windowNs(), options.seed(),
+                    dir.designProbe());
+        }
+        d.write(dir.design());
+        return d;
+    }
+
     /** Translation blocks per kernel call, from a small probe of the same kernels (blocks.json). */
-    private Map<String, Double> countBlocks(List<Context> targets) {
+    private Map<String, Double> countBlocks(List<Context> targets, WindowDesign design) {
         // counted by the campaign's runner: system-mode contexts on qemu-system-riscv64 in their own image
-        Map<String, Double> blocks = countBlocksOf(targets);
+        ProbeProgram.Probe small = ProbeProgram.generate(table, targets,
+                new ProbeOptions(options.seed(), 1, List.of(1), 2, design.slots()));
+        Map<String, Double> blocks = countBlocksOf(small);
         Map<String, BlockCounts.Kernel> kernels = new LinkedHashMap<>();
-        blocks.forEach((k, v) -> kernels.put(k, new BlockCounts.Kernel(v, v > 0 ? ProbeProgram.SLOTS / v : 0)));
+        blocks.forEach((k, v) -> kernels.put(k,
+                new BlockCounts.Kernel(v, v > 0 ? small.kernels().get(k).slots() / v : 0)));
         new BlockCounts(runner.emulator() + " -d exec,nochain with the plugin loaded (count mode); blocks starting in a kernel "
                 + "function per kernel call; probe blocks-probe.elf, every kernel called 1 + 2 (warm-up) times per window",
                 kernels).write(layout().blocks());
         return blocks;
     }
 
-    private Map<String, Double> countBlocksOf(List<Context> targets) {
-        ProbeProgram.Probe small = ProbeProgram.generate(table, targets, new ProbeOptions(options.seed(), 1, List.of(1), 2));
+    private Map<String, Double> countBlocksOf(ProbeProgram.Probe small) {
         Path elf = layout().blocksProbe();
         AtomicFiles.write(elf, small.elf());
         elf.toFile().setExecutable(true);

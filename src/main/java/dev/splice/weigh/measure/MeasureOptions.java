@@ -15,9 +15,11 @@ import java.util.List;
  * @param resume keep finished runs found in the output directory
  * @param jobs validation passes run in parallel (timing and plugin-off passes are always sequential)
  * @param out output directory
+ * @param windowNs the longest window's target duration (ns) the slots per kernel call of each context are
+ *     chosen for by a pilot pass ({@link WindowSizes}); 0: every kernel at {@code ProbeProgram.SLOTS} slots
  */
 public record MeasureOptions(String contexts, String profile, int runs, int rounds, long seed, boolean resume, int jobs,
-        Path out) {
+        Path out, long windowNs) {
     /**
      * Profile defaults: contexts, runs, rounds and the kernel calls of each batch.
      *
@@ -43,7 +45,8 @@ public record MeasureOptions(String contexts, String profile, int runs, int roun
     }
 
     /**
-     * Kernel calls per window: 1, 4 and 16 calls of 1024 slots (1024, 4096 and 16384 targets). Issue 12
+     * Kernel calls per window: 1, 4 and 16 calls (of 1024 slots: 1024, 4096 and 16384 targets; contexts
+     * whose slots cost more get smaller kernels, {@link WindowSizes}). Issue 12
      * point 3: a host interrupt adds 15 to 60 us to the window it hits, and the chance of a hit grows
      * with the window's length; the earlier 4, 16 and 64 calls made windows of 50 to 450 us for costly
      * contexts, a quarter of which were hit, too many for the bisquare to shed (docs/weigh-measure.md,
@@ -84,18 +87,23 @@ public record MeasureOptions(String contexts, String profile, int runs, int roun
      * @param resume keep finished runs found in the output directory
      * @param jobs validation passes run in parallel, at least 1
      * @param out output directory
+     * @param windowNs see {@link #windowNs()}: 0 to 10 ms
      * @return the options
      * @throws BadInputException for an unknown profile or a count out of range
      */
     public static MeasureOptions of(String profile, String contexts, Integer runs, Integer rounds, long seed,
-            boolean resume, int jobs, Path out) {
+            boolean resume, int jobs, Path out, long windowNs) {
         Profile p = profile(profile);
         int r = runs != null ? runs : p.runs();
         int rr = rounds != null ? rounds : p.rounds();
         if (r < 1 || r > 999 || rr < 1 || rr > 10_000 || jobs < 1) {
             throw new BadInputException("--runs must be 1..999, --rounds 1..10000, --jobs at least 1");
         }
-        return new MeasureOptions(contexts != null ? contexts : p.contexts(), p.name(), r, rr, seed, resume, jobs, out);
+        if (windowNs < 0 || windowNs > 10_000_000) {
+            throw new BadInputException("--window-us must be 0..10000 (0: every kernel at 1024 slots)");
+        }
+        return new MeasureOptions(contexts != null ? contexts : p.contexts(), p.name(), r, rr, seed, resume, jobs, out,
+                windowNs);
     }
 
     /**

@@ -110,7 +110,7 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
 
     @Override
     public int harts(ProbeProgram.Probe probe) {
-        return probe.kernels().keySet().stream().mapToInt(k -> table.context(k).map(Context::harts).orElse(1)).max()
+        return probe.kernels().values().stream().mapToInt(k -> table.context(k.context()).map(Context::harts).orElse(1)).max()
                 .orElse(1);
     }
 
@@ -121,8 +121,8 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
     }
 
     private SystemImage imageOnOneHart(ProbeProgram.Probe probe, Path elf) {
-        boolean supervisor = probe.kernels().keySet().stream()
-                .anyMatch(k -> table.context(k).map(Context::systemOnly).orElse(false));
+        boolean supervisor = probe.kernels().values().stream()
+                .anyMatch(k -> table.context(k.context()).map(Context::systemOnly).orElse(false));
         if (!supervisor) {
             return SystemImage.of(ElfFile.read(elf));
         }

@@ -26,6 +26,7 @@ public final class ModelResult {
     private final double zeroMarginNs;
     private final String zeroReference;
     private final String mode;
+    private final String qemuCpu;
 
     /**
      * @param funnel pair counts in filter order (insertion-ordered)
@@ -36,11 +37,12 @@ public final class ModelResult {
      *     context whose band lies above zero (0 when there is none)
      * @param zeroReference that cheapest context, or null
      * @param mode where the campaign's probes ran ({@code user} or {@code system})
+     * @param qemuCpu the campaign's QEMU CPU model ({@link dev.splice.weigh.campaign.Campaign#qemuCpu()}), null if unknown
      */
     ModelResult(List<String> runs, List<ContextResult> contexts, SimultaneousBand band, ModelOptions options,
             Map<String, Long> funnel, Map<Integer, Long> batchBalance, Map<String, Long> orderBalance,
             List<BadRow> badRows, Map<String, Integer> gateFailures, Interrupts.Background interrupts,
-            double zeroMarginNs, String zeroReference, String mode) {
+            double zeroMarginNs, String zeroReference, String mode, String qemuCpu) {
         this.runs = runs;
         this.contexts = contexts;
         this.band = band;
@@ -54,10 +56,15 @@ public final class ModelResult {
         this.zeroMarginNs = zeroMarginNs;
         this.zeroReference = zeroReference;
         this.mode = mode;
+        this.qemuCpu = qemuCpu;
     }
 
     String mode() {
         return mode;
+    }
+
+    String qemuCpu() {
+        return qemuCpu;
     }
 
     List<String> runs() {

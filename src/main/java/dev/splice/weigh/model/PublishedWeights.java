@@ -35,7 +35,7 @@ final class PublishedWeights {
                 quantile(ratios, 0.95), convergence);
         Weights.QualitySummary quality = new Weights.QualitySummary(r.highQuality(),
                 r.contexts().size() - r.highQuality(), r.gateFailures());
-        return new Weights(r.mode(), model, campaign, bootstrap, quality,
+        return new Weights(r.mode(), r.qemuCpu(), model, campaign, bootstrap, quality,
                 r.contexts().stream().map(PublishedWeights::context).toList());
     }
 

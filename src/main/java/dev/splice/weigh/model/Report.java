@@ -41,12 +41,29 @@ public final class Report {
         return m;
     }
 
+    /**
+     * Where the weights were measured, for a summary line.
+     *
+     * @param mode user or system, null if unknown
+     * @param qemuCpu the CPU model, {@link dev.splice.weigh.campaign.Campaign#DEFAULT_CPU}, or null if unknown
+     * @return e.g. {@code measured in user mode on QEMU's default CPU model}
+     */
+    public static String cpuLine(String mode, String qemuCpu) {
+        String where = mode == null ? "measured (mode not recorded)" : "measured in " + mode + " mode";
+        if (qemuCpu == null) {
+            return where + ", CPU model not recorded (weights.json before qemu_cpu, or a campaign without manifest.json)";
+        }
+        return where + (dev.splice.weigh.campaign.Campaign.DEFAULT_CPU.equals(qemuCpu)
+                ? " on QEMU's default CPU model (no -cpu)" : " on CPU model -cpu " + qemuCpu);
+    }
+
     private static List<String> summary(ModelResult r) {
         SimultaneousBand b = r.band();
         double[] ratios = java.util.Arrays.stream(b.widthRatio()).filter(Double::isFinite).sorted().toArray();
         List<String> s = new ArrayList<>();
         s.add(r.runs().size() + " runs, " + r.contexts().size() + " contexts, " + r.funnel().get("pairs_read")
                 + " pairs read, " + r.funnel().get("pairs_kept") + " kept");
+        s.add(Report.cpuLine(r.mode(), r.qemuCpu()));
         s.add("quality: " + r.highQuality() + " high-confidence, " + (r.contexts().size() - r.highQuality()) + " low-confidence");
         s.add("wild cluster bootstrap over runs (Webb weights): " + b.valid() + " replicates, seed "
                 + r.options().seed() + "; per-estimate level " + n(b.alpha(), 6) + " (worth "

@@ -138,7 +138,7 @@ public final class WeighModel {
         }
         return new ModelResult(data.runs(), results, band, o, funnel(campaign, contexts), batchBalance(contexts),
                 orderBalance(contexts), campaign.badRows(), failures, background, zeroMargin, cheapestContext,
-                campaign.mode());
+                campaign.mode(), campaign.qemuCpu());
     }
 
     /**

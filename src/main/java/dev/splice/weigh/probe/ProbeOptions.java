@@ -1,6 +1,8 @@
 package dev.splice.weigh.probe;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What one probe executable measures and in which order.
@@ -10,8 +12,11 @@ import java.util.List;
  * @param calls kernel calls per window (each kernel has {@link ProbeProgram#SLOTS} slots), e.g. 4, 16, 64
  * @param warmupCalls kernel calls of the warm-up window before every measured window (at least 2, so
  *     that the call loop's taken back edge is translated too)
+ * @param slots target slots per kernel call of each context that does not run {@link ProbeProgram#SLOTS}
+ *     (a power of two, 1 to {@code SLOTS}): the context's pairs run its kernel and its baseline's at that size
+ *     (issue 12: windows that bound an interrupt; docs/weigh-measure.md)
  */
-public record ProbeOptions(long seed, int rounds, List<Integer> calls, int warmupCalls) {
+public record ProbeOptions(long seed, int rounds, List<Integer> calls, int warmupCalls, Map<String, Integer> slots) {
     /** The batches of issue 4: 4, 16 and 64 calls of 1024 slots. */
     public static final List<Integer> DEFAULT_CALLS = List.of(4, 16, 64);
 
@@ -22,10 +27,15 @@ public record ProbeOptions(long seed, int rounds, List<Integer> calls, int warmu
      * @param rounds see {@link #rounds()}
      * @param calls see {@link #calls()}
      * @param warmupCalls see {@link #warmupCalls()}
+     * @param slots see {@link #slots()}
      * @throws IllegalArgumentException when a value is out of its range
      */
     public ProbeOptions {
         calls = List.copyOf(calls);
+        slots = java.util.Collections.unmodifiableMap(new TreeMap<>(slots));
+        if (slots.values().stream().anyMatch(n -> n < 1 || n > ProbeProgram.SLOTS || Integer.bitCount(n) != 1)) {
+            throw new IllegalArgumentException("slots per kernel must be a power of two, 1.." + ProbeProgram.SLOTS);
+        }
         if (rounds < 1 || rounds > 10_000) {
             throw new IllegalArgumentException("rounds must be 1..10000");
         }
@@ -35,6 +45,28 @@ public record ProbeOptions(long seed, int rounds, List<Integer> calls, int warmu
         if (warmupCalls < 2 || warmupCalls > 1 << 20) {
             throw new IllegalArgumentException("warm-up calls must be 2..2^20");
         }
+    }
+
+    /**
+     * Every kernel at {@link ProbeProgram#SLOTS} slots.
+     *
+     * @param seed see {@link #seed()}
+     * @param rounds see {@link #rounds()}
+     * @param calls see {@link #calls()}
+     * @param warmupCalls see {@link #warmupCalls()}
+     */
+    public ProbeOptions(long seed, int rounds, List<Integer> calls, int warmupCalls) {
+        this(seed, rounds, calls, warmupCalls, Map.of());
+    }
+
+    /**
+     * The slots per kernel call of a context's pairs.
+     *
+     * @param context a context key
+     * @return its entry in {@link #slots()}, else {@link ProbeProgram#SLOTS}
+     */
+    public int slotsOf(String context) {
+        return slots.getOrDefault(context, ProbeProgram.SLOTS);
     }
 
     /**

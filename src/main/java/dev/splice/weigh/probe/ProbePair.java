@@ -14,4 +14,31 @@ package dev.splice.weigh.probe;
  * @param baselineWindow the baseline's measured window index
  */
 public record ProbePair(int index, String context, String baseline, int calls, int batch, int round, String order,
-        int probeWindow, int baselineWindow) {}
+        int probeWindow, int baselineWindow) {
+    /**
+     * Target slots per kernel call, the same in the probe and the baseline window.
+     *
+     * @return {@code batch / calls}
+     */
+    public int slots() {
+        return batch / calls;
+    }
+
+    /**
+     * The probe window's kernel.
+     *
+     * @return {@link ProbeProgram#kernelName}{@code (context, slots)}
+     */
+    public String probeKernel() {
+        return ProbeProgram.kernelName(context, slots());
+    }
+
+    /**
+     * The baseline window's kernel: the baseline context at the probe's size, so the pair compares like with like.
+     *
+     * @return {@link ProbeProgram#kernelName}{@code (baseline, slots)}
+     */
+    public String baselineKernel() {
+        return ProbeProgram.kernelName(baseline, slots());
+    }
+}

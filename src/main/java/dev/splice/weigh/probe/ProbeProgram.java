@@ -26,7 +26,7 @@ import java.util.regex.Matcher;
  * the same bytes.
  */
 public final class ProbeProgram {
-    /** Target slots per kernel. */
+    /** Target slots per kernel call, unless the context's pairs run a smaller kernel ({@link ProbeOptions#slots()}). */
     public static final int SLOTS = 1024;
     private static final long TEXT_ADDRESS = 0x11000;
     /** Fixed data layout (the code reaches it with lla). */
@@ -77,8 +77,29 @@ public final class ProbeProgram {
      * @param end the end (exclusive) of the kernel function, epilogue included
      * @param perCall {@code (size << 32 | encoding) -> executions} per call of the prologue and slots
      * @param slotEncodings the target slot encodings ({@code size << 32 | encoding})
+     * @param slots target slots per call
      */
-    public record Kernel(String context, long address, long end, Map<Long, Long> perCall, Set<Long> slotEncodings) {}
+    public record Kernel(String context, long address, long end, Map<Long, Long> perCall, Set<Long> slotEncodings,
+            int slots) {}
+
+    /** A kernel to generate: a context at a size. */
+    private record KernelSpec(Context context, int slots) {
+        String name() {
+            return kernelName(context.key(), slots);
+        }
+    }
+
+    /**
+     * The name of a context's kernel of {@code slots} slots, as {@link Probe#kernels()} keys it: the context
+     * key at {@link #SLOTS}, {@code key@slots} otherwise.
+     *
+     * @param context a context key
+     * @param slots target slots per call
+     * @return the kernel's name
+     */
+    public static String kernelName(String context, int slots) {
+        return slots == SLOTS ? context : context + "@" + slots;
+    }
 
     private ProbeProgram() {}
 
@@ -106,14 +127,19 @@ public final class ProbeProgram {
                 throw new dev.splice.base.BadInputException("context " + c.key() + " cannot run on qemu-riscv64 7.2 (SIGILL)");
             }
         }
-        // kernels: every measured context and every root baseline, in table order
-        List<Context> kernels = new ArrayList<>();
+        // kernels: every measured context and every root baseline, in table order; a context's kernels
+        // of every size its own pairs and the pairs it is the baseline of run, largest first
+        List<KernelSpec> kernels = new ArrayList<>();
         Set<String> withKernel = new LinkedHashSet<>();
         for (Context c : table.contexts()) {
-            boolean needed = seen.contains(c.key())
-                    || probed.stream().anyMatch(p -> p.baseline().orElse("").equals(c.key()));
-            if (needed && withKernel.add(c.key())) {
-                kernels.add(c);
+            Set<Integer> sizes = new java.util.TreeSet<>(Collections.reverseOrder());
+            for (Context p : probed) {
+                if (p.key().equals(c.key()) || p.baseline().orElse("").equals(c.key())) {
+                    sizes.add(options.slotsOf(p.key()));
+                }
+            }
+            if (withKernel.add(c.key())) {
+                sizes.forEach(n -> kernels.add(new KernelSpec(c, n)));
             }
         }
 
@@ -133,7 +159,7 @@ public final class ProbeProgram {
         }
         Map<String, Integer> kernelIndex = new TreeMap<>();
         for (int i = 0; i < kernels.size(); i++) {
-            kernelIndex.put(kernels.get(i).key(), i);
+            kernelIndex.put(kernels.get(i).name(), i);
         }
         java.nio.ByteBuffer data = java.nio.ByteBuffer.allocate((int) dataBytes)
                 .order(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -143,7 +169,7 @@ public final class ProbeProgram {
         data.putInt(Float.floatToIntBits(1.5f)).putInt(Float.floatToIntBits(1.0f)).putInt(Float.floatToIntBits(0.75f));
         data.position((int) (SCHEDULE - DATA_ADDRESS));
         for (Window w : schedule.windows) {
-            int k = kernelIndex.get(w.context());
+            int k = kernelIndex.get(w.kernel());
             data.putLong(labels.get("setup_" + k)).putLong(labels.get("kern_" + k)).putLong(w.calls());
         }
         long bss = clockHeader - DATA_ADDRESS - data.capacity() + CLOCK_HEADER_BYTES + 16L * schedule.windows.size();
@@ -151,14 +177,15 @@ public final class ProbeProgram {
 
         Map<String, Kernel> kernelInfo = new LinkedHashMap<>();
         for (int i = 0; i < kernels.size(); i++) {
-            Context c = kernels.get(i);
+            Context c = kernels.get(i).context();
+            int size = kernels.get(i).slots();
             long start = labels.get("kern_" + i);
             long end = labels.get("kern_" + i + "_end");
             Map<Long, Long> perCall = encodings(code, (int) (start - TEXT_ADDRESS), (int) (end - TEXT_ADDRESS));
             Set<Long> slots = slotEncodings(c);
             long slotCount = slots.stream().mapToLong(e -> perCall.getOrDefault(e, 0L)).sum();
-            if (slotCount != SLOTS) {
-                throw new IllegalStateException(c.key() + ": kernel holds " + slotCount + " slot instructions, not " + SLOTS);
+            if (slotCount != size) {
+                throw new IllegalStateException(c.key() + ": kernel holds " + slotCount + " slot instructions, not " + size);
             }
             if (c.setup().stream().anyMatch(l -> l.startsWith(".balign"))) {
                 // the setup jumps over its alignment padding (nops), which never runs
@@ -169,7 +196,7 @@ public final class ProbeProgram {
                 slots.forEach(e -> perCall.computeIfPresent(e, (k, n) -> 2 * n));
             }
             long functionEnd = i + 1 < kernels.size() ? labels.get("setup_" + (i + 1)) : TEXT_ADDRESS + code.length;
-            kernelInfo.put(c.key(), new Kernel(c.key(), start, functionEnd, perCall, slots));
+            kernelInfo.put(kernels.get(i).name(), new Kernel(c.key(), start, functionEnd, perCall, slots, size));
         }
         return new Probe(elf, schedule.windows, schedule.pairs, kernelInfo,
                 probed.stream().map(Context::key).toList());
@@ -204,6 +231,7 @@ public final class ProbeProgram {
             for (int[] item : items) {
                 Context c = probed.get(item[0]);
                 int calls = options.calls().get(item[1]);
+                int size = options.slotsOf(c.key());
                 boolean ab = random.nextBoolean();
                 int pair = pairs.size();
                 String base = c.baseline().orElseThrow();
@@ -212,10 +240,10 @@ public final class ProbeProgram {
                 for (int k = 0; k < 2; k++) {
                     boolean probeWindow = (k == 0) == ab;
                     String key = probeWindow ? c.key() : base;
-                    windows.add(new Window(windows.size(), key, probeWindow, true, options.warmupCalls(), pair));
-                    windows.add(new Window(windows.size(), key, probeWindow, false, calls, pair));
+                    windows.add(new Window(windows.size(), key, probeWindow, true, options.warmupCalls(), pair, size));
+                    windows.add(new Window(windows.size(), key, probeWindow, false, calls, pair, size));
                 }
-                pairs.add(new ProbePair(pair, c.key(), base, calls, calls * SLOTS, round, ab ? "AB" : "BA",
+                pairs.add(new ProbePair(pair, c.key(), base, calls, calls * size, round, ab ? "AB" : "BA",
                         ab ? first : second, ab ? second : first));
             }
         }
@@ -223,7 +251,8 @@ public final class ProbeProgram {
     }
 
     /** The whole program as listing text. */
-    private static String source(List<Context> kernels, Schedule schedule) {
+    private static String source(List<KernelSpec> specs, Schedule schedule) {
+        List<Context> kernels = specs.stream().map(KernelSpec::context).toList();
         StringBuilder s = new StringBuilder(1 << 20);
         s.append(".target ").append(target(kernels)).append("\n.option norvc\n_start:\n");
         // calibration: rdtime and CLOCK_MONOTONIC at start (header bytes 0..31) and end (32..63)
@@ -249,7 +278,7 @@ public final class ProbeProgram {
                 s.append(".balign 4096\n");
             }
             setup(s, i, kernels.get(i));
-            kernel(s, i, kernels.get(i));
+            kernel(s, i, kernels.get(i), specs.get(i).slots());
         }
         if (!kernels.isEmpty() && kernels.get(kernels.size() - 1).machineMode()) {
             s.append(".balign 4096\n");
@@ -278,12 +307,12 @@ public final class ProbeProgram {
         s.append("    ret\n");
     }
 
-    /** A kernel: 1024 slots between a fixed prologue and an epilogue that reads every result. */
-    private static void kernel(StringBuilder s, int i, Context c) {
+    /** A kernel: {@code slots} slots between a fixed prologue and an epilogue that reads every result. */
+    private static void kernel(StringBuilder s, int i, Context c, int slots) {
         s.append("kern_").append(i).append(":\n    mv t1, ra\n    mv t2, sp\n");
         boolean compressed = c.form() == Context.Form.COMPRESSED;
         boolean perSlot = perSlotSetup(c);
-        for (int slot = 0; slot < SLOTS; slot++) {
+        for (int slot = 0; slot < slots; slot++) {
             // a named label per slot end: the assembler resolves numeric local labels by scanning
             String next = "n" + i + "_" + slot;
             if (perSlot) {

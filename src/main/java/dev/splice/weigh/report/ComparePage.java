@@ -135,9 +135,12 @@ public final class ComparePage {
                 .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
                 .append("<title>User-mode and system-mode weights</title>\n<style>").append(STYLE).append("</style></head><body>\n")
                 .append("<h1>User-mode and system-mode weights</h1>\n<ul><li>user mode: ").append(Svg.esc(user.file()))
-                .append(" (").append(user.weights().contexts().size()).append(" contexts)</li><li>system mode: ")
-                .append(Svg.esc(system.file())).append(" (").append(system.weights().contexts().size())
-                .append(" contexts)</li><li>").append(rows.size()).append(" contexts in both, ").append(onlyUser.size())
+                .append(" (").append(user.weights().contexts().size()).append(" contexts; ")
+                .append(Svg.esc(dev.splice.weigh.model.Report.cpuLine(user.weights().mode(), user.weights().qemuCpu())))
+                .append(")</li><li>system mode: ")
+                .append(Svg.esc(system.file())).append(" (").append(system.weights().contexts().size()).append(" contexts; ")
+                .append(Svg.esc(dev.splice.weigh.model.Report.cpuLine(system.weights().mode(), system.weights().qemuCpu())))
+                .append(")</li><li>").append(rows.size()).append(" contexts in both, ").append(onlyUser.size())
                 .append(" only in user mode, ").append(onlySystem.size()).append(" only in system mode</li></ul>\n");
         mechanisms(sb);
         sb.append("<h2 id=\"side-by-side\">Estimates side by side</h2>\n<p>Each context's estimate and simultaneous 95% ")

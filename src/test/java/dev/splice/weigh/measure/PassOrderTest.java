@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class PassOrderTest {
     @Test
     void eachOrderComesUpAboutHalfTheTimeAndTheSameSeedGivesTheSameOrder() {
-        MeasureOptions options = MeasureOptions.of("formal", null, 999, null, 1, false, 1, Path.of("x"));
+        MeasureOptions options = MeasureOptions.of("formal", null, 999, null, 1, false, 1, Path.of("x"), 0);
         int offFirst = 0;
         for (int run = 1; run <= 999; run++) {
             long seed = options.runSeed(run);

@@ -68,6 +68,34 @@ class WeightsFileTest {
         assertNull(Weights.read(old).mode());
     }
 
+    /**
+     * weights.json carries the campaign's CPU model (manifest.json's qemu_cpu, "default" when the manifest
+     * names none), the report's summary says it, and a file without the field (written before it existed,
+     * or from a campaign without a manifest) reads as unknown.
+     */
+    @Test
+    void theCampaignsCpuModelIsCopiedIntoTheWeights() throws IOException {
+        Campaign c = SyntheticCampaign.typical(2, 5).campaign();
+        ModelOptions o = ModelOptions.defaults().withReplicates(30).withThreads(2).withSeed(4);
+        assertNull(WeighModel.run(c, o).weights().qemuCpu(), "no manifest: unknown");
+        String cpu = "rv64,v=true,vlen=256,vext_spec=v1.0";
+        Campaign vector = new Campaign(c.pairs(), c.offPairs(), c.badRows(), Set.of(), true, "user", cpu);
+        ModelResult r = WeighModel.run(vector, o);
+        r.writeTo(dir);
+        JsonNode root = new ObjectMapper().readTree(dir.resolve("weights.json").toFile());
+        assertEquals(List.of("schema", "mode", "qemu_cpu", "model"), names(root).subList(0, 4));
+        assertEquals(cpu, root.path("qemu_cpu").asText());
+        assertEquals(cpu, Weights.read(dir.resolve("weights.json")).qemuCpu());
+        assertTrue(Files.readString(dir.resolve("report.md")).contains("measured in user mode on CPU model -cpu " + cpu),
+                "report.md names the CPU model");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) root).remove("qemu_cpu");
+        Path old = dir.resolve("old-weights.json");
+        Files.writeString(old, new ObjectMapper().writeValueAsString(root));
+        assertNull(Weights.read(old).qemuCpu());
+        assertEquals("measured in user mode on QEMU's default CPU model (no -cpu)",
+                Report.cpuLine("user", Campaign.DEFAULT_CPU));
+    }
+
     /** Schema 2 (issue 12), field by field in the order written (docs/formats.md, "weights.json"). */
     @Test
     void theFileHasSchemaTwosFieldsInOrder() throws IOException {

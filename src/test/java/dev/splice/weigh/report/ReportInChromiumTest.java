@@ -308,6 +308,7 @@ class ReportInChromiumTest {
     void theSideBySidePageShowsBothModesAndTheirRatio() throws IOException {
         ObjectNode system = (ObjectNode) weights.deepCopy();
         system.put("mode", "system");
+        system.remove("qemu_cpu"); // as a weights.json written before the field existed
         Path systemFile = tmp.resolve("system-weights.json");
         Files.writeString(systemFile, JSON.writeValueAsString(system));
         Path page = tmp.resolve("compare.html");
@@ -316,6 +317,10 @@ class ReportInChromiumTest {
                 page.toString()));
         JsonNode c = render(page);
         assertTrue(svg(c, "compare-plot").path("logscale").asBoolean());
+        String text = Files.readString(page);
+        assertTrue(text.contains("measured in user mode on QEMU") && text.contains("default CPU model (no -cpu)"),
+                "the user side's CPU model (weigh model copies qemu_cpu, default for none)");
+        assertTrue(text.contains("measured in system mode, CPU model not recorded"), "an older file's unknown CPU model");
         long positive = contexts().stream().filter(x -> x.path("estimate_ns").asDouble() > 0).count();
         assertEquals(positive, svg(c, "ratio-bars").path("rects").asLong());
         JsonNode rows = c.path("tables").path("compare-table");
