@@ -27,6 +27,9 @@ record EarlierCodeSegment(int segment, long end) {
     static EarlierCodeSegment of(ElfEditor editor) {
         Segment last = null;
         for (Segment g : editor.segments()) {
+            if (g.type() == Segment.PT_INTERP || g.type() == Segment.PT_DYNAMIC) {
+                return null; // static executables only: a twice-patched PIE grown this way did not run (not understood yet)
+            }
             if (g.isLoad() && (last == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
                     last.virtualAddress() + last.memorySize()) > 0)) {
                 last = g;

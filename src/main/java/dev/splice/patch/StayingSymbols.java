@@ -1,6 +1,7 @@
 package dev.splice.patch;
 
 import dev.splice.elf.ElfFile;
+import dev.splice.elf.Function;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.TreeMap;
 final class StayingSymbols {
     /** Per address, the symbol that names it best; per address a function's or an object's wins. */
     private final TreeMap<Long, Symbol> byAddress = new TreeMap<>();
+    private final ElfFile elf;
 
     /**
      * @param elf the input
@@ -25,6 +27,7 @@ final class StayingSymbols {
      * @param moved its moved code (symbols of moved code have other values in the output)
      */
     StayingSymbols(ElfFile elf, List<Symbol> symbols, MovedCode moved) {
+        this.elf = elf;
         for (Symbol s : symbols) {
             if (!names(elf, s) || SymbolMover.newValue(elf, moved, s) != s.value()) {
                 continue;
@@ -54,7 +57,7 @@ final class StayingSymbols {
 
     /**
      * The symbol with which a relocation names {@code value} in {@code section}: the nearest at or
-     * below it in that section (in code, the function holding it or, in padding, the one before).
+     * below it in that section; in code, only one of the function holding it (else null).
      *
      * @param value an address outside moved code
      * @param section the allocated section holding it
@@ -67,6 +70,14 @@ final class StayingSymbols {
         }
         if (e == null || e.getValue().sectionIndex() != section.index()) {
             return null;
+        }
+        if (section.isExecutable()) {
+            // In code only a symbol of the function holding the value (BOLT calls a reference through
+            // another function's symbol "non-standard" and takes it for that function's).
+            Function f = elf.functionContaining(value).orElse(null);
+            if (f == null || e.getKey() < f.address()) {
+                return null;
+            }
         }
         return Map.entry(e.getValue(), value - e.getKey());
     }
