@@ -698,7 +698,11 @@ public final class ElfEditor {
             // The input's bytes stay where they are up to its first unallocated section that changed
             // (and at least up to everything the loader reads); the unallocated sections after that
             // are laid out again, so a table that grew leaves no hole where it was.
-            long kept = Math.max(keptEnd(), firstChangedUnallocated(shstrndx, names != null));
+            // An input segment bound to sections grows over new ones (a second pass's code after the
+            // first's): every unallocated section after the mapped bytes moves behind them, so the
+            // segment's bytes stay contiguous in the file.
+            boolean inputSegmentGrows = segmentBindings.keySet().stream().anyMatch(i -> i < originalPhnum);
+            long kept = inputSegmentGrows ? keptEnd() : Math.max(keptEnd(), firstChangedUnallocated(shstrndx, names != null));
             out.write(image, 0, (int) kept);
             // New and changed allocated contents in address order (a segment's sections then lie in the
             // file as in memory), a moved program header table, then unallocated contents in section

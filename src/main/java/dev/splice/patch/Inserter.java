@@ -86,8 +86,10 @@ final class Inserter {
         Map<MovedFunction, Integer> oldBodies = SymbolMover.markOldBodies(elf, moved, editor);
         long environ = fragments.symbols().environ();
         int runtimeSize = withRuntime ? runtime.size() : 0;
+        // A second pass grows the first pass's code segment, unless the data area took a segment of its own.
+        EarlierCodeSegment earlier = editor.segments().size() == elf.segments().size() ? EarlierCodeSegment.of(editor) : null;
         long base = NewSection.address(editor, moved, runtimeSize, OutputRelocations.reserve(in, moved)
-                + (withRuntime ? runtime.relocationReserve() : 0));
+                + (withRuntime ? runtime.relocationReserve() : 0), earlier);
         long codeStart = (base + runtimeSize + 7) & -8;
         long codeEnd = layout.place(codeStart);
         long stubAt = (codeEnd + 3) & -4; // the .fini_array hook's stub of a dynamic binary, if any, follows the code
@@ -151,10 +153,14 @@ final class Inserter {
         }
         // The program header table grows by this segment: in place when only notes are in its way (they
         // follow the code then), so that loaders and GNU strip find it where they expect; else it moves.
-        for (int note : editor.makeRoomForProgramHeaders(editor.segments().size() + 1, (segmentEnd + 7) & -8)) {
-            newSections.add(note);
+        if (earlier != null) {
+            earlier.grow(editor, newSections.build().toArray());
+        } else {
+            for (int note : editor.makeRoomForProgramHeaders(editor.segments().size() + 1, (segmentEnd + 7) & -8)) {
+                newSections.add(note);
+            }
+            editor.addLoadSegment(Segment.PF_R | Segment.PF_X, newSections.build().toArray());
         }
-        editor.addLoadSegment(Segment.PF_R | Segment.PF_X, newSections.build().toArray());
         SymbolMover.moveEntry(elf, moved, editor);
         SymbolMover.moveSymbols(elf, moved, editor, textIndex);
         DynamicSymbols.move(elf, moved, editor, textIndex);

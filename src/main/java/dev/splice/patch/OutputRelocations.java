@@ -92,6 +92,7 @@ final class OutputRelocations {
     private int textIndex;
     private int textSymbol;
     private RuntimeSymbols runtime = RuntimeSymbols.NONE;
+    private StayingSymbols staying;
 
     OutputRelocations(Input in, MovedCode moved, ElfEditor editor, Map<MovedFunction, Integer> oldBodySymbols) {
         this.in = in;
@@ -428,7 +429,9 @@ final class OutputRelocations {
      * A relocation at {@code offset} whose symbol plus addend is {@code value} in the output: in
      * the new code, the symbol of the moved function holding the value (BOLT takes a reference
      * from another function's symbol beyond its end for a non-standard one), or the runtime's, else
-     * {@link #TEXT_SYMBOL}; in the runtime's data, its symbol there.
+     * {@link #TEXT_SYMBOL}; in the runtime's data, its symbol there; in an old body, its symbol;
+     * elsewhere the input's nearest named symbol at or below the value ({@link StayingSymbols}),
+     * the section's symbol only when there is none.
      */
     private Relocation against(long offset, int type, long value) {
         Map.Entry<Long, Integer> inRuntime = runtime.holding(value);
@@ -450,7 +453,10 @@ final class OutputRelocations {
         for (Map.Entry<Symbol, Section> e : sectionSymbols) {
             Section sec = e.getValue();
             if (value >= sec.address() && value < sec.address() + sec.size()) {
-                return new Relocation(offset, type, e.getKey().index(), value - sec.address());
+                // A named symbol, not the section's: BOLT misreads auipc-pair relocations against a section symbol.
+                Map.Entry<Symbol, Long> named = stayingSymbols().naming(value, sec);
+                return named != null ? new Relocation(offset, type, named.getKey().index(), named.getValue())
+                        : new Relocation(offset, type, e.getKey().index(), value - sec.address());
             }
         }
         return new Relocation(offset, type, 0, value);
@@ -499,6 +505,14 @@ final class OutputRelocations {
                     Symbol.STB_GLOBAL, Symbol.STV_HIDDEN, textIndex));
         }
         return textSymbol;
+    }
+
+    /** The input's named symbols of what stays, built on first use (most outputs never need them). */
+    private StayingSymbols stayingSymbols() {
+        if (staying == null) {
+            staying = new StayingSymbols(in.elf(), symbols, moved);
+        }
+        return staying;
     }
 
     /** A symbol's value in the output ({@link SymbolMover} moves those of moved code). */
