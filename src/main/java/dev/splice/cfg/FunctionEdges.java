@@ -108,6 +108,14 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
         return counters.nodes();
     }
 
+    /**
+     * {@return per edge (in the order of {@link #edges()}), how often it runs per entry of the
+     * function, as the placement's model estimates it (a loop head 10 times what enters it)}
+     */
+    public double[] frequencies() {
+        return Frequencies.edgeFrequencies(nodes(), edges);
+    }
+
     /** {@return the virtual node's number: the number of blocks} */
     public int virtualNode() {
         return blocks;
