@@ -67,9 +67,11 @@ final class CallerCountedEntries {
         candidates.remove(elf.header().entry());
         Map<Long, Function> siteOwner = new HashMap<>();
         Map<Long, CallSite> sites = new HashMap<>();
+        Map<Long, Long> allCalls = new HashMap<>(); // every direct call of the networks: its address, its target
         for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
             Set<Integer> blocked = new HashSet<>(); // blocks with a call before that may not come back
             for (CallSite c : n.getValue().calls()) { // in address order
+                allCalls.put(n.getKey().address() + c.offset(), c.target());
                 if (!blocked.contains(c.block())) {
                     siteOwner.put(n.getKey().address() + c.offset(), n.getKey());
                     sites.put(n.getKey().address() + c.offset(), c);
@@ -122,8 +124,8 @@ final class CallerCountedEntries {
                 }
             }
             // every direct call the networks know is one the relocations or the decoding found
-            for (Map.Entry<Long, CallSite> c : sites.entrySet()) {
-                if (c.getValue().target() == a && !calls.contains(c.getKey())) {
+            for (Map.Entry<Long, Long> c : allCalls.entrySet()) {
+                if (c.getValue() == a && !calls.contains(c.getKey())) {
                     counted = false;
                 }
             }
