@@ -137,7 +137,16 @@ public final class Instrumentation {
         Set<Long> abiEntries = new HashSet<>();
         functions.stream().filter(f -> !f.name().contains(".cold")).forEach(f -> abiEntries.add(f.address()));
         functions.stream().filter(f -> f.name().contains(".cold")).forEach(f -> abiEntries.remove(f.address()));
+        Map<Function, FunctionEdges> chosen = networks;
         while (true) {
+            Map<Function, FunctionEdges> base = chosen;
+            Map<Long, Integer> leafCache = new java.util.HashMap<>();
+            functions.forEach(f -> leafCache.putIfAbsent(f.address(), -1));
+            networks = CallerCountedEntries.apply(elf, chosen, functions, target -> base.entrySet().stream()
+                    .filter(n -> n.getKey().address() == target).findFirst()
+                    .map(n -> leafRegisters(binary, n.getKey(), n.getValue()))
+                    .orElseGet(() -> leafCache.containsKey(target) ? uninstrumentedLeaf(binary, functions, target, leafCache) : -1)
+                    >= 0);
             List<Insertion> insertions = new ArrayList<>();
             List<EdgeMap.FunctionMap> maps = new ArrayList<>();
             Map<FlowEdge, Integer> order = new java.util.IdentityHashMap<>();
@@ -150,6 +159,9 @@ public final class Instrumentation {
                 int preserved = plans.preserved().getOrDefault(f.address(), 0);
                 for (int c : n.getValue().counters().counted()) {
                     FlowEdge e = n.getValue().edges().get(c);
+                    if (e.probe() == FunctionEdges.Probe.CALLERS) {
+                        continue; // no fragment: the callers' counters give it
+                    }
                     order.put(e, insertions.size());
                     Integer register = plan.register().get(e);
                     insertions.add(register != null ? promoted(elf, f, e, fragments, register)
@@ -175,7 +187,8 @@ public final class Instrumentation {
                         placeholder.fragmentName(), placeholder.branchTarget()));
             }
             for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
-                maps.add(map(names, n.getKey(), n.getValue(), e -> order.containsKey(e) ? slotOf[order.get(e)] : -1));
+                maps.add(map(names, n.getKey(), n.getValue(), e -> order.containsKey(e) ? slotOf[order.get(e)]
+                        : e.probe() == FunctionEdges.Probe.CALLERS ? EdgeMap.FROM_CALLS : -1));
             }
             if (insertions.isEmpty()) {
                 throw new BadInputException(input + ": no function to instrument" + (skipped.isEmpty() ? ""
@@ -191,9 +204,9 @@ public final class Instrumentation {
             try {
                 bytes = rewrite.run().bytes();
             } catch (PatchException e) {
-                Function culprit = networks.keySet().stream().filter(f -> f.address() == e.functionAddress()).findFirst()
+                Function culprit = chosen.keySet().stream().filter(f -> f.address() == e.functionAddress()).findFirst()
                         .orElseThrow(() -> e);
-                networks.remove(culprit);
+                chosen.remove(culprit);
                 skipped.add(new Skipped(culprit.name(), culprit.address(), e.getMessage()));
                 continue;
             }
@@ -347,7 +360,7 @@ public final class Instrumentation {
             case BEFORE -> new Insertion(at, fragments.promoted(register), name, BranchTarget.INSERTED);
             case BEFORE_IF_TAKEN -> new Insertion(at, fragments.promotedIfTaken(elf, at, register), name, BranchTarget.INSERTED);
             case AT_FALL_THROUGH -> new Insertion(at, fragments.promoted(register), name, BranchTarget.ORIGINAL);
-            case NONE -> throw new IllegalStateException("a counter on an edge without a probe: " + e);
+            case NONE, CALLERS -> throw new IllegalStateException("a counter on an edge without a probe: " + e);
         };
     }
 
@@ -358,7 +371,7 @@ public final class Instrumentation {
             case BEFORE -> new Insertion(at, fragments.always(live), name, BranchTarget.INSERTED);
             case BEFORE_IF_TAKEN -> new Insertion(at, fragments.ifTaken(elf, at, live), name, BranchTarget.INSERTED);
             case AT_FALL_THROUGH -> new Insertion(at, fragments.always(live), name, BranchTarget.ORIGINAL);
-            case NONE -> throw new IllegalStateException("a counter on an edge without a probe: " + e);
+            case NONE, CALLERS -> throw new IllegalStateException("a counter on an edge without a probe: " + e);
         };
     }
 

@@ -4,6 +4,7 @@ import dev.splice.cfg.ControlFlowGraph;
 import dev.splice.cfg.ControlFlowGraph.Block;
 import dev.splice.cfg.ControlFlowGraph.Kind;
 import dev.splice.cfg.FunctionEdges;
+import dev.splice.cfg.FunctionEdges.EdgeKind;
 import dev.splice.cfg.FunctionEdges.FlowEdge;
 import dev.splice.cfg.FunctionEdges.Probe;
 import dev.splice.cfg.Liveness;
@@ -114,6 +115,7 @@ final class LoopPromotion {
         Map<Integer, Integer> reserved = new HashMap<>();
         Map<Long, Integer> preserved = new HashMap<>();
         java.util.Set<Integer> fallThroughFlushes = new java.util.HashSet<>();
+        double[] frequency = net.frequencies();
         BitSet taken = new BitSet(n);
         java.util.Set<Integer> reached = new java.util.HashSet<>();
         for (BitSet loop : loops) {
@@ -126,8 +128,8 @@ final class LoopPromotion {
                     head = h;
                 }
             }
-            Promotion p = promotion(head, loop, blocks, preds, labelBlocks, net, new Code(code, base, size, address, leaves), live,
-                    candidates);
+            Promotion p = promotion(head, loop, blocks, preds, labelBlocks, net, frequency,
+                    new Code(code, base, size, address, leaves), live, candidates);
             if (p == null || p.reach.stream().anyMatch(reached::contains)) {
                 continue; // another promotion's zeroing, loop or flush is there: each keeps its registers to itself
             }
@@ -265,7 +267,7 @@ final class LoopPromotion {
     }
 
     private static Promotion promotion(int head, BitSet loop, List<Block> blocks, List<List<Integer>> preds, BitSet labels,
-                                       FunctionEdges net, Code fn, Liveness live, int[] candidates) {
+                                       FunctionEdges net, double[] frequency, Code fn, Liveness live, int[] candidates) {
         int entering = -1;
         List<Integer> exits = new ArrayList<>();
         byte[] code = fn.code();
@@ -301,7 +303,7 @@ final class LoopPromotion {
             return null;
         }
         Block in = blocks.get(entering);
-        if (in.successors().size() != 1 || !(in.kind() == Kind.PLAIN || in.kind() == Kind.JUMP)) {
+        if (!(in.kind() == Kind.PLAIN || in.kind() == Kind.JUMP || in.kind() == Kind.CONDITIONAL)) {
             return null;
         }
         int zeroAt = zeroPoint(in, code, base);
@@ -312,6 +314,7 @@ final class LoopPromotion {
         }
         List<Integer> shared = new ArrayList<>();
         List<Integer> outerZeroing = new ArrayList<>();
+        double zeroings = outFrequency(net, frequency, entering); // per counter, the zeroing's executions
         for (int s : exits) {
             Block exit = blocks.get(s);
             if (exit.entryPoint() || labels.get(s) || exit.start() == 0) {
@@ -349,9 +352,11 @@ final class LoopPromotion {
                     }
                 }
                 outerZeroing.add(z);
+                zeroings += outFrequency(net, frequency, p);
             }
         }
         List<FlowEdge> edges = new ArrayList<>();
+        double flushRuns = flushes(net, frequency, exits, shared, blocks);
         for (int c : net.counters().counted()) {
             FlowEdge e = net.edges().get(c);
             if (e.probe() == Probe.AT_FALL_THROUGH && (e.probeOffset() == zeroAt
@@ -359,7 +364,8 @@ final class LoopPromotion {
                             && !fallThroughOnly(x, blocks, preds)))) {
                 return null; // one policy per address: the zeroing and these flushes need every arrival
             }
-            if (e.probeOffset() >= 0 && reach.contains(e.probeOffset()) && inLoop(e, loop, blocks)) {
+            if (e.probeOffset() >= 0 && reach.contains(e.probeOffset()) && inLoop(e, loop, blocks)
+                    && pays(frequency[c], zeroings, flushRuns)) {
                 edges.add(e);
             }
         }
@@ -404,11 +410,65 @@ final class LoopPromotion {
         return new Promotion(register, List.copyOf(edges), zeroAt, outerZeroing, exits, reach, shared, span.leaves);
     }
 
-    /** Where a block's zeroing goes: before its last instruction, or before the auipc of a pair that ends it. */
-    private static int zeroPoint(Block b, byte[] code, int base) {
+    /**
+     * Whether keeping a counter in a register pays, by the placement's frequency model (per entry
+     * of the function): it saves 3 instructions per count (an addi for la, li, amoadd.d) and costs
+     * its zeroing (1) wherever that runs and its flush (la, amoadd.d: 3) at every way out. An exit
+     * edge's counter never pays: it counts at most once per entry of the loop, which pays a
+     * zeroing and a flush (the model gives it less than the entries, so it says no too).
+     */
+    private static boolean pays(double counts, double zeroings, double flushes) {
+        return 3 * counts > zeroings + 3 * flushes;
+    }
+
+    /** How often a block is left, per the model (the sum of its out-edges' frequencies). */
+    private static double outFrequency(FunctionEdges net, double[] frequency, int block) {
+        double f = 0;
+        for (int i = 0; i < frequency.length; i++) {
+            if (net.edges().get(i).from() == block) {
+                f += frequency[i];
+            }
+        }
+        return f;
+    }
+
+    /**
+     * How often the flushes at a loop's exits run, per the model: a flush with policy ORIGINAL
+     * (a shared exit) on the fall-through into it, an INSERTED one on every arrival.
+     */
+    private static double flushes(FunctionEdges net, double[] frequency, List<Integer> exits, List<Integer> shared,
+                                  List<Block> blocks) {
+        double f = 0;
+        for (int i = 0; i < frequency.length; i++) {
+            FlowEdge e = net.edges().get(i);
+            if (e.kind() == EdgeKind.ARRIVAL || e.kind() == EdgeKind.ENTRY || e.toOffset() < 0) {
+                continue;
+            }
+            for (int s : exits) {
+                if (blocks.get(s).start() == e.toOffset() && (!shared.contains(s) || e.kind() == EdgeKind.FALL_THROUGH)) {
+                    f += frequency[i];
+                }
+            }
+        }
+        return f;
+    }
+
+    /**
+     * Where a block's zeroing goes: before the first instruction that may leave it, so that every
+     * way out passes the zeroing: its last instruction (a branch, a jump, the last of a plain
+     * block), before the auipc of a pair that ends it, or before the conditional branch of a
+     * "branch; jump" block (a zeroing before the jump would run on the jump's way only).
+     */
+    static int zeroPoint(Block b, byte[] code, int base) {
         List<Integer> insns = b.instructions();
-        int last = insns.get(insns.size() - 1);
-        return insns.size() > 1 && isAuipc(code, base, insns.get(insns.size() - 2)) ? insns.get(insns.size() - 2) : last;
+        int k = insns.size() - 1;
+        if (k > 0 && isAuipc(code, base, insns.get(k - 1))) {
+            k--;
+        }
+        if (b.kind() == Kind.JUMP && k > 0 && isConditionalBranch(code, base, insns.get(k - 1))) {
+            k--;
+        }
+        return insns.get(k);
     }
 
     /** Whether a counter's probe is at an offset: a fall-through one (policy ORIGINAL) or another (INSERTED). */
@@ -545,6 +605,12 @@ final class LoopPromotion {
             }
         }
         return read;
+    }
+
+    private static boolean isConditionalBranch(byte[] code, int base, int at) {
+        int packed = DECODER.decodeAt(code, base + at, code.length);
+        Opcode op = DECODER.opcode(packed);
+        return op != null && op.controlFlow(word(code, base + at, Decoder.size(packed))) == ControlFlow.BRANCH;
     }
 
     private static boolean isAuipc(byte[] code, int base, int first) {

@@ -94,4 +94,46 @@ class LoopPromotionTest {
         assertEquals(1 << register, main.preserved().get(classify.address()) & 1 << register, "classify's counters must keep it");
         assertEquals(3, main.zeroing().size(), "main's first loop stays promoted: " + main.zeroing());
     }
+
+    /**
+     * A loop entered from a conditional branch: in cxx_work's main, the std::map descent (head
+     * .L216 at +0x108, latches +0x112 and +0x1f8) is entered by the fall-through of
+     * {@code beqz a5, .L213} at +0x106, whose taken way goes elsewhere: the zeroing goes before
+     * that branch and runs on both ways (the other way does not read the registers: dead there).
+     */
+    @Test
+    void aLoopEnteredFromAConditionalBranchIsPromotedWithTheZeroingBeforeTheBranch() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("cxx_work.relocs"));
+        LoopPromotion.Plan main = plan(elf, RiscVEdges.Binary.of(elf), "main");
+        List<Integer> descent = main.register().entrySet().stream()
+                .filter(e -> e.getKey().probeOffset() == 0x10e || e.getKey().probeOffset() == 0x1f8)
+                .map(java.util.Map.Entry::getValue).toList();
+        assertEquals(2, descent.size(), "the descent's two counters are promoted: " + main.register());
+        assertEquals(new java.util.HashSet<>(descent), new java.util.HashSet<>(main.zeroing().get(0x106)),
+                "zeroed before the entering branch: " + main.zeroing());
+        assertTrue(main.flushes().containsKey(0x114), "flushed at the exit .L249: " + main.flushes().keySet());
+    }
+
+    /**
+     * glibc's {@code __strchrnul} starts with {@code bnez a5, .L4; j .L2} (+0x8, +0xa): one block
+     * that enters its byte loop (head .L4 at +0x16) by the branch and otherwise jumps to the word
+     * loop. A zeroing before the jump would run on the jump's way only, and the loop would count
+     * from whatever the register held (session 8's attempt: InstrumentationTest found __strchrnul
+     * contradicting conservation): it goes before the branch. The byte loop's counters are on
+     * exit edges (+0xc to .L3, +0x14 to .L2), which count at most once per entry of the loop and
+     * never pay for a zeroing and a flush: the loop stays with memory counters.
+     */
+    @Test
+    void aBranchThenJumpBlockIsZeroedBeforeTheBranchAndExitCountersStayInMemory() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("loops.relocs"));
+        RiscVEdges.Binary binary = RiscVEdges.Binary.of(elf);
+        Function f = function(elf, "__strchrnul");
+        ControlFlowGraph cfg = RiscVEdges.cfg(binary, f);
+        byte[] code = elf.contents(f.section());
+        int base = (int) (f.address() - f.section().address());
+        assertEquals(0x8, LoopPromotion.zeroPoint(cfg.blocks().get(0), code, base), "before bnez, not before j");
+        LoopPromotion.Plan plan = plan(elf, binary, "__strchrnul");
+        assertTrue(plan.register().keySet().stream().noneMatch(e -> e.probeOffset() == 0xc || e.probeOffset() == 0x14),
+                "exit counters stay in memory: " + plan.register());
+    }
 }

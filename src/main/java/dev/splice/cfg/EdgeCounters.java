@@ -156,6 +156,23 @@ public final class EdgeCounters {
      * @throws IllegalArgumentException if the counters contradict conservation (a count would be negative)
      */
     public long[] edgeCounts(long[] counters) {
+        return peel(counters, true);
+    }
+
+    /**
+     * Every edge's count from the counters as {@link #edgeCounts} has it, in the integers: no
+     * check that counts are not negative or that the counters conserve flow. Counts are linear in
+     * the counters, so this gives how an edge's count depends on one counter (set it to 1, the
+     * others to 0).
+     *
+     * @param counters the counters' values, in the order of {@link #counted()}
+     * @return each edge's count, in the order of {@link #edges()}
+     */
+    public long[] flows(long[] counters) {
+        return peel(counters, false);
+    }
+
+    private long[] peel(long[] counters, boolean checked) {
         if (counters.length != counted.length) {
             throw new IllegalArgumentException(counted.length + " counters expected, got " + counters.length);
         }
@@ -197,7 +214,7 @@ public final class EdgeCounters {
             int i = unknownAt.get(n).stream().filter(x -> !known[x]).findFirst().orElseThrow();
             Edge e = edges.get(i);
             long c = e.to() == n ? -balance[n] : balance[n];
-            if (c < 0) {
+            if (checked && c < 0) {
                 throw new IllegalArgumentException("the counters contradict flow conservation at node " + n);
             }
             count[i] = c;
@@ -210,7 +227,7 @@ public final class EdgeCounters {
                 }
             }
         }
-        for (int n = 0; n < nodes; n++) {
+        for (int n = 0; n < nodes && checked; n++) {
             if (balance[n] != 0) {
                 throw new IllegalArgumentException("the counters contradict flow conservation at node " + n);
             }

@@ -33,6 +33,24 @@ final class Frequencies {
      * @return per edge, the estimated instructions its counter would execute (times 1000)
      */
     static long[] estimate(int nodes, List<FlowEdge> edges) {
+        double[] frequency = new double[nodes];
+        double[] edgeFrequency = propagate(nodes, edges, frequency);
+        return scaled(edges, edgeFrequency, frequency);
+    }
+
+    /**
+     * Each edge's estimated frequency, for one entry of the function at its start.
+     *
+     * @param nodes the network's node count
+     * @param edges its edges
+     * @return per edge, how often it runs per entry (the model's estimate, not a measurement)
+     */
+    static double[] edgeFrequencies(int nodes, List<FlowEdge> edges) {
+        return propagate(nodes, edges, new double[nodes]);
+    }
+
+    /** The model's flow: per edge its frequency, and per node into {@code frequency}. */
+    private static double[] propagate(int nodes, List<FlowEdge> edges, double[] frequency) {
         List<List<Integer>> out = new ArrayList<>(nodes);
         List<List<Integer>> in = new ArrayList<>(nodes);
         for (int n = 0; n < nodes; n++) {
@@ -50,13 +68,12 @@ final class Frequencies {
         }
         double[] edgeFrequency = new double[edges.size()];
         if (virtual < 0) {
-            return scaled(edges, edgeFrequency, new double[nodes]);
+            return edgeFrequency;
         }
         int[] order = new int[nodes];
         BitSet retreating = new BitSet(edges.size());
         int count = reversePostorder(virtual, edges, out, order, retreating);
         List<BitSet> loops = loops(nodes, edges, in, retreating);
-        double[] frequency = new double[nodes];
         boolean[] head = new boolean[nodes];
         retreating.stream().forEach(i -> head[edges.get(i).to()] = true);
         for (int k = 0; k < count; k++) {
@@ -74,7 +91,7 @@ final class Frequencies {
             frequency[n] = Math.min(MAX_FREQUENCY, head[n] ? 10 * f : f);
             distribute(n, frequency[n], out, edges, loops, edgeFrequency);
         }
-        return scaled(edges, edgeFrequency, frequency);
+        return edgeFrequency;
     }
 
     /** Shares a node's flow among its out-edges (entries: the start takes it, landing pads a little). */

@@ -59,7 +59,12 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
         /** At the start of the edge's target block with policy ORIGINAL: only fall-through counts. */
         AT_FALL_THROUGH,
         /** The edge cannot carry a counter: it stays in the spanning tree. */
-        NONE
+        NONE,
+        /**
+         * A function's entry counted by its callers: every entry is a direct call whose block the
+         * callers' counters give (Instrumentation), so the edge is known without a fragment.
+         */
+        CALLERS
     }
 
     /**
@@ -106,6 +111,48 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
     /** {@return the number of nodes: the blocks, the virtual node, the in-nodes} */
     public int nodes() {
         return counters.nodes();
+    }
+
+    /**
+     * {@return per edge (in the order of {@link #edges()}), how often it runs per entry of the
+     * function, as the placement's model estimates it (a loop head 10 times what enters it)}
+     */
+    public double[] frequencies() {
+        return Frequencies.edgeFrequencies(nodes(), edges);
+    }
+
+    /**
+     * The same network with the entry at the start counted by the callers ({@link Probe#CALLERS}):
+     * a known edge that costs nothing, so the spanning tree leaves it out and needs one counter
+     * fewer where the entry closes a cycle.
+     *
+     * @return the network, counters chosen again, or this one when it has no entry at the start
+     */
+    public FunctionEdges withEntryFromCalls() {
+        List<FlowEdge> out = new ArrayList<>(edges);
+        int entry = entryAtStart();
+        if (entry < 0) {
+            return this;
+        }
+        FlowEdge e = out.get(entry);
+        out.set(entry, new FlowEdge(e.from(), e.to(), e.kind(), e.fromOffset(), e.toOffset(), Probe.CALLERS, -1));
+        long[] weight = Frequencies.estimate(nodes(), out);
+        List<EdgeCounters.Edge> network = new ArrayList<>(out.size());
+        for (int i = 0; i < out.size(); i++) {
+            FlowEdge x = out.get(i);
+            network.add(new EdgeCounters.Edge(x.from(), x.to(), i == entry ? 0 : weight[i], x.probe() != Probe.NONE));
+        }
+        return new FunctionEdges(blocks, List.copyOf(out), calls, EdgeCounters.choose(nodes(), network));
+    }
+
+    /** {@return the index of the entry edge at the function's start (offset 0), or -1} */
+    public int entryAtStart() {
+        for (int i = 0; i < edges.size(); i++) {
+            if (edges.get(i).kind() == EdgeKind.ENTRY && edges.get(i).toOffset() == 0) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** {@return the virtual node's number: the number of blocks} */

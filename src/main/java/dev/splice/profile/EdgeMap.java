@@ -21,7 +21,7 @@ import java.util.Locale;
  * </pre>
  *
  * <p>Numbers are decimal but ADDRESS (hex with 0x); KIND is an {@link EdgeKind} in lower case;
- * SLOT is -1 for an uncounted edge; CALLEE is a function name, or {@code -} for an indirect call.
+ * SLOT is -1 for an uncounted edge, -2 ({@link #FROM_CALLS}) for an entry its callers count; CALLEE is a function name, or {@code -} for an indirect call.
  * Names hold no white space (they are symbol names).
  *
  * @param slots the number of counter slots the binary has
@@ -31,6 +31,11 @@ public record EdgeMap(int slots, List<FunctionMap> functions) {
     /** The section that holds the map in an instrumented binary (not allocated). */
     public static final String SECTION = ".splice.edge_map";
     private static final String MAGIC = "splice-edge-map 1";
+    /**
+     * The slot of an entry counted by its callers: the sum of the counts of the blocks of every
+     * call site in the map that names the function (instrument proved those are all its entries).
+     */
+    public static final int FROM_CALLS = -2;
 
     /**
      * The map; the list is copied.
@@ -174,8 +179,8 @@ public record EdgeMap(int slots, List<FunctionMap> functions) {
 
     private static int slot(String word, int slots) {
         int s = Integer.parseInt(word);
-        if (s < -1 || s >= slots) {
-            throw new IllegalArgumentException("slot " + s + " outside -1.." + (slots - 1));
+        if (s < FROM_CALLS || s >= slots) {
+            throw new IllegalArgumentException("slot " + s + " outside " + FROM_CALLS + ".." + (slots - 1));
         }
         return s;
     }

@@ -54,22 +54,92 @@ public final class EdgeProfile {
      * @throws BadInputException when the counters contradict flow conservation
      */
     public static long[] edgeCounts(FunctionMap f, long[] counters) {
+        return edgeCounts(f, counters, 0, true);
+    }
+
+    /**
+     * Every edge count of every function of a map. Functions whose entry their callers count
+     * ({@link EdgeMap#FROM_CALLS}) come after the others: their entry is the sum of the in-flows
+     * of the blocks of the call sites that name them (their callers are counted functions, or
+     * themselves: a recursive call's block does not depend on the entry, which instrument
+     * checked, so it is read from the counts with the entry at 0).
+     *
+     * @param map the instrumented binary's map
+     * @param counters the run's counters
+     * @return per function of the map (same order), its edge counts
+     * @throws BadInputException when the counters contradict flow conservation
+     */
+    public static List<long[]> edgeCounts(EdgeMap map, long[] counters) {
+        List<long[]> out = new ArrayList<>(java.util.Collections.nCopies(map.functions().size(), (long[]) null));
+        java.util.Map<String, Long> entries = new java.util.HashMap<>();
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < map.functions().size(); k++) {
+                FunctionMap f = map.functions().get(k);
+                if (fromCalls(f) != (pass == 1)) {
+                    continue;
+                }
+                long entry = 0;
+                if (pass == 1) {
+                    entry = entries.getOrDefault(f.name(), 0L) + callsOf(f, f.name(), edgeCounts(f, counters, 0, false));
+                }
+                long[] count = edgeCounts(f, counters, entry, true);
+                out.set(k, count);
+                if (pass == 0) {
+                    long[] inflow = inflow(f, count);
+                    for (EdgeMap.Call c : f.calls()) {
+                        if (c.callee() != null) {
+                            entries.merge(c.callee(), inflow[c.block()], Long::sum);
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean fromCalls(FunctionMap f) {
+        return f.edges().stream().anyMatch(e -> e.slot() == EdgeMap.FROM_CALLS);
+    }
+
+    /** The sum of the in-flows of the blocks of f's call sites that name {@code callee}. */
+    private static long callsOf(FunctionMap f, String callee, long[] count) {
+        long[] inflow = inflow(f, count);
+        long sum = 0;
+        for (EdgeMap.Call c : f.calls()) {
+            if (callee.equals(c.callee())) {
+                sum += inflow[c.block()];
+            }
+        }
+        return sum;
+    }
+
+    private static long[] inflow(FunctionMap f, long[] count) {
+        long[] inflow = new long[f.nodes()];
+        for (int i = 0; i < count.length; i++) {
+            inflow[f.edges().get(i).to()] += count[i];
+        }
+        return inflow;
+    }
+
+    private static long[] edgeCounts(FunctionMap f, long[] counters, long entry, boolean checked) {
         List<EdgeCounters.Edge> network = new ArrayList<>(f.edges().size());
         List<Integer> counted = new ArrayList<>();
         for (int i = 0; i < f.edges().size(); i++) {
             Edge e = f.edges().get(i);
-            network.add(new EdgeCounters.Edge(e.from(), e.to(), 0, e.slot() >= 0));
-            if (e.slot() >= 0) {
+            boolean known = e.slot() >= 0 || e.slot() == EdgeMap.FROM_CALLS;
+            network.add(new EdgeCounters.Edge(e.from(), e.to(), 0, known));
+            if (known) {
                 counted.add(i);
             }
         }
         long[] values = new long[counted.size()];
         for (int k = 0; k < values.length; k++) {
-            values[k] = counters[f.edges().get(counted.get(k)).slot()];
+            int slot = f.edges().get(counted.get(k)).slot();
+            values[k] = slot == EdgeMap.FROM_CALLS ? entry : counters[slot];
         }
         try {
-            return EdgeCounters.of(f.nodes(), network, counted.stream().mapToInt(Integer::intValue).toArray())
-                    .edgeCounts(values);
+            EdgeCounters plan = EdgeCounters.of(f.nodes(), network, counted.stream().mapToInt(Integer::intValue).toArray());
+            return checked ? plan.edgeCounts(values) : plan.flows(values);
         } catch (IllegalArgumentException e) {
             throw new BadInputException(f.name() + ": " + e.getMessage() + " (were other threads inside it at exit?)");
         }
@@ -85,8 +155,10 @@ public final class EdgeProfile {
      */
     public static Fdata fdata(EdgeMap map, long[] counters) {
         List<Fdata.Branch> branches = new ArrayList<>();
-        for (FunctionMap f : map.functions()) {
-            long[] count = edgeCounts(f, counters);
+        List<long[]> counts = edgeCounts(map, counters);
+        for (int k = 0; k < counts.size(); k++) {
+            FunctionMap f = map.functions().get(k);
+            long[] count = counts.get(k);
             long[] inflow = new long[f.nodes()];
             for (int i = 0; i < count.length; i++) {
                 Edge e = f.edges().get(i);

@@ -97,7 +97,7 @@ class EdgeCountersQemuTest {
             case BEFORE -> truth.trace().ran(at);
             case BEFORE_IF_TAKEN -> truth.trace().ran(at) - truth.trace().followed(at, at + truth.length(at));
             case AT_FALL_THROUGH -> truth.fallThroughs(truth.function() + e.fromOffset(), at, fromCall(net, e));
-            case NONE -> throw new AssertionError("a counter on " + e);
+            case NONE, CALLERS -> throw new AssertionError("a counter on " + e);
         };
     }
 
