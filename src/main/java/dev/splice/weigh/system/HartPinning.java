@@ -106,7 +106,7 @@ final class HartPinning {
                                     " left it on CPUs " + CpuAffinity.allowed(status).orElse("unknown")));
                 }
             }
-            execute(in, out, "cont");
+            continueGuest(in, out);
         }
         return cpus;
     }
@@ -138,6 +138,30 @@ final class HartPinning {
                 Thread.currentThread().interrupt();
                 throw new BadInputException(SystemQemu.QEMU + " was interrupted", e);
             }
+        }
+    }
+
+    /**
+     * Sends {@code cont} and waits for its answer, unless QEMU ends first: a short guest may run to
+     * its end and QEMU exit before the reply is read (a connection reset, or the socket closed, on a
+     * quiet machine); the run's own status then says how it went. A refusal is still an error.
+     */
+    private static void continueGuest(BufferedReader in, OutputStream out) throws IOException {
+        out.write("{\"execute\": \"cont\"}\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        try {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                JsonNode reply = JSON.readTree(line);
+                if (reply.has("error")) {
+                    throw new BadInputException(SystemQemu.QEMU + " refused QMP 'cont': "
+                            + reply.path("error").path("desc").asText());
+                }
+                if (reply.has("return")) {
+                    return;
+                }
+            }
+        } catch (java.net.SocketException e) {
+            // QEMU exited with the reply unread
         }
     }
 
