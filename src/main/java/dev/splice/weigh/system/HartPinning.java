@@ -147,19 +147,8 @@ final class HartPinning {
      * quiet machine); the run's own status then says how it went. A refusal is still an error.
      */
     private static void continueGuest(BufferedReader in, OutputStream out) throws IOException {
-        out.write("{\"execute\": \"cont\"}\n".getBytes(StandardCharsets.UTF_8));
-        out.flush();
         try {
-            for (String line = in.readLine(); line != null; line = in.readLine()) {
-                JsonNode reply = JSON.readTree(line);
-                if (reply.has("error")) {
-                    throw new BadInputException(SystemQemu.QEMU + " refused QMP 'cont': "
-                            + reply.path("error").path("desc").asText());
-                }
-                if (reply.has("return")) {
-                    return;
-                }
-            }
+            execute(in, out, "cont", true);
         } catch (java.net.SocketException e) {
             // QEMU exited with the reply unread
         }
@@ -167,10 +156,23 @@ final class HartPinning {
 
     /** Sends a QMP command without arguments and returns its {@code return} value. */
     private static JsonNode execute(BufferedReader in, OutputStream out, String command) throws IOException {
+        return execute(in, out, command, false);
+    }
+
+    /** The same; with {@code mayEnd}, QEMU closing the socket first gives null instead of an error. */
+    private static JsonNode execute(BufferedReader in, OutputStream out, String command, boolean mayEnd)
+            throws IOException {
         out.write(("{\"execute\": \"" + command + "\"}\n").getBytes(StandardCharsets.UTF_8));
         out.flush();
         while (true) {
-            JsonNode reply = reply(in, "'" + command + "'");
+            String line = in.readLine();
+            if (line == null) {
+                if (mayEnd) {
+                    return null;
+                }
+                throw closed("'" + command + "'");
+            }
+            JsonNode reply = JSON.readTree(line);
             if (reply.has("error")) {
                 throw new BadInputException(SystemQemu.QEMU + " refused QMP '" + command + "': "
                         + reply.path("error").path("desc").asText());
@@ -185,8 +187,12 @@ final class HartPinning {
     private static JsonNode reply(BufferedReader in, String what) throws IOException {
         String line = in.readLine();
         if (line == null) {
-            throw new BadInputException(SystemQemu.QEMU + " closed its QMP socket before answering " + what);
+            throw closed(what);
         }
         return JSON.readTree(line);
+    }
+
+    private static BadInputException closed(String what) {
+        return new BadInputException(SystemQemu.QEMU + " closed its QMP socket before answering " + what);
     }
 }
