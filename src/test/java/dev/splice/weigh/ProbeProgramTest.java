@@ -70,6 +70,37 @@ class ProbeProgramTest {
         }
     }
 
+    /**
+     * QEMU ends a translation block at a page boundary, so a kernel that straddles one runs a block more
+     * per call than the same kernel elsewhere: every kernel of every context, at sizes drawn per context,
+     * lies within one page or (longer than a page) starts on one. M-mode kernels are left out: their
+     * {@code end} includes the padding to the page that follows them.
+     */
+    @Test
+    void noKernelCrossesAPageBoundaryItNeedNot() {
+        List<Context> all = TABLE.contexts().stream().filter(c -> c.runsOnQemu() || c.systemOnly()).toList();
+        java.util.Random random = new java.util.Random(12);
+        Map<String, Integer> slots = new TreeMap<>();
+        all.forEach(c -> slots.put(c.key(), 1 << random.nextInt(11)));
+        ProbeProgram.Probe p = ProbeProgram.generate(TABLE, all, new ProbeOptions(5, 1, List.of(1), 2, slots));
+        int checked = 0;
+        int aligned = 0;
+        for (ProbeProgram.Kernel k : p.kernels().values()) {
+            if (TABLE.context(k.context()).orElseThrow().machineMode()) {
+                continue;
+            }
+            checked++;
+            if (k.end() - k.address() <= 4096) {
+                assertEquals(k.address() / 4096, (k.end() - 1) / 4096, k.context() + "@" + k.slots() + " crosses a page");
+            } else {
+                assertEquals(0, k.address() % 4096, k.context() + "@" + k.slots() + " is longer than a page and starts within one");
+            }
+            aligned += k.address() % 4096 == 0 ? 1 : 0;
+        }
+        assertTrue(checked > 300, "kernels checked: " + checked);
+        assertTrue(aligned > 10 && aligned < checked, "page-aligned kernels: " + aligned + " of " + checked);
+    }
+
     /** GNU objdump, an independent decoder, finds exactly the kernel contents the generator counted. */
     @Test
     void kernelsAreWhatObjdumpSeesAndSlotsAreWhatLlvmMcAssembles() throws IOException {

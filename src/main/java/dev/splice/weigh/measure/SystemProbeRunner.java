@@ -137,7 +137,7 @@ public record SystemProbeRunner(QemuPlugin plugin, ContextTable table, Duration 
 
     /** The pages of the M-mode kernels (and their setups), which the probe lays out together on pages of their own. */
     private static SystemImage.MachineCode machineCode(ProbeProgram.Probe probe, List<ProbeProgram.Kernel> machine) {
-        long start = machine.stream().mapToLong(ProbeProgram.Kernel::address).min().orElseThrow() & -PAGE;
+        long start = machine.stream().mapToLong(ProbeProgram.Kernel::setup).min().orElseThrow() & -PAGE;
         long end = (machine.stream().mapToLong(ProbeProgram.Kernel::end).max().orElseThrow() + PAGE - 1) & -PAGE;
         for (ProbeProgram.Kernel k : probe.kernels().values()) {
             if (!machine.contains(k) && k.address() >= start && k.address() < end) {

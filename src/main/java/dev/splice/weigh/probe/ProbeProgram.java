@@ -31,6 +31,8 @@ public final class ProbeProgram {
     private static final long TEXT_ADDRESS = 0x11000;
     /** Fixed data layout (the code reaches it with lla). */
     private static final long DATA_ADDRESS = 0x1000_0000L;
+    /** The guest page, where QEMU ends a translation block. */
+    private static final long PAGE = 4096;
     static final long HOT = DATA_ADDRESS;
     static final long FCONST_D = DATA_ADDRESS + 256;
     static final long FCONST_S = DATA_ADDRESS + 512;
@@ -73,13 +75,15 @@ public final class ProbeProgram {
      * encodings are its target slots.
      *
      * @param context the kernel's context key
+     * @param setup the kernel's setup function (run before its window; on an earlier page than the kernel
+     *     when the kernel starts on a page of its own)
      * @param address the kernel's first instruction
      * @param end the end (exclusive) of the kernel function, epilogue included
      * @param perCall {@code (size << 32 | encoding) -> executions} per call of the prologue and slots
      * @param slotEncodings the target slot encodings ({@code size << 32 | encoding})
      * @param slots target slots per call
      */
-    public record Kernel(String context, long address, long end, Map<Long, Long> perCall, Set<Long> slotEncodings,
+    public record Kernel(String context, long setup, long address, long end, Map<Long, Long> perCall, Set<Long> slotEncodings,
             int slots) {}
 
     /** A kernel to generate: a context at a size. */
@@ -144,13 +148,12 @@ public final class ProbeProgram {
         }
 
         Schedule schedule = schedule(probed, options);
-        String text = source(kernels, schedule);
         long dataBytes = (SCHEDULE - DATA_ADDRESS) + 24L * schedule.windows.size();
         long clockHeader = DATA_ADDRESS + align(dataBytes, 64);
         Map<String, Long> dataLabels = new TreeMap<>(DATA_LABELS);
         dataLabels.put("clock_header", clockHeader);
         dataLabels.put("clock_windows", clockHeader + CLOCK_HEADER_BYTES);
-        Assembly asm = Assembler.assemble(text, "probe.s", TEXT_ADDRESS, dataLabels);
+        Assembly asm = assembleWithoutPageCrossings(kernels, schedule, dataLabels);
         byte[] code = asm.bytes();
         Map<String, Long> labels = asm.labels();
         if (TEXT_ADDRESS + code.length + 0x1000 > DATA_ADDRESS) {
@@ -196,7 +199,7 @@ public final class ProbeProgram {
                 slots.forEach(e -> perCall.computeIfPresent(e, (k, n) -> 2 * n));
             }
             long functionEnd = i + 1 < kernels.size() ? labels.get("setup_" + (i + 1)) : TEXT_ADDRESS + code.length;
-            kernelInfo.put(kernels.get(i).name(), new Kernel(c.key(), start, functionEnd, perCall, slots, size));
+            kernelInfo.put(kernels.get(i).name(), new Kernel(c.key(), labels.get("setup_" + i), start, functionEnd, perCall, slots, size));
         }
         return new Probe(elf, schedule.windows, schedule.pairs, kernelInfo,
                 probed.stream().map(Context::key).toList());
@@ -250,8 +253,36 @@ public final class ProbeProgram {
         return new Schedule(windows, pairs);
     }
 
-    /** The whole program as listing text. */
-    private static String source(List<KernelSpec> specs, Schedule schedule) {
+    /**
+     * Assembles the program so that no kernel crosses a page boundary it need not: a kernel that would
+     * cross one starts on a page of its own. QEMU ends a translation block at a page boundary, so a kernel
+     * that straddles one runs a block more per call than its layout's twin (a 1-slot ecall kernel counted
+     * 3 blocks instead of 2), and a probe and its baseline would differ by where they happen to fall.
+     * Aligned, a kernel's blocks depend on its instructions only; one longer than a page starts on one.
+     * Aligning a kernel moves the ones after it, so the layout is assembled again until no unaligned
+     * kernel crosses (each pass only adds kernels, so this ends).
+     */
+    private static Assembly assembleWithoutPageCrossings(List<KernelSpec> kernels, Schedule schedule,
+            Map<String, Long> dataLabels) {
+        Set<Integer> pageAligned = new java.util.TreeSet<>();
+        while (true) {
+            Assembly asm = Assembler.assemble(source(kernels, schedule, pageAligned), "probe.s", TEXT_ADDRESS, dataLabels);
+            boolean moved = false;
+            for (int i = 0; i < kernels.size(); i++) {
+                long start = asm.labels().get("kern_" + i);
+                long last = asm.labels().get("kern_" + i + "_exit") - 1;
+                if (start / PAGE != last / PAGE && start % PAGE != 0) {
+                    moved |= pageAligned.add(i);
+                }
+            }
+            if (!moved) {
+                return asm;
+            }
+        }
+    }
+
+    /** The whole program as listing text; the kernels {@code pageAligned} indexes start on a page. */
+    private static String source(List<KernelSpec> specs, Schedule schedule, Set<Integer> pageAligned) {
         List<Context> kernels = specs.stream().map(KernelSpec::context).toList();
         StringBuilder s = new StringBuilder(1 << 20);
         s.append(".target ").append(target(kernels)).append("\n.option norvc\n_start:\n");
@@ -278,6 +309,9 @@ public final class ProbeProgram {
                 s.append(".balign 4096\n");
             }
             setup(s, i, kernels.get(i));
+            if (pageAligned.contains(i)) {
+                s.append(".balign 4096\n"); // after the setup's return: the padding never runs
+            }
             kernel(s, i, kernels.get(i), specs.get(i).slots());
         }
         if (!kernels.isEmpty() && kernels.get(kernels.size() - 1).machineMode()) {
@@ -338,6 +372,7 @@ public final class ProbeProgram {
             s.append("    fmv.x.d ra, ").append(r).append("\n    xor t0, t0, ra\n");
         }
         s.append("    sd t0, 248(s0)\n    jalr zero, 0(t1)\n");
+        s.append("kern_").append(i).append("_exit:\n");
     }
 
     /** The slot with its rotating registers, and branch offsets to the next slot as {@code 1f}. */
