@@ -265,6 +265,18 @@ public final class ElfFile {
     }
 
     /**
+     * The symbols a relocation section's symbol indices name: those of the table its sh_link names, none
+     * when sh_link is 0 (allowed for relocations that name no symbol, as a static PIE's .rela.dyn).
+     *
+     * @param relocations a relocation section of this file
+     * @return the symbols, index 0 included; empty for sh_link 0
+     */
+    public List<Symbol> symbols(RelocationSection relocations) {
+        int link = relocations.section().link();
+        return link == 0 ? List.of() : symbols(section(link));
+    }
+
+    /**
      * The first .symtab symbol with this name, else the first .dynsym one.
      *
      * @param symbolName the name

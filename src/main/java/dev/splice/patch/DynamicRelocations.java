@@ -49,7 +49,7 @@ final class DynamicRelocations {
             if (!section.isAllocated()) {
                 continue;
             }
-            List<Symbol> symbols = section.link() == 0 ? List.of() : elf.symbols(elf.section(section.link()));
+            List<Symbol> symbols = elf.symbols(rs);
             List<Relocation> list = rs.relocations();
             for (int i = 0; i < list.size(); i++) {
                 Relocation r = list.get(i);

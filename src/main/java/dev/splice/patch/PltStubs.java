@@ -53,7 +53,7 @@ final class PltStubs {
             if (!rs.section().isAllocated() || rs.section().link() == 0) {
                 continue;
             }
-            var symbols = elf.symbols(elf.section(rs.section().link()));
+            var symbols = elf.symbols(rs);
             for (Relocation r : rs.relocations()) {
                 Long stub = stubBySlot.get(r.offset());
                 if (r.type() != R_RISCV_JUMP_SLOT || stub == null || r.symbolIndex() == 0 || r.symbolIndex() >= symbols.size()) {

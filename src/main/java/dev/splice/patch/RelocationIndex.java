@@ -101,8 +101,7 @@ final class RelocationIndex {
             if (on.isExecutable()) {
                 any = true;
             }
-            Section symtab = elf.section(rs.section().link());
-            List<Symbol> symbols = elf.symbols(symtab);
+            List<Symbol> symbols = elf.symbols(rs);
             for (Relocation r : rs.relocations()) {
                 long value = 0;
                 String name = "";

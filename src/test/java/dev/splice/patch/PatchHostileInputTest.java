@@ -103,6 +103,33 @@ class PatchHostileInputTest {
         }
     }
 
+    /**
+     * A relocation section's sh_link may be 0 (relocations that name no symbol), but the relocation index
+     * asked for the symbols of section 0 and got an IllegalArgumentException ("is not a symbol table",
+     * exit 3; session 10's fuzz run, on an empty .rela.text). Now its relocations name no symbol: the empty
+     * section patches, and one whose relocations name symbols is refused by the reader, located.
+     */
+    @Test
+    void aRelocationSectionLinkedToNoSymbolTableIsReadAsNamingNoSymbols() throws IOException {
+        for (boolean empty : new boolean[] {true, false}) {
+            byte[] b = program("call_pairs.relocs");
+            ElfFile elf = ElfFile.parse(b, "seed");
+            var rela = elf.section(".rela.text").orElseThrow();
+            ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+            int header = (int) (elf.header().shoff() + 64L * rela.index());
+            buf.putInt(header + 40, 0); // sh_link
+            if (empty) {
+                buf.putLong(header + 32, 0); // sh_size
+                Rewrite.Result r = Rewrite.of(ElfFile.parse(b, "forged")).insertAtEntries("nop\n", "nop.s", BranchTarget.INSERTED).run();
+                ElfFile.parse(r.bytes(), "output");
+            } else {
+                BadInputException e = refused(b);
+                assertTrue(e.getMessage().startsWith("forged: offset 0x") && e.getMessage().contains("out of range (0 symbols"),
+                        e.getMessage());
+            }
+        }
+    }
+
     @Test
     void aFunctionBoltsRulesFormNoBlocksOfIsRefused() throws IOException {
         byte[] b = program("entries.relocs");
