@@ -814,7 +814,13 @@ public final class ElfEditor {
             if (s.isAllocated() && s.address() != 0) {
                 // Also for NOBITS: the segment over it needs p_offset congruent to p_vaddr, inside the file.
                 at += Math.floorMod(s.address() - at, PAGE_SIZE);
-                out.zerosTo(at);
+                if (s.type() == Section.SHT_NOBITS && at > out.size() && at >= PAGE_SIZE && inZeroTailOfFixedSegment(s)) {
+                    // No segment's offset comes from it: a nominal offset without padding, so that new
+                    // sections after it (a second pass's code growing its segment) stay where they belong.
+                    at -= PAGE_SIZE;
+                } else {
+                    out.zerosTo(at);
+                }
             }
             if (s.type() != Section.SHT_NOBITS) {
                 out.zerosTo(at);
@@ -822,6 +828,21 @@ public final class ElfEditor {
             }
             placed.set(i, withPlacement(s, at, s.type() == Section.SHT_NOBITS ? s.size() : dataLength));
         }
+    }
+
+    /**
+     * Whether a NOBITS section lies in the zero-filled tail (past {@code p_filesz}) of a PT_LOAD whose
+     * placement is set, not computed from bound sections (a R W segment grown over a data area).
+     */
+    private boolean inZeroTailOfFixedSegment(Section s) {
+        for (Segment g : segments) {
+            if (g.isLoad() && !segmentBindings.containsKey(g.index())
+                    && Long.compareUnsigned(s.address(), g.virtualAddress() + g.fileSize()) >= 0
+                    && Long.compareUnsigned(s.address() + s.size(), g.virtualAddress() + g.memorySize()) <= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -52,7 +52,7 @@ final class BulkInserter {
             predecoded.put(m.function.address(), m);
         }
         // Each attempt assembles fragments with what the first one assembled (bytes by text).
-        FragmentAssembler fragments = Inserter.fragmentAssembler(in, counters);
+        FragmentAssembler fragments = Inserter.fragmentAssembler(in, counters, explicit.size() + entries.size());
         for (int attempt = 0; ; attempt++) {
             List<Insertion> all = new ArrayList<>(explicit);
             for (long a : entries.keySet()) {

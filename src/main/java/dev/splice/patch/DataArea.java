@@ -11,9 +11,12 @@ import java.util.Map;
  * NOBITS section {@value #NAME}, above everything the input loads and below {@code .splice.text},
  * named by the global symbol {@value #SYMBOL}. When the highest PT_LOAD is the program's R W one,
  * that segment's {@code p_memsz} grows over the area (like a longer {@code .bss}: no new program
- * header, so the table can still grow in place); otherwise it gets a PT_LOAD of its own (R W,
- * {@code p_filesz} 0). Its address depends on the input only ({@link #addressFor}), so fragments
- * can refer to it before layout. It starts with the bytes {@link Rewrite#reserveData} asked for;
+ * header, so the table can still grow in place). So it does in a second pass on a static
+ * executable, where the highest PT_LOAD is the first pass's code ({@link EarlierCodeSegment}), when
+ * the area fits below it: the code then grows that segment, and the output has the first pass's
+ * table, which GNU strip keeps loadable (docs/elf.md). Otherwise the area gets a PT_LOAD of its own
+ * (R W, {@code p_filesz} 0). Its address depends on the input and on a bound of its size only
+ * ({@link #addressFor}), so fragments can refer to it before layout. It starts with the bytes {@link Rewrite#reserveData} asked for;
  * with the runtime ({@link SpliceRuntime}) the runtime's scratch follows at
  * {@code __splice_runtime_data} (64-byte aligned, {@value #SCRATCH} bytes: its once-only exit flag,
  * the file name it builds), then the counters at {@code __splice_counters} (slot k at
@@ -32,19 +35,27 @@ record DataArea(long address, long size, long reserved) {
     static final long ALIGNMENT = 64;
     /** The runtime's scratch before the counters. */
     static final int SCRATCH = 4096;
+    private static final long PAGE = 4096;
 
     /**
      * Where {@link #add} puts the area in an output edited from {@code editor}, before anything is
-     * added to it: right after the program's R W segment when that is the highest, else with room
-     * for the whole file to double below it, so that its p_vaddr - p_offset stays above the load base.
+     * added to it: right after the program's R W segment when that is the highest, or when it lies
+     * below an earlier pass's code segment with room for {@code maxSize} bytes before the next PT_LOAD;
+     * else with room for the whole file to double below it, so that its p_vaddr - p_offset stays above
+     * the load base.
      *
      * @param editor a fresh editor of the input
+     * @param maxSize the most bytes the area will hold
      * @return the area's address
      */
-    static long addressFor(ElfEditor editor) {
+    static long addressFor(ElfEditor editor, long maxSize) {
         Segment last = highestLoad(editor);
         if (grows(editor, last)) {
-            return (last.virtualAddress() + last.memorySize() + ALIGNMENT - 1) & -ALIGNMENT;
+            return after(last);
+        }
+        Segment below = belowEarlierCode(editor, maxSize);
+        if (below != null) {
+            return after(below);
         }
         // Room for the whole file to double before the area: its p_vaddr - p_offset stays above the load base.
         long reserve = 0;
@@ -52,6 +63,10 @@ record DataArea(long address, long size, long reserved) {
             reserve += s.fileSize();
         }
         return editor.addressForNewSegments(reserve);
+    }
+
+    private static long after(Segment g) {
+        return (g.virtualAddress() + g.memorySize() + ALIGNMENT - 1) & -ALIGNMENT;
     }
 
     /** The PT_LOAD that ends highest, or null. */
@@ -68,32 +83,67 @@ record DataArea(long address, long size, long reserved) {
 
     /** Whether {@code last} is the program's own R W segment, the highest, which can grow over the area. */
     private static boolean grows(ElfEditor editor, Segment last) {
-        return last != null && (last.flags() & (Segment.PF_W | Segment.PF_X)) == Segment.PF_W
-                && editor.addressForNewSegments(0) >= last.virtualAddress() + last.memorySize();
+        return isReadWrite(last) && editor.addressForNewSegments(0) >= last.virtualAddress() + last.memorySize();
     }
 
+    private static boolean isReadWrite(Segment g) {
+        return g != null && g.isLoad() && (g.flags() & (Segment.PF_W | Segment.PF_X)) == Segment.PF_W;
+    }
 
     /**
-     * Adds the area (section, segment, symbol) to the output being edited; call it before the code's
-     * address is chosen ({@link ElfEditor#addressForNewSegments} then lies above it).
+     * The highest R W PT_LOAD of a static executable patched before ({@link EarlierCodeSegment}), when
+     * {@code maxSize} bytes after it end on a page below every PT_LOAD that starts above it; else null.
+     */
+    private static Segment belowEarlierCode(ElfEditor editor, long maxSize) {
+        if (EarlierCodeSegment.of(editor) == null) {
+            return null;
+        }
+        Segment rw = null;
+        for (Segment g : editor.segments()) {
+            if (isReadWrite(g) && (rw == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
+                    rw.virtualAddress() + rw.memorySize()) > 0)) {
+                rw = g;
+            }
+        }
+        if (rw == null || maxSize > 1L << 40) {
+            return null;
+        }
+        long areaPagesEnd = (after(rw) + maxSize + PAGE - 1) & -PAGE;
+        for (Segment g : editor.segments()) {
+            if (g.isLoad() && g != rw && Long.compareUnsigned(g.virtualAddress(), rw.virtualAddress()) > 0
+                    && Long.compareUnsigned(g.virtualAddress() & -PAGE, areaPagesEnd) < 0) {
+                return null;
+            }
+        }
+        return rw;
+    }
+
+    /**
+     * Adds the area (section, segment, symbol) at {@code address} (from {@link #addressFor}) to the output
+     * being edited; call it before the code's address is chosen ({@link ElfEditor#addressForNewSegments}
+     * then lies above it). The R W segment it follows grows over it; else it gets a PT_LOAD.
      *
      * @param editor the output
-     * @param size the area's length, &gt; 0
+     * @param address the area's address
+     * @param size the area's length, &gt; 0, at most the bound its address was chosen for
      * @return the area
      */
-    static DataArea add(ElfEditor editor, long size) {
+    static DataArea add(ElfEditor editor, long address, long size) {
         if (size <= 0 || size > 1L << 40) {
             throw new IllegalArgumentException("data area of " + size + " bytes");
         }
-        Segment last = highestLoad(editor);
-        boolean grow = grows(editor, last);
-        long address = addressFor(editor);
+        Segment grown = null;
+        for (Segment g : editor.segments()) {
+            if (isReadWrite(g) && after(g) == address) {
+                grown = g;
+            }
+        }
         int index = editor.addSection(NAME, Section.SHT_NOBITS, Section.SHF_ALLOC | Section.SHF_WRITE, address, ALIGNMENT,
                 0, 0, 0, new byte[0]);
         editor.setSection(withSize(editor.section(index), size));
-        if (grow) {
-            editor.setSegment(new Segment(last.index(), last.type(), last.flags(), last.offset(), last.virtualAddress(),
-                    last.physicalAddress(), last.fileSize(), address + size - last.virtualAddress(), last.alignment()));
+        if (grown != null) {
+            editor.setSegment(new Segment(grown.index(), grown.type(), grown.flags(), grown.offset(), grown.virtualAddress(),
+                    grown.physicalAddress(), grown.fileSize(), address + size - grown.virtualAddress(), grown.alignment()));
         } else {
             editor.addLoadSegment(Segment.PF_R | Segment.PF_W, index);
         }

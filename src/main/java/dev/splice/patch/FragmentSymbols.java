@@ -21,6 +21,7 @@ final class FragmentSymbols {
     private final ElfFile elf;
     private final java.util.Collection<Long> functionStarts;
     private final long reserved;
+    private final int maxSlots;
     private final SpliceRuntime runtime;
     private DataArea data;
     private Map<String, Long> binary;
@@ -28,12 +29,15 @@ final class FragmentSymbols {
 
     /**
      * {@code reserved}: the bytes at the data area's start that {@link Rewrite#reserveData} asked for;
-     * {@code runtime}: the runtime of this rewrite (the shipped one, and a runtime object's functions).
+     * {@code maxSlots}: the most counter slots a rewrite with these symbols asks for (a bound of the data
+     * area's size, which its address may depend on); {@code runtime}: the runtime of this rewrite (the
+     * shipped one, and a runtime object's functions).
      */
-    FragmentSymbols(ElfFile elf, java.util.Collection<Long> functionStarts, long reserved, SpliceRuntime runtime) {
+    FragmentSymbols(ElfFile elf, java.util.Collection<Long> functionStarts, long reserved, int maxSlots, SpliceRuntime runtime) {
         this.elf = elf;
         this.functionStarts = functionStarts;
         this.reserved = reserved;
+        this.maxSlots = maxSlots;
         this.runtime = runtime;
     }
 
@@ -59,9 +63,14 @@ final class FragmentSymbols {
     /** {@return the data area, its address (which depends on the input only) found on first use} */
     DataArea data() {
         if (data == null) {
-            data = new DataArea(DataArea.addressFor(elf.edit()), 0, reserved);
+            data = new DataArea(DataArea.addressFor(elf.edit(), maxDataSize()), 0, reserved);
         }
         return data;
+    }
+
+    /** {@return the most bytes the data area of a rewrite with these symbols holds} (its size does not depend on its address) */
+    long maxDataSize() {
+        return Math.max(reserved, runtime.dataSize(new DataArea(0, 0, reserved), maxSlots));
     }
 
     /** {@return the address of the program's environ pointer (glibc's __environ), or of a zero word in the data area} */

@@ -45,12 +45,16 @@ final class Inserter {
         }
         Input.requireInsertable(elf);
         Input in = Input.read(elf);
-        return rewrite(in, insertions, Map.of(), fragmentAssembler(in, counters), counters);
+        return rewrite(in, insertions, Map.of(), fragmentAssembler(in, counters, insertions.size()), counters);
     }
 
-    /** The assembler of an input's fragments, with the input's symbols and the runtime's. */
-    static FragmentAssembler fragmentAssembler(Input in, Counters counters) {
+    /**
+     * The assembler of an input's fragments, with the input's symbols and the runtime's, for rewrites of
+     * at most {@code maxInsertions} insertions (a bound of the counter slots: {@link Counters#slots(List, FragmentAssembler)}).
+     */
+    static FragmentAssembler fragmentAssembler(Input in, Counters counters, int maxInsertions) {
         return new FragmentAssembler(in.target(), in.decoder(), new FragmentSymbols(in.elf(), in.functionStarts(), counters.data(),
+                Math.max(counters.slots(), maxInsertions),
                 new SpliceRuntime(counters.runtime())));
     }
 
@@ -78,8 +82,11 @@ final class Inserter {
         boolean withRuntime = slots > 0 || fragments.symbols().runtimeUsed();
         SpliceRuntime runtime = fragments.symbols().runtime();
         long dataSize = withRuntime ? runtime.dataSize(data, slots) : data.sizeWith(false, slots);
-        if (dataSize > 0 && DataArea.add(editor, dataSize).address() != data.address()) { // first: the code goes above it
-            throw new IllegalStateException("the data area moved from 0x" + Long.toHexString(data.address()));
+        if (dataSize > fragments.symbols().maxDataSize()) {
+            throw new IllegalStateException("a data area of " + dataSize + " bytes exceeds its bound " + fragments.symbols().maxDataSize());
+        }
+        if (dataSize > 0) {
+            DataArea.add(editor, data.address(), dataSize); // first: the code goes above it
         }
         // Grows .symtab: after the data area (whose address the fragments were assembled with, and
         // whose reserve covers the growth), before the code's address and file offset are chosen.

@@ -56,7 +56,7 @@ final class PointInserter {
         if (!strict) {
             leaveOutUsedTinyEntries(elf, in, predecoded, live, left);
         }
-        FragmentAssembler fragments = Inserter.fragmentAssembler(in, counters);
+        FragmentAssembler fragments = Inserter.fragmentAssembler(in, counters, live.size());
         for (int attempt = 0; ; attempt++) {
             List<Insertion> all = new ArrayList<>(live.size());
             live.forEach(p -> all.add(p.insertion()));

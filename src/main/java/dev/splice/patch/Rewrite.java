@@ -270,7 +270,7 @@ public final class Rewrite {
             return WrittenRegisters.ALL;
         }
         try {
-            return Inserter.fragmentAssembler(selector.input(), counters)
+            return Inserter.fragmentAssembler(selector.input(), counters, 0)
                     .writes(new Insertion(0, at.fragment(), at.fragmentName(), at.policy()));
         } catch (PatchException e) {
             return WrittenRegisters.ALL;

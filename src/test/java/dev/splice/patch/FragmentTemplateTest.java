@@ -119,7 +119,7 @@ class FragmentTemplateTest {
     void aTemplateIsAssembledOnceAndRelocatedPerPointToTheBytesOfItsSubstitutedText() {
         ElfFile elf = ElfFile.read(TestPrograms.rv64("fragment_calls.relocs"));
         Input in = Input.read(elf);
-        FragmentAssembler fragments = Inserter.fragmentAssembler(in, Counters.NONE);
+        FragmentAssembler fragments = Inserter.fragmentAssembler(in, Counters.NONE, 0);
         FragmentSymbols symbols = fragments.symbols();
         String counter = FragmentExamples.read("block-counter.s");
         String calls = "addi sp, sp, -16\nsd ra, 8(sp)\nsd a0, 0(sp)\nla a0, {counter}\ncall __splice_count\n"

@@ -70,6 +70,44 @@ class OutputLayoutTest {
         }
     }
 
+    /**
+     * A second pass that needs a data area of its own (counters) on a static output: the area grows the
+     * program's R W segment below the first pass's code, whose segment the new code grows, so the output
+     * keeps the first pass's program header table and still runs after GNU strip and objcopy (before,
+     * the area took a PT_LOAD, the table moved to a PT_LOAD of its own, and the stripped output failed
+     * with "Error mapping file"). Both passes' counters are written and exact.
+     */
+    @Test
+    void aSecondPassWithCountersKeepsTheTableAndStripsToAProgramThatRuns() throws Exception {
+        Path in = TestPrograms.rv64("loops.relocs");
+        Path first = dir.resolve("first.counters");
+        Path second = dir.resolve("second.counters");
+        Path once = PatchFixtures.write(dir, "once", Rewrite.open(in)
+                .at(PointSpec.parse("block:hot_loop"), FragmentExamples.read("block-counter.s"), "block", BranchTarget.INSERTED)
+                .counterFile(first.toString()).run().bytes());
+        Path twice = PatchFixtures.write(dir, "twice", Rewrite.open(once)
+                .at(PointSpec.parse("entry:main"), FragmentExamples.read("function-entry-counter.s"), "entry", BranchTarget.INSERTED)
+                .counterFile(second.toString()).run().bytes());
+        assertEquals(ElfFile.read(once).segments().size(), ElfFile.read(twice).segments().size());
+        long[] onceCounts = FragmentTemplateTest.run(once, first, "60");
+        assertTrue(onceCounts.length > 1 && java.util.Arrays.stream(onceCounts).anyMatch(c -> c == 60), java.util.Arrays.toString(onceCounts));
+        for (Path out : List.of(twice, strip(twice, "riscv64-linux-gnu-strip", "-o"),
+                strip(twice, "riscv64-linux-gnu-objcopy", "--strip-all"))) {
+            PatchFixtures.assertSameRun(in, out, "60");
+            assertEquals(java.util.Arrays.toString(onceCounts), java.util.Arrays.toString(FragmentTemplateTest.run(out, first, "60")), out.toString());
+            assertEquals("[1]", java.util.Arrays.toString(FragmentTemplateTest.run(out, second, "60")), "main's entries: " + out);
+        }
+    }
+
+    /** {@code tool} applied to {@code file}: {@code strip -o OUT IN} or {@code objcopy --strip-all IN OUT}. */
+    private Path strip(Path file, String tool, String option) {
+        Path out = dir.resolve(file.getFileName() + "." + Path.of(tool).getFileName());
+        List<String> command = option.equals("-o") ? List.of(tool, "-o", out.toString(), file.toString())
+                : List.of(tool, option, file.toString(), out.toString());
+        Tools.run(command, null, 60).checked(tool);
+        return out;
+    }
+
     /** The longest run of file bytes outside the ELF header, the header tables, every segment and every section. */
     private static long largestGap(Path file) throws IOException {
         List<long[]> covered = new ArrayList<>();
