@@ -59,7 +59,8 @@ final class FunctionDiscovery {
     private final TreeMap<Long, List<Sym>> fileSymRefs = new TreeMap<>();
     private final Map<String, Integer> uniquifier = new HashMap<>();
     private int anonymous;
-    // Addresses of symbols inside a function that are not valid in its scope: secondary entry points.
+    // Secondary entry points: addresses of symbols inside a function that are not valid in its scope,
+    // and of relative relocations' targets inside one.
     private final java.util.TreeSet<Long> secondaryEntries = new java.util.TreeSet<>();
 
     private FunctionDiscovery(ElfFile elf) {
@@ -79,8 +80,8 @@ final class FunctionDiscovery {
 
     /**
      * The functions, the addresses of those perf2bolt finds not simple (it builds no CFG for them),
-     * and the symbols inside functions that BOLT makes secondary entry points: function start to the
-     * entry addresses.
+     * and the addresses inside functions that BOLT makes secondary entry points (symbols, relative
+     * relocations' targets): function start to the entry addresses.
      */
     public record Result(List<RewrittenBinary.BoltFunction> functions, java.util.Set<Long> notSimple,
                   Map<Long, java.util.TreeSet<Long>> secondaryEntries) {}
@@ -88,6 +89,7 @@ final class FunctionDiscovery {
     public static Result discover(ElfFile elf, TreeMap<Long, Long> fdes) {
         FunctionDiscovery d = new FunctionDiscovery(elf);
         d.fromSymbols(fdes);
+        d.relativeRelocationEntries();
         d.pltEntries();
         d.fromFdes(fdes);
         d.adjustBoundaries();
@@ -153,6 +155,20 @@ final class FunctionDiscovery {
 
     private String uniquify(String name) {
         return name + "/" + uniquifier.merge(name, 1, Integer::sum);
+    }
+
+    /**
+     * BOLT's processDynamicRelocations, between the functions from symbols and those from PLT
+     * entries and FDEs: an address a relative relocation stores that lies inside one of the
+     * functions so far (within its size), not at its start, is a secondary entry point of it.
+     */
+    private void relativeRelocationEntries() {
+        for (long address : RelativeRelocationTargets.of(elf)) {
+            Map.Entry<Long, Fn> owner = functions.floorEntry(address);
+            if (owner != null && owner.getKey() != address && owner.getValue().contains(address)) {
+                secondaryEntries.add(address);
+            }
+        }
     }
 
     private void fromSymbols(TreeMap<Long, Long> fdes) {

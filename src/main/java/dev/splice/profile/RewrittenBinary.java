@@ -41,7 +41,8 @@ final class RewrittenBinary {
     /**
      * What BOLT's disassembly of functions without tables depends on besides their bytes.
      * {@code landingPads}: per function start (its FDE's), its landing pads' addresses;
-     * {@code secondaryEntries}: per function start, the symbols inside it BOLT makes entry points;
+     * {@code secondaryEntries}: per function start, the addresses inside it BOLT makes entry points
+     * (symbols, targets of relative relocations);
      * {@code memory}: the binary's contents, where x86-64 jump tables are read;
      * {@code riscVDataReferences}: sorted, the code addresses data relocations name in a RISC-V
      * binary with relocations; {@code jumpsPastEnd}: sorted, see {@link #isJumpPastEnd};
@@ -456,7 +457,8 @@ final class RewrittenBinary {
     }
 
     /**
-     * The entry points BOLT registers: symbols inside a function, and the targets that direct
+     * The entry points BOLT registers: symbols inside a function, targets of relative relocations
+     * (a PIE's computed-goto labels), and the targets that direct
      * branches and calls in the given functions make in other functions; per function index, the
      * offsets (not 0) where code elsewhere enters it.
      */

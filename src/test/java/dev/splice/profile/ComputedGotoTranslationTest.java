@@ -22,7 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * interpreters such as Lua's luaV_execute): perf2bolt-22 follows them in static and position-dependent
  * builds, where the table's R_RISCV_64 relocations make the labels successors of every such jump
  * (strict mode), but not in a PIE, where the dynamic loader relocates the table (R_RISCV_RELATIVE):
- * there the trace gives no fall-through. Splice's translation equals perf2bolt's in all three.
+ * there the trace gives no fall-through. Splice's translation equals perf2bolt's in all three. In
+ * a PIE perf2bolt-22 still makes each label a block start (a secondary entry point, from the
+ * R_RISCV_RELATIVE relocation), which shows where ordinary code runs into a label.
  */
 class ComputedGotoTranslationTest {
     private static final String SOURCE = """
@@ -54,6 +56,37 @@ class ComputedGotoTranslationTest {
             }
             """;
 
+    /**
+     * {@code op_add} is reached by running into it from the function's entry code, not only after an
+     * indirect jump; its block is too big (three calls) for GCC to copy it into the entry.
+     */
+    private static final String FALL_THROUGH_SOURCE = """
+            #include <stdio.h>
+            #include <stdlib.h>
+            __attribute__((noinline)) long mix(long x) { return x * 2654435761L ^ (x >> 7); }
+            __attribute__((noinline)) long run(const unsigned char *code, long acc) {
+                static void *const ops[] = {&&op_add, &&op_mul, &&op_end};
+                const unsigned char *pc = code;
+                acc = mix(acc) + 1;
+            op_add:
+                acc = mix(acc + 3) ^ mix(acc - 5);
+                goto *ops[*pc++];
+            op_mul:
+                acc *= 5;
+                goto *ops[*pc++];
+            op_end:
+                return acc;
+            }
+            int main(int argc, char **argv) {
+                unsigned char code[64];
+                int n = argc > 1 ? atoi(argv[1]) : 40;
+                for (int i = 0; i < n && i < 63; i++) code[i] = (unsigned char)(i * 7 % 2);
+                code[n < 63 ? n : 63] = 2;
+                printf("%ld\\n", run(code, 1));
+                return 0;
+            }
+            """;
+
     @TempDir Path tmp;
 
     @Test
@@ -66,7 +99,7 @@ class ComputedGotoTranslationTest {
             gcc.addAll(List.of(build).subList(1, build.length));
             gcc.addAll(List.of("-o", binary.toString(), source.toString()));
             Tools.run(gcc, "", 120).checked("gcc");
-            String pa = tracesAcrossIndirectJumps(binary);
+            String pa = tracesAcrossIndirectJumps(binary, 3);
             TreeSet<String> theirs = new TreeSet<>(nonEmpty(Files.readAllLines(
                     Perf2boltAgreementTest.perf2boltFile(binary, pa, "cgoto-" + build[0]))));
             Path in = tmp.resolve(build[0] + ".pa");
@@ -81,8 +114,74 @@ class ComputedGotoTranslationTest {
         }
     }
 
-    /** F records from each block start of {@code run} to each later indirect jump of it. */
-    private static String tracesAcrossIndirectJumps(Path binary) {
+    /**
+     * A PIE whose computed-goto label follows ordinary code: perf2bolt-22 makes the label a block
+     * start (a secondary entry point, from its R_RISCV_RELATIVE relocation) even though the
+     * indirect jumps have no successors, so a trace from the function's start across the label
+     * gives a fall-through into it. Before Splice read relative relocations it gave none.
+     */
+    @Test
+    void fallsThroughIntoALabelOfAPieAsPerf2bolt() throws IOException {
+        Path source = tmp.resolve("cgoto-ft.c");
+        Files.writeString(source, FALL_THROUGH_SOURCE);
+        for (boolean relocs : new boolean[] {true, false}) {
+            String tag = relocs ? "pie-relocs" : "pie";
+            Path binary = tmp.resolve("cgoto-ft." + tag);
+            List<String> gcc = new ArrayList<>(List.of(Tools.require("riscv64-linux-gnu-gcc"), "-O2", "-g0", "-fPIE", "-pie"));
+            if (relocs) {
+                gcc.add("-Wl,--emit-relocs");
+            }
+            gcc.addAll(List.of("-o", binary.toString(), source.toString()));
+            Tools.run(gcc, "", 120).checked("gcc");
+            ElfFile elf = ElfFile.read(binary);
+            Function run = elf.function("run").orElseThrow();
+            List<Long> afterOrdinaryCode = labelsAfterOrdinaryCode(binary, elf, run);
+            assertFalse(afterOrdinaryCode.isEmpty(), tag + ": no label of run follows ordinary code; the test needs one");
+            String pa = tracesAcrossIndirectJumps(binary, 2);
+            TreeSet<String> theirs = new TreeSet<>(nonEmpty(Files.readAllLines(
+                    Perf2boltAgreementTest.perf2boltFile(binary, pa, "cgoto-ft-" + tag))));
+            Path in = tmp.resolve(tag + ".pa");
+            Path out = tmp.resolve(tag + ".fdata");
+            Files.writeString(in, pa);
+            ProfileTranslation.translate(binary, in, ProfileTranslation.InputFormat.PRE_AGGREGATED,
+                    new ProfileTranslation.Options(false, false, null, null)).write(out, ProfileTranslation.OutputFormat.FDATA);
+            TreeSet<String> ours = new TreeSet<>(nonEmpty(Files.readAllLines(out)));
+            Perf2boltAgreementTest.assertSame(theirs, ours);
+            // The case the test is for: perf2bolt counts a fall-through into such a label.
+            List<String> into = afterOrdinaryCode.stream().map(l -> " 1 run " + Long.toHexString(l - run.address()) + " 0 ").toList();
+            assertTrue(theirs.stream().anyMatch(line -> line.startsWith("1 run ") && into.stream().anyMatch(line::contains)),
+                    tag + ": no fall-through into a label at " + afterOrdinaryCode + ": " + theirs);
+        }
+    }
+
+    /**
+     * The computed-goto labels of {@code run} (targets of R_RISCV_RELATIVE relocations inside it)
+     * whose previous instruction is not a jump, a branch or a return.
+     */
+    private static List<Long> labelsAfterOrdinaryCode(Path binary, ElfFile elf, Function run) {
+        TreeSet<Long> labels = new TreeSet<>();
+        for (dev.splice.elf.RelocationSection rs : elf.relocations()) {
+            for (dev.splice.elf.Relocation r : rs.relocations()) {
+                if (rs.section().isAllocated() && r.type() == 3 && run.contains(r.addend()) && r.addend() != run.address()) {
+                    labels.add(r.addend());
+                }
+            }
+        }
+        List<BranchSites.Instruction> code = BranchSites.of(binary).instructions().stream()
+                .filter(i -> run.contains(i.address())).toList();
+        List<Long> out = new ArrayList<>();
+        for (int i = 1; i < code.size(); i++) {
+            String before = code.get(i - 1).mnemonic();
+            boolean transfer = before.matches("(c\\.)?[bj].*") || before.equals("ret");
+            if (labels.contains(code.get(i).address()) && !transfer) {
+                out.add(code.get(i).address());
+            }
+        }
+        return out;
+    }
+
+    /** F records from each block start of {@code run} to each later indirect jump of it (at least {@code minJumps}). */
+    private static String tracesAcrossIndirectJumps(Path binary, int minJumps) {
         Function run = ElfFile.read(binary).function("run").orElseThrow();
         List<BranchSites.Instruction> code = BranchSites.of(binary).instructions().stream()
                 .filter(i -> run.contains(i.address())).toList();
@@ -99,7 +198,7 @@ class ComputedGotoTranslationTest {
                 }
             }
         }
-        assertTrue(jumps.size() >= 3, "indirect jumps of run: " + jumps);
+        assertTrue(jumps.size() >= minJumps, "indirect jumps of run: " + jumps);
         StringBuilder pa = new StringBuilder();
         for (long from : starts) {
             for (long to : jumps) {
