@@ -28,7 +28,9 @@ record EarlierCodeSegment(int segment, long end) {
         Segment last = null;
         for (Segment g : editor.segments()) {
             if (g.type() == Segment.PT_INTERP || g.type() == Segment.PT_DYNAMIC) {
-                return null; // static executables only: a twice-patched PIE grown this way did not run (not understood yet)
+                // static executables only: in the PIE and dynamic outputs tried, the first pass's moved program
+                // header table has a PT_LOAD after the code in the file (below), and none was seen to grow in place
+                return null;
             }
             if (g.isLoad() && (last == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
                     last.virtualAddress() + last.memorySize()) > 0)) {
@@ -37,6 +39,14 @@ record EarlierCodeSegment(int segment, long end) {
         }
         if (last == null || last.flags() != (Segment.PF_R | Segment.PF_X) || last.fileSize() != last.memorySize()) {
             return null;
+        }
+        // The new code follows the segment's bytes in the file as in memory only if nothing mapped comes
+        // after them there (a twice-patched PIE grown over its first pass's moved program header table,
+        // which lay after the code in the file, had its new code one page off: it died at once)
+        for (Segment g : editor.segments()) {
+            if (g != last && g.fileSize() > 0 && Long.compareUnsigned(g.offset() + g.fileSize(), last.offset() + last.fileSize()) > 0) {
+                return null;
+            }
         }
         for (Section s : editor.sections()) {
             if (s.name().equals(NewSection.NAME) && s.isAllocated() && last.containsAddress(s.address())) {
