@@ -6,6 +6,8 @@ import dev.splice.elf.Relocation;
 import dev.splice.elf.RelocationSection;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import dev.splice.elf.reloc.RiscVRelocations;
+import dev.splice.elf.reloc.X86Relocations;
 import java.util.Arrays;
 import java.util.List;
 
@@ -21,8 +23,6 @@ import java.util.List;
 final class RelativeRelocationTargets {
     private RelativeRelocationTargets() {}
 
-    private static final int R_RISCV_RELATIVE = 3;
-    private static final int R_X86_64_RELATIVE = 8;
     private static final long DT_NULL = 0;
     private static final long DT_RELA = 7;
     private static final long DT_JMPREL = 23;
@@ -36,7 +36,7 @@ final class RelativeRelocationTargets {
      *     BOLT stops with an error)
      */
     static long[] of(ElfFile elf) {
-        int relative = elf.isRiscV() ? R_RISCV_RELATIVE : R_X86_64_RELATIVE;
+        int relative = elf.isRiscV() ? RiscVRelocations.R_RISCV_RELATIVE : X86Relocations.R_X86_64_RELATIVE;
         long[] tables = tableAddresses(elf);
         List<Symbol> dynsym = elf.dynamicSymbols();
         long[] out = new long[16];
