@@ -6,6 +6,7 @@ import dev.splice.bat.BatTables;
 import dev.splice.bat.BatWriter;
 import dev.splice.cfg.ControlFlowGraph;
 import dev.splice.cfg.LandingPads;
+import dev.splice.cfg.RelativeRelocationTargets;
 import dev.splice.cfg.riscv.RiscVCfg;
 import dev.splice.cfg.riscv.RiscVDataReferences;
 import dev.splice.elf.ElfFile;
@@ -134,12 +135,15 @@ final class BatBuilder {
         private final ElfFile elf;
         private final Map<Long, long[]> landingPads;
         private final long[] dataReferences;
+        /** Addresses the loader's relative relocations store: perf2bolt-22 makes those inside a function entry points (docs/cfg.md). */
+        private final long[] relativeTargets;
         private final Map<Integer, byte[]> sectionBytes = new java.util.HashMap<>();
 
         InputBlocks(ElfFile elf) {
             this.elf = elf;
             this.landingPads = LandingPads.of(elf);
             this.dataReferences = RiscVDataReferences.of(elf);
+            this.relativeTargets = RelativeRelocationTargets.of(elf);
         }
 
         /** The offsets of the blocks of {@code m}'s input function, ascending, 0 first. */
@@ -149,7 +153,8 @@ final class BatBuilder {
             int base = (int) (f.address() - f.section().address());
             int size = (int) f.size();
             int[] pads = RiscVDataReferences.within(landingPads.getOrDefault(f.address(), new long[0]), f.address(), size);
-            ControlFlowGraph cfg = RiscVCfg.of(code, base, size, new int[0], pads,
+            int[] entries = Arrays.stream(RiscVDataReferences.within(relativeTargets, f.address(), size)).filter(o -> o != 0).toArray();
+            ControlFlowGraph cfg = RiscVCfg.of(code, base, size, entries, pads,
                     RiscVDataReferences.within(dataReferences, f.address(), size),
                     dataReferences.length > 0, false);
             if (cfg == null) {

@@ -1,6 +1,7 @@
 package dev.splice.profile;
 
 import dev.splice.bat.BatTables;
+import dev.splice.cfg.RelativeRelocationTargets;
 import dev.splice.cfg.x86.X86Padding;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;

@@ -130,12 +130,32 @@ class InsertBatTest {
         assertTrue(bolt.get("main").size() < PatchFixtures.boundaries(elf, elf.function("main").orElseThrow()).size() / 4);
     }
 
-    /** The input offsets of the basic blocks llvm-bolt-22 prints for each function ({@code --print-cfg}). */
+    /**
+     * The same on a PIE whose computed-goto labels are targets of R_RISCV_RELATIVE relocations:
+     * llvm-bolt-22 makes them entry points of {@code run}, so they start blocks (one follows ordinary
+     * code, where no rule would start a block otherwise); before, the table had no block there.
+     */
+    @Test
+    void theTablesBlocksAreBoltsBlocksOfAPieWithComputedGotoLabels(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        Path input = dev.splice.testing.ComputedGotoPie.build(dir, "cgoto-pie", true);
+        ElfFile elf = ElfFile.read(input);
+        ElfFile out = ElfFile.parse(Inserter.insert(elf, List.of(new Insertion(elf.function("run").orElseThrow().address(),
+                "nop\n", BranchTarget.INSERTED))), "rewritten");
+        List<Long> table = new ArrayList<>(BatTables.read(out).blocks(out.function("run").orElseThrow().address()).byOffset().keySet());
+        // every function: llvm-bolt-22 --funcs=run dies of SIGSEGV on this input
+        assertEquals(boltBlockStarts(input, List.of()).get("run"), table);
+    }
+
+    /** The input offsets of the basic blocks llvm-bolt-22 prints for each function ({@code --print-cfg}; none named: all). */
     private static Map<String, List<Long>> boltBlockStarts(Path binary, List<String> functions) {
         Path out = binary.getFileSystem().getPath(System.getProperty("java.io.tmpdir"), "splice-bat-cfg-" + ProcessHandle.current().pid());
         try {
-            Tools.Result r = Tools.run(List.of("llvm-bolt-22", binary.toString(), "-o", out.toString(), "--print-cfg",
-                    "--funcs=" + String.join(",", functions)), null, 300).checked("llvm-bolt-22");
+            List<String> command = new ArrayList<>(List.of("llvm-bolt-22", binary.toString(), "-o", out.toString(), "--print-cfg"));
+            if (!functions.isEmpty()) {
+                command.add("--funcs=" + String.join(",", functions));
+            }
+            Tools.Result r = Tools.run(command, null, 300).checked("llvm-bolt-22");
             Map<String, List<Long>> starts = new HashMap<>();
             List<Long> current = null;
             boolean blockHeader = false;

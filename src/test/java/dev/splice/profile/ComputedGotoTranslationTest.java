@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
 import dev.splice.testing.BranchSites;
+import dev.splice.testing.ComputedGotoPie;
 import dev.splice.testing.Tools;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -56,37 +57,6 @@ class ComputedGotoTranslationTest {
             }
             """;
 
-    /**
-     * {@code op_add} is reached by running into it from the function's entry code, not only after an
-     * indirect jump; its block is too big (three calls) for GCC to copy it into the entry.
-     */
-    private static final String FALL_THROUGH_SOURCE = """
-            #include <stdio.h>
-            #include <stdlib.h>
-            __attribute__((noinline)) long mix(long x) { return x * 2654435761L ^ (x >> 7); }
-            __attribute__((noinline)) long run(const unsigned char *code, long acc) {
-                static void *const ops[] = {&&op_add, &&op_mul, &&op_end};
-                const unsigned char *pc = code;
-                acc = mix(acc) + 1;
-            op_add:
-                acc = mix(acc + 3) ^ mix(acc - 5);
-                goto *ops[*pc++];
-            op_mul:
-                acc *= 5;
-                goto *ops[*pc++];
-            op_end:
-                return acc;
-            }
-            int main(int argc, char **argv) {
-                unsigned char code[64];
-                int n = argc > 1 ? atoi(argv[1]) : 40;
-                for (int i = 0; i < n && i < 63; i++) code[i] = (unsigned char)(i * 7 % 2);
-                code[n < 63 ? n : 63] = 2;
-                printf("%ld\\n", run(code, 1));
-                return 0;
-            }
-            """;
-
     @TempDir Path tmp;
 
     @Test
@@ -122,17 +92,9 @@ class ComputedGotoTranslationTest {
      */
     @Test
     void fallsThroughIntoALabelOfAPieAsPerf2bolt() throws IOException {
-        Path source = tmp.resolve("cgoto-ft.c");
-        Files.writeString(source, FALL_THROUGH_SOURCE);
         for (boolean relocs : new boolean[] {true, false}) {
             String tag = relocs ? "pie-relocs" : "pie";
-            Path binary = tmp.resolve("cgoto-ft." + tag);
-            List<String> gcc = new ArrayList<>(List.of(Tools.require("riscv64-linux-gnu-gcc"), "-O2", "-g0", "-fPIE", "-pie"));
-            if (relocs) {
-                gcc.add("-Wl,--emit-relocs");
-            }
-            gcc.addAll(List.of("-o", binary.toString(), source.toString()));
-            Tools.run(gcc, "", 120).checked("gcc");
+            Path binary = ComputedGotoPie.build(tmp, "cgoto-ft." + tag, relocs);
             ElfFile elf = ElfFile.read(binary);
             Function run = elf.function("run").orElseThrow();
             List<Long> afterOrdinaryCode = labelsAfterOrdinaryCode(binary, elf, run);

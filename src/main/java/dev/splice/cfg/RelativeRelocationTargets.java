@@ -1,4 +1,4 @@
-package dev.splice.profile;
+package dev.splice.cfg;
 
 import dev.splice.base.Le;
 import dev.splice.elf.ElfFile;
@@ -20,7 +20,7 @@ import java.util.List;
  * makes each such address inside a function (not its start) a secondary entry point of it: the
  * labels of a computed goto's table in a PIE, among others (docs/cfg.md).
  */
-final class RelativeRelocationTargets {
+public final class RelativeRelocationTargets {
     private RelativeRelocationTargets() {}
 
     private static final long DT_NULL = 0;
@@ -35,7 +35,7 @@ final class RelativeRelocationTargets {
      * @return the targets: the addends of those without a symbol value (against a symbol with one,
      *     BOLT stops with an error)
      */
-    static long[] of(ElfFile elf) {
+    public static long[] of(ElfFile elf) {
         int relative = elf.isRiscV() ? RiscVRelocations.R_RISCV_RELATIVE : X86Relocations.R_X86_64_RELATIVE;
         long[] tables = tableAddresses(elf);
         List<Symbol> dynsym = elf.dynamicSymbols();
