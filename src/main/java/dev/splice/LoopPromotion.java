@@ -30,7 +30,10 @@ import java.util.Map;
  * but its exit edges and those calls, which come back with the promoted registers untouched,
  * nothing enters it but its head), and whose exit blocks are entered from the loop only (the flush
  * goes at their start, where every arrival is an exit) or entered from the loop by fall-through
- * only (the flush takes policy ORIGINAL there, so that branches and jumps from outside skip it).
+ * only (the flush takes policy ORIGINAL there, so that branches and jumps from outside skip it);
+ * where that cannot be, the loop is tried with a flush on each exit edge instead (before a branch
+ * taken out of it, guarded by the branch's own condition; before a jump out; at the exit's start,
+ * policy ORIGINAL, for the fall-through), which runs on no way in from outside.
  * Each promoted counter takes a caller-saved register that is dead where the zeroing goes and that
  * no instruction of the loop (or of the rest of the entering block) writes: the program never reads
  * it before it writes it again, so the loop may keep a count there. Where the loop calls leaves,
