@@ -72,6 +72,20 @@ final class CounterFragments {
         return inverse(elf, address) + "1f\n" + always(live) + "1:\n";
     }
 
+    /**
+     * A fragment that runs only when the conditional branch at {@code address}, which follows it,
+     * will be taken: the branch's inverse over it (its operands are live there, so the fragment
+     * does not change them).
+     *
+     * @param elf the binary
+     * @param address the branch's address
+     * @param body the fragment's text
+     * @return the guarded fragment's text
+     */
+    String ifTakenOnly(ElfFile elf, long address, String body) {
+        return inverse(elf, address) + "1f\n" + body + "1:\n";
+    }
+
     /** The inverse of the conditional branch at {@code address}, with its operands, up to its target. */
     private static String inverse(ElfFile elf, long address) {
         Section s = elf.sectionContaining(address).orElseThrow();

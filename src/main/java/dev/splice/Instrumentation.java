@@ -113,6 +113,7 @@ public final class Instrumentation {
         RiscVEdges.Binary binary = RiscVEdges.Binary.of(elf);
         dev.splice.patch.Rewrite probe = dev.splice.patch.Rewrite.of(elf);
         Map<Function, FunctionEdges> networks = new LinkedHashMap<>();
+        Map<Long, Set<Long>> insertable = new java.util.HashMap<>();
         List<Skipped> skipped = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         List<Function> functions = new ArrayList<>(elf.functions());
@@ -124,6 +125,7 @@ public final class Instrumentation {
             }
             try {
                 Set<Long> points = new HashSet<>(probe.insertionPoints(f));
+                insertable.put(f.address(), points);
                 networks.put(f, RiscVEdges.of(binary, f, at -> points.contains(f.address() + at)));
             } catch (PatchException | EdgeProfileException e) {
                 skipped.add(new Skipped(f.name(), f.address(), e.getMessage()));
@@ -151,7 +153,7 @@ public final class Instrumentation {
             List<EdgeMap.FunctionMap> maps = new ArrayList<>();
             Map<FlowEdge, Integer> order = new java.util.IdentityHashMap<>();
             List<Flush> flushes = new ArrayList<>();
-            Plans plans = plans(binary, abiEntries, networks, functions, atomic);
+            Plans plans = plans(binary, abiEntries, networks, functions, atomic, insertable);
             for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
                 Function f = n.getKey();
                 Liveness live = plans.live().get(f);
@@ -174,7 +176,10 @@ public final class Instrumentation {
                 for (Map.Entry<Integer, List<FlowEdge>> x : new java.util.TreeMap<>(plan.flushes()).entrySet()) {
                     int scratch = CounterFragments.firstDead(live.liveBefore(x.getKey()) | plan.reservedAt(x.getKey()) | preserved);
                     BranchTarget policy = plan.fallThroughFlushes().contains(x.getKey()) ? BranchTarget.ORIGINAL : BranchTarget.INSERTED;
-                    flushes.add(new Flush(insertions.size(), x.getValue(), plan, scratch));
+                    if (scratch < 0) {
+                        throw new IllegalStateException("no register for a flush at " + f.name() + "+0x" + Integer.toHexString(x.getKey()));
+                    }
+                    flushes.add(new Flush(insertions.size(), x.getValue(), plan, scratch, plan.takenFlushes().contains(x.getKey())));
                     insertions.add(new Insertion(f.address() + x.getKey(), "", name + " (flush)", policy));
                 }
             }
@@ -183,7 +188,11 @@ public final class Instrumentation {
                 Insertion placeholder = insertions.get(x.index());
                 int[] slots = x.edges().stream().mapToInt(e -> slotOf[order.get(e)]).toArray();
                 List<Integer> registers = x.edges().stream().map(e -> x.plan().register().get(e)).toList();
-                insertions.set(x.index(), new Insertion(placeholder.address(), fragments.flush(registers, slots, x.scratch()),
+                String flush = fragments.flush(registers, slots, x.scratch());
+                if (x.ifTaken()) {
+                    flush = fragments.ifTakenOnly(elf, placeholder.address(), flush);
+                }
+                insertions.set(x.index(), new Insertion(placeholder.address(), flush,
                         placeholder.fragmentName(), placeholder.branchTarget()));
             }
             for (Map.Entry<Function, FunctionEdges> n : networks.entrySet()) {
@@ -266,7 +275,7 @@ public final class Instrumentation {
     }
 
     /** A flush of promoted counters, its fragment written once the slots are numbered. */
-    private record Flush(int index, List<FlowEdge> edges, LoopPromotion.Plan plan, int scratch) {}
+    private record Flush(int index, List<FlowEdge> edges, LoopPromotion.Plan plan, int scratch, boolean ifTaken) {}
 
     /**
      * Every instrumented function's liveness and promotions, and per leaf function the registers
@@ -280,7 +289,7 @@ public final class Instrumentation {
      * its own counters and promotions included.
      */
     private static Plans plans(RiscVEdges.Binary binary, Set<Long> abiEntries, Map<Function, FunctionEdges> networks,
-                               List<Function> functions, boolean atomic) {
+                               List<Function> functions, boolean atomic, Map<Long, Set<Long>> insertable) {
         Map<Function, Liveness> lives = new java.util.HashMap<>();
         Map<Function, LoopPromotion.Plan> plans = new java.util.HashMap<>();
         Map<Long, Integer> leaves = new java.util.HashMap<>();
@@ -289,7 +298,7 @@ public final class Instrumentation {
             lives.put(f, liveness(binary, abiEntries, f));
             int touched = leafRegisters(binary, f, n.getValue());
             if (touched >= 0) {
-                LoopPromotion.Plan plan = promotions(binary, f, n.getValue(), lives.get(f), atomic, target -> -1);
+                LoopPromotion.Plan plan = promotions(binary, f, n.getValue(), lives.get(f), atomic, target -> -1, insertable);
                 plans.put(f, plan);
                 for (int r : plan.register().values()) {
                     touched |= 1 << r;
@@ -310,7 +319,7 @@ public final class Instrumentation {
             Function f = n.getKey();
             LoopPromotion.Plan plan = plans.get(f);
             if (plan == null) {
-                plan = promotions(binary, f, n.getValue(), lives.get(f), atomic, leaf);
+                plan = promotions(binary, f, n.getValue(), lives.get(f), atomic, leaf, insertable);
                 plans.put(f, plan);
             }
             plan.preserved().forEach((callee, registers) -> preserved.merge(callee, registers, (x, y) -> x | y));
@@ -342,7 +351,8 @@ public final class Instrumentation {
 
     /** The loops of a function whose counters are kept in registers (atomic binaries only: the flush is an amoadd.d). */
     private static LoopPromotion.Plan promotions(RiscVEdges.Binary binary, Function f, FunctionEdges net, Liveness live,
-                                                 boolean atomic, java.util.function.LongToIntFunction leaves) {
+                                                 boolean atomic, java.util.function.LongToIntFunction leaves,
+                                                 Map<Long, Set<Long>> insertable) {
         dev.splice.cfg.ControlFlowGraph cfg = atomic ? RiscVEdges.cfg(binary, f) : null;
         if (cfg == null) {
             return LoopPromotion.Plan.NONE;
@@ -350,7 +360,8 @@ public final class Instrumentation {
         byte[] code = binary.elf().contents(f.section());
         int base = (int) (f.address() - f.section().address());
         return LoopPromotion.plan(cfg, net, code, base, (int) f.size(), live, RiscVEdges.labels(binary, f),
-                CounterFragments.CANDIDATES, f.address(), leaves);
+                CounterFragments.CANDIDATES, f.address(), leaves,
+                at -> insertable.getOrDefault(f.address(), Set.of()).contains(f.address() + at));
     }
 
     private static Insertion promoted(ElfFile elf, Function f, FlowEdge e, CounterFragments fragments, int register) {

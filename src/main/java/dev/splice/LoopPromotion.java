@@ -30,7 +30,10 @@ import java.util.Map;
  * but its exit edges and those calls, which come back with the promoted registers untouched,
  * nothing enters it but its head), and whose exit blocks are entered from the loop only (the flush
  * goes at their start, where every arrival is an exit) or entered from the loop by fall-through
- * only (the flush takes policy ORIGINAL there, so that branches and jumps from outside skip it).
+ * only (the flush takes policy ORIGINAL there, so that branches and jumps from outside skip it);
+ * where that cannot be, the loop is tried with a flush on each exit edge instead (before a branch
+ * taken out of it, guarded by the branch's own condition; before a jump out; at the exit's start,
+ * policy ORIGINAL, for the fall-through), which runs on no way in from outside.
  * Each promoted counter takes a caller-saved register that is dead where the zeroing goes and that
  * no instruction of the loop (or of the rest of the entering block) writes: the program never reads
  * it before it writes it again, so the loop may keep a count there. Where the loop calls leaves,
@@ -56,11 +59,14 @@ final class LoopPromotion {
      * @param reserved per offset inside a promoted loop's reach, the registers other fragments must not touch
      * @param preserved per leaf function a promoted loop calls (its address), the registers its own
      *     fragments must not touch (bit r for xr)
+     * @param takenFlushes the flush offsets that are conditional branches of a loop leaving it when
+     *     taken: the flush runs there only when the branch will be taken (edge flushes, below)
      */
     record Plan(Map<FlowEdge, Integer> register, Map<Integer, List<Integer>> zeroing, Map<Integer, List<FlowEdge>> flushes,
-                java.util.Set<Integer> fallThroughFlushes, Map<Integer, Integer> reserved, Map<Long, Integer> preserved) {
+                java.util.Set<Integer> fallThroughFlushes, Map<Integer, Integer> reserved, Map<Long, Integer> preserved,
+                java.util.Set<Integer> takenFlushes) {
         /** The plan of a function with no promoted loop. */
-        static final Plan NONE = new Plan(Map.of(), Map.of(), Map.of(), java.util.Set.of(), Map.of(), Map.of());
+        static final Plan NONE = new Plan(Map.of(), Map.of(), Map.of(), java.util.Set.of(), Map.of(), Map.of(), java.util.Set.of());
 
         /** {@return the registers reserved at an offset (bit r for xr)} */
         int reservedAt(int offset) {
@@ -89,6 +95,17 @@ final class LoopPromotion {
      */
     static Plan plan(ControlFlowGraph cfg, FunctionEdges net, byte[] code, int base, int size, Liveness live, int[] labels,
                      int[] candidates, long address, java.util.function.LongToIntFunction leaves) {
+        return plan(cfg, net, code, base, size, live, labels, candidates, address, leaves, at -> true);
+    }
+
+    /**
+     * As {@link #plan(ControlFlowGraph, FunctionEdges, byte[], int, int, Liveness, int[], int[], long,
+     * java.util.function.LongToIntFunction)}, with the offsets where the write-back may insert code
+     * (not inside an auipc pair or an lr/sc sequence): a flush on an exit edge goes only there.
+     */
+    static Plan plan(ControlFlowGraph cfg, FunctionEdges net, byte[] code, int base, int size, Liveness live, int[] labels,
+                     int[] candidates, long address, java.util.function.LongToIntFunction leaves,
+                     java.util.function.IntPredicate insertable) {
         List<Block> blocks = cfg.blocks();
         int n = blocks.size();
         List<List<Integer>> preds = new ArrayList<>();
@@ -115,6 +132,7 @@ final class LoopPromotion {
         Map<Integer, Integer> reserved = new HashMap<>();
         Map<Long, Integer> preserved = new HashMap<>();
         java.util.Set<Integer> fallThroughFlushes = new java.util.HashSet<>();
+        java.util.Set<Integer> takenFlushes = new java.util.HashSet<>();
         double[] frequency = net.frequencies();
         BitSet taken = new BitSet(n);
         java.util.Set<Integer> reached = new java.util.HashSet<>();
@@ -128,8 +146,11 @@ final class LoopPromotion {
                     head = h;
                 }
             }
-            Promotion p = promotion(head, loop, blocks, preds, labelBlocks, net, frequency,
-                    new Code(code, base, size, address, leaves), live, candidates);
+            Code fn = new Code(code, base, size, address, leaves, insertable);
+            Promotion tried = promotion(head, loop, blocks, preds, labelBlocks, net, frequency, fn, live, candidates, false);
+            // Where the flushes at the exits' starts meet a fall-through counter or other ways in: on the exit edges instead.
+            Promotion p = tried != null ? tried
+                    : promotion(head, loop, blocks, preds, labelBlocks, net, frequency, fn, live, candidates, true);
             if (p == null || p.reach.stream().anyMatch(reached::contains)) {
                 continue; // another promotion's zeroing, loop or flush is there: each keeps its registers to itself
             }
@@ -138,7 +159,15 @@ final class LoopPromotion {
             register.putAll(p.register);
             zeroing.put(p.zeroAt, List.copyOf(p.register.values()));
             p.outerZeroing.forEach(z -> zeroing.put(z, List.copyOf(p.register.values())));
-            for (int exit : p.exits) {
+            for (EdgeFlush x : p.edgeFlushes) {
+                flushes.put(x.at(), p.edges);
+                switch (x.where()) {
+                    case AT_FALL_THROUGH -> fallThroughFlushes.add(x.at());
+                    case BEFORE_IF_TAKEN -> takenFlushes.add(x.at());
+                    default -> { }
+                }
+            }
+            for (int exit : p.edgeFlushes.isEmpty() ? p.exits : List.<Integer>of()) {
                 int start = blocks.get(exit).start();
                 flushes.put(start, p.edges);
                 if (p.sharedExits.contains(exit)) {
@@ -159,12 +188,21 @@ final class LoopPromotion {
                 preserved.merge(leaf, mask, (x, y) -> x | y);
             }
         }
-        return new Plan(register, zeroing, flushes, fallThroughFlushes, reserved, preserved);
+        return new Plan(register, zeroing, flushes, fallThroughFlushes, reserved, preserved, takenFlushes);
     }
 
     private record Promotion(Map<FlowEdge, Integer> register, List<FlowEdge> edges, int zeroAt, List<Integer> outerZeroing,
                              List<Integer> exits,
-                             List<Integer> reach, List<Integer> sharedExits, java.util.Set<Long> leaves) {}
+                             List<Integer> reach, List<Integer> sharedExits, java.util.Set<Long> leaves,
+                             List<EdgeFlush> edgeFlushes) {}
+
+    /**
+     * A flush on one exit edge of a loop: at the exit block's start with policy ORIGINAL for the
+     * fall-through from the loop ({@link Probe#AT_FALL_THROUGH}), before the exiting branch when it
+     * will be taken ({@link Probe#BEFORE_IF_TAKEN}), or before a jump or a branch both of whose ways
+     * leave the loop into that block ({@link Probe#BEFORE}).
+     */
+    record EdgeFlush(int at, Probe where) {}
 
     /**
      * A function's bytes, where it is, and what the leaves it may call touch.
@@ -175,7 +213,8 @@ final class LoopPromotion {
      * @param address its address
      * @param leaves per call target, the registers the leaf there reads or writes, or -1
      */
-    private record Code(byte[] code, int base, int size, long address, java.util.function.LongToIntFunction leaves) {}
+    private record Code(byte[] code, int base, int size, long address, java.util.function.LongToIntFunction leaves,
+                        java.util.function.IntPredicate insertable) {}
 
     /**
      * The registers a leaf function reads or writes (bit r for xr; floating-point operands counted
@@ -267,7 +306,8 @@ final class LoopPromotion {
     }
 
     private static Promotion promotion(int head, BitSet loop, List<Block> blocks, List<List<Integer>> preds, BitSet labels,
-                                       FunctionEdges net, double[] frequency, Code fn, Liveness live, int[] candidates) {
+                                       FunctionEdges net, double[] frequency, Code fn, Liveness live, int[] candidates,
+                                       boolean onEdges) {
         int entering = -1;
         List<Integer> exits = new ArrayList<>();
         byte[] code = fn.code();
@@ -315,7 +355,22 @@ final class LoopPromotion {
         List<Integer> shared = new ArrayList<>();
         List<Integer> outerZeroing = new ArrayList<>();
         double zeroings = outFrequency(net, frequency, entering); // per counter, the zeroing's executions
-        for (int s : exits) {
+        List<EdgeFlush> edgeFlushes = onEdges ? edgeFlushes(loop, blocks, exits, code, base, net) : List.of();
+        if (edgeFlushes != null && edgeFlushes.stream().anyMatch(x -> !fn.insertable().test(x.at()))) {
+            return null; // inside an auipc pair or an lr/sc sequence
+        }
+        if (onEdges && edgeFlushes == null) {
+            return null;
+        }
+        for (EdgeFlush x : edgeFlushes) {
+            if (x.at() == zeroAt) {
+                return null; // one policy per address: the zeroing needs every arrival
+            }
+            if (!reach.contains(x.at())) {
+                reach.add(x.at());
+            }
+        }
+        for (int s : onEdges ? List.<Integer>of() : exits) {
             Block exit = blocks.get(s);
             if (exit.entryPoint() || labels.get(s) || exit.start() == 0) {
                 return null;
@@ -356,11 +411,16 @@ final class LoopPromotion {
             }
         }
         List<FlowEdge> edges = new ArrayList<>();
-        double flushRuns = flushes(net, frequency, exits, shared, blocks);
+        double flushRuns = onEdges ? edgeFlushRuns(net, frequency, edgeFlushes, loop, blocks)
+                : flushes(net, frequency, exits, shared, blocks);
         for (int c : net.counters().counted()) {
             FlowEdge e = net.edges().get(c);
+            if (onEdges && e.probe() != Probe.NONE && e.probe() != Probe.CALLERS && edgeFlushes.stream().anyMatch(
+                    x -> x.at() == e.probeOffset() && (x.where() == Probe.AT_FALL_THROUGH) != (e.probe() == Probe.AT_FALL_THROUGH))) {
+                return null; // one policy per address
+            }
             if (e.probe() == Probe.AT_FALL_THROUGH && (e.probeOffset() == zeroAt
-                    || exits.stream().anyMatch(x -> blocks.get(x).start() == e.probeOffset() && !shared.contains(x)
+                    || !onEdges && exits.stream().anyMatch(x -> blocks.get(x).start() == e.probeOffset() && !shared.contains(x)
                             && !fallThroughOnly(x, blocks, preds)))) {
                 return null; // one policy per address: the zeroing and these flushes need every arrival
             }
@@ -391,10 +451,20 @@ final class LoopPromotion {
             }
         }
         if (free.size() < edges.size()) {
-            return null;
+            // Too few registers: the most frequent counters take them, the others stay in memory.
+            edges.sort((x, y) -> Double.compare(frequency[net.edges().indexOf(y)], frequency[net.edges().indexOf(x)]));
+            edges.subList(free.size(), edges.size()).clear();
+            if (edges.isEmpty()) {
+                return null;
+            }
         }
-        for (int s : exits) {
-            int scratch = ~live.liveBefore(blocks.get(s).start());
+        List<Integer> flushPoints = new ArrayList<>();
+        edgeFlushes.forEach(x -> flushPoints.add(x.at()));
+        if (!onEdges) {
+            exits.forEach(s -> flushPoints.add(blocks.get(s).start()));
+        }
+        for (int point : flushPoints) {
+            int scratch = ~live.liveBefore(point);
             for (int k = 0; k < edges.size(); k++) {
                 scratch &= ~(1 << free.get(k));
             }
@@ -407,7 +477,90 @@ final class LoopPromotion {
         for (int k = 0; k < edges.size(); k++) {
             register.put(edges.get(k), free.get(k));
         }
-        return new Promotion(register, List.copyOf(edges), zeroAt, outerZeroing, exits, reach, shared, span.leaves);
+        return new Promotion(register, List.copyOf(edges), zeroAt, outerZeroing, exits, reach, shared, span.leaves,
+                List.copyOf(edgeFlushes));
+    }
+
+    /**
+     * The flushes on every edge from the loop to a block outside it, or null where an exit edge is
+     * not one of a fall-through, a direct branch or a direct jump of the block's last two
+     * instructions. Each runs exactly when its edge is taken: at the exit's start with policy
+     * ORIGINAL for the fall-through (branches and jumps, from the loop or not, land on the original
+     * instruction), before a branch that is taken into the exit (the branch's own condition
+     * first), before a jump. Nothing runs on the ways into an exit from outside the loop, so these
+     * need no zeroing there, and they leave the exits' starts to the arrivals' own policies.
+     */
+    private static List<EdgeFlush> edgeFlushes(BitSet loop, List<Block> blocks, List<Integer> exits, byte[] code, int base,
+                                               FunctionEdges net) {
+        List<EdgeFlush> out = new ArrayList<>();
+        for (int b = loop.nextSetBit(0); b >= 0; b = loop.nextSetBit(b + 1)) {
+            Block block = blocks.get(b);
+            List<Integer> insns = block.instructions();
+            for (int s : block.successors()) {
+                if (loop.get(s)) {
+                    continue;
+                }
+                int start = blocks.get(s).start();
+                boolean fallsInto = block.fallThrough() == s;
+                boolean found = false;
+                for (int k = Math.max(0, insns.size() - 2); k < insns.size(); k++) {
+                    int at = insns.get(k);
+                    int packed = DECODER.decodeAt(code, base + at, code.length);
+                    Opcode op = DECODER.opcode(packed);
+                    if (op == null) {
+                        return null;
+                    }
+                    int bits = word(code, base + at, Decoder.size(packed));
+                    ControlFlow flow = op.controlFlow(bits);
+                    if ((flow == ControlFlow.BRANCH || flow == ControlFlow.JUMP) && at + op.branchOffset(bits) == start) {
+                        boolean both = flow == ControlFlow.BRANCH && fallsInto && k == insns.size() - 1;
+                        out.add(new EdgeFlush(at, flow == ControlFlow.JUMP || both ? Probe.BEFORE : Probe.BEFORE_IF_TAKEN));
+                        found = true;
+                        fallsInto &= !both;
+                    }
+                }
+                if (fallsInto) {
+                    if (counterAt(net, start, false)) {
+                        return null; // one policy per address: an INSERTED counter at the exit's start
+                    }
+                    out.add(new EdgeFlush(start, Probe.AT_FALL_THROUGH));
+                    found = true;
+                }
+                if (!found) {
+                    return null;
+                }
+            }
+        }
+        java.util.Set<Integer> at = new java.util.HashSet<>();
+        for (EdgeFlush x : out) {
+            if (!at.add(x.at())) {
+                return null; // two flushes at one place (a branch and a jump to one exit are two places)
+            }
+        }
+        return out;
+    }
+
+    /**
+     * How often edge flushes run, per the model, in flush-equivalents (3 instructions): every time
+     * its edge is taken, and for a conditional one the branch's test (1) every time the branch runs.
+     */
+    private static double edgeFlushRuns(FunctionEdges net, double[] frequency, List<EdgeFlush> flushes, BitSet loop,
+                                         List<Block> blocks) {
+        double f = 0;
+        for (int i = 0; i < frequency.length; i++) {
+            FlowEdge e = net.edges().get(i);
+            if (e.toOffset() < 0 || e.kind() == EdgeKind.ARRIVAL || e.kind() == EdgeKind.ENTRY || !loop.get(e.from())
+                    || loop.get(blockAt(blocks, e.toOffset()))) {
+                continue;
+            }
+            f += frequency[i];
+        }
+        for (EdgeFlush x : flushes) {
+            if (x.where() == Probe.BEFORE_IF_TAKEN) {
+                f += outFrequency(net, frequency, blockAt(blocks, x.at())) / 3;
+            }
+        }
+        return f;
     }
 
     /**

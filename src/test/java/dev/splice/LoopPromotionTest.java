@@ -136,4 +136,26 @@ class LoopPromotionTest {
         assertTrue(plan.register().keySet().stream().noneMatch(e -> e.probeOffset() == 0xc || e.probeOffset() == 0x14),
                 "exit counters stay in memory: " + plan.register());
     }
+
+    /**
+     * Flushes on the exit edges: in cxx_work's {@code __introsort_loop}, the partition loop (head
+     * +0x5c, its scans' heads +0x64 and +0x78, the hottest counters of the function) leaves by
+     * {@code bgeu s0, a7} at +0x84 when taken and by the fall-through from {@code bltu} at +0xbe
+     * into +0xc2, where a fall-through counter (policy ORIGINAL) counts that very edge: a flush at
+     * +0xc2 for every arrival (INSERTED) cannot be there. The flushes go on the edges instead:
+     * before the branch, run only when it will be taken, and at +0xc2 with policy ORIGINAL.
+     * {@code InstrumentationTest.cxxWorkGivesTheTrueEdgeCounts} checks the counts under QEMU.
+     */
+    @Test
+    void aLoopWhoseExitHoldsAFallThroughCounterIsFlushedOnItsExitEdges() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("cxx_work.relocs"));
+        Function f = elf.functions().stream().filter(g -> g.name().startsWith("_ZSt16__introsort_loop")).findFirst().orElseThrow();
+        LoopPromotion.Plan plan = plan(elf, RiscVEdges.Binary.of(elf), f.name());
+        List<FlowEdge> scans = plan.register().keySet().stream()
+                .filter(e -> e.probeOffset() == 0x64 || e.probeOffset() == 0x78).toList();
+        assertEquals(2, scans.size(), "the scans' arrivals are promoted: " + plan.register().keySet());
+        assertTrue(plan.takenFlushes().contains(0x84), "flushed before bgeu when it is taken: " + plan.takenFlushes());
+        assertTrue(plan.fallThroughFlushes().contains(0xc2), "flushed on the fall-through into +0xc2: " + plan.fallThroughFlushes());
+        assertTrue(plan.flushes().get(0x84).containsAll(scans) && plan.flushes().get(0xc2).containsAll(scans), plan.flushes().toString());
+    }
 }
