@@ -983,8 +983,9 @@ public final class ElfEditor {
     /**
      * Makes room for the program header table to grow in place to {@code count} entries, where
      * every loader and GNU strip expect it, when only allocated notes are in the way (as in static
-     * executables, where {@code .note.gnu.build-id} and {@code .note.ABI-tag} follow the table): they
-     * move to {@code address} and on (each aligned), their PT_NOTE follows them, and the caller maps
+     * executables, where {@code .note.gnu.build-id} and {@code .note.ABI-tag} follow the table), or
+     * the interpreter's path and notes (as in PIEs, where {@code .interp} comes first): they move to
+     * {@code address} and on (each aligned), their PT_NOTE and PT_INTERP follow them, and the caller maps
      * the returned sections with a PT_LOAD. Nothing moves when the table fits already or when
      * something else is in the way (the table then moves at layout).
      *
@@ -1004,8 +1005,8 @@ public final class ElfEditor {
         for (Segment g : segments) {
             for (int i : notes) {
                 Section s = entry(i).header;
-                if (g.type() == Segment.PT_NOTE && s.offset() >= g.offset() && s.offset() < g.offset() + g.fileSize()
-                        && !noteSegments.contains(g.index())) {
+                if ((g.type() == Segment.PT_NOTE || g.type() == Segment.PT_INTERP) && s.offset() >= g.offset()
+                        && s.offset() < g.offset() + g.fileSize() && !noteSegments.contains(g.index())) {
                     noteSegments.add(g.index());
                 }
             }
@@ -1035,7 +1036,12 @@ public final class ElfEditor {
         return moved;
     }
 
-    /** The allocated notes in the way of a table of {@code count} entries, in file order; empty if anything else is. */
+    /**
+     * The sections in the way of a table of {@code count} entries that may move, in file order: allocated
+     * notes (with every other note of a PT_NOTE that covers one, which moves whole) and the program
+     * interpreter's path (the section a PT_INTERP covers, as after a PIE's table); empty if anything else
+     * is in the way.
+     */
     private List<Integer> notesInTheWay(int count) {
         long end = originalPhoff + (long) count * Segment.HEADER_SIZE;
         List<Integer> notes = new ArrayList<>();
@@ -1043,7 +1049,7 @@ public final class ElfEditor {
             Section s = entry(i).header;
             if (entry(i).contents == null && !s.isNobits() && s.size() > 0 && s.offset() < end
                     && originalPhoff < s.offset() + s.size()) {
-                if (s.type() != Section.SHT_NOTE || !s.isAllocated()) {
+                if (!(s.type() == Section.SHT_NOTE && s.isAllocated()) && coveringSegment(s, Segment.PT_INTERP) == null) {
                     return List.of();
                 }
                 notes.add(i);
@@ -1053,21 +1059,39 @@ public final class ElfEditor {
             if (g.type() != Segment.PT_NOTE) {
                 continue;
             }
+            List<Integer> group = new ArrayList<>();
             boolean touches = false;
-            boolean all = true;
             for (Entry e : sections) {
                 Section s = e.header;
                 if (s.type() == Section.SHT_NOTE && s.offset() >= g.offset() && s.offset() + s.size() <= g.offset() + g.fileSize()) {
                     touches |= notes.contains(s.index());
-                    all &= notes.contains(s.index());
+                    group.add(s.index());
                 }
             }
-            if (touches && !all) {
-                return List.of();
+            if (touches) {
+                for (int i : group) {
+                    Entry e = entry(i);
+                    if (!e.header.isAllocated() || e.contents != null) {
+                        return List.of();
+                    }
+                    if (!notes.contains(i)) {
+                        notes.add(i);
+                    }
+                }
             }
         }
         notes.sort((x, y) -> Long.compare(entry(x).header.offset(), entry(y).header.offset()));
         return List.copyOf(notes);
+    }
+
+    /** The segment of {@code type} whose file bytes are exactly {@code s}'s, or null. */
+    private Segment coveringSegment(Section s, int type) {
+        for (Segment g : segments) {
+            if (g.type() == type && g.offset() == s.offset() && g.fileSize() == s.size() && s.isAllocated()) {
+                return g;
+            }
+        }
+        return null;
     }
 
     /** The file offset a moved section had in the input (its header keeps it until layout), or -1 for a new one. */

@@ -11,8 +11,8 @@ import java.util.Map;
  * NOBITS section {@value #NAME}, above everything the input loads and below {@code .splice.text},
  * named by the global symbol {@value #SYMBOL}. When the highest PT_LOAD is the program's R W one,
  * that segment's {@code p_memsz} grows over the area (like a longer {@code .bss}: no new program
- * header, so the table can still grow in place). So it does in a second pass on a static
- * executable, where the highest PT_LOAD is the first pass's code ({@link EarlierCodeSegment}), when
+ * header, so the table can still grow in place). So it does in a second pass, where the highest
+ * PT_LOAD is the first pass's code ({@link EarlierCodeSegment}), when
  * the area fits below it: the code then grows that segment, and the output has the first pass's
  * table, which GNU strip keeps loadable (docs/elf.md). Otherwise the area gets a PT_LOAD of its own
  * (R W, {@code p_filesz} 0). Its address depends on the input and on a bound of its size only
@@ -91,7 +91,7 @@ record DataArea(long address, long size, long reserved) {
     }
 
     /**
-     * The highest R W PT_LOAD of a static executable patched before ({@link EarlierCodeSegment}), when
+     * The highest R W PT_LOAD of an output patched before ({@link EarlierCodeSegment}), when
      * {@code maxSize} bytes after it end on a page below every PT_LOAD that starts above it; else null.
      */
     private static Segment belowEarlierCode(ElfEditor editor, long maxSize) {

@@ -9,8 +9,9 @@ import java.util.stream.IntStream;
 
 /**
  * The PT_LOAD of an earlier pass's new code, when a second {@code splice patch} can grow it over
- * its own new code instead of adding a segment: it is the highest PT_LOAD, read-execute only, and
- * holds a {@value NewSection#NAME}. The program header table then keeps its size and place, so GNU
+ * its own new code instead of adding a segment: it is the highest PT_LOAD, read-execute only, holds
+ * a {@value NewSection#NAME}, and its bytes are the last mapped ones of the file (so the new code
+ * follows them there as in memory). The program header table then keeps its size and place, so GNU
  * strip of the output still gives a binary that loads (a table moved to a PT_LOAD of its own, with
  * no section, is written by strip at an offset not congruent to its address: docs/elf.md).
  *
@@ -27,11 +28,6 @@ record EarlierCodeSegment(int segment, long end) {
     static EarlierCodeSegment of(ElfEditor editor) {
         Segment last = null;
         for (Segment g : editor.segments()) {
-            if (g.type() == Segment.PT_INTERP || g.type() == Segment.PT_DYNAMIC) {
-                // static executables only: in the PIE and dynamic outputs tried, the first pass's moved program
-                // header table has a PT_LOAD after the code in the file (below), and none was seen to grow in place
-                return null;
-            }
             if (g.isLoad() && (last == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
                     last.virtualAddress() + last.memorySize()) > 0)) {
                 last = g;
