@@ -19,12 +19,13 @@
  * and every exit to another page); for the lookups, whether a model of QEMU 7.2's user-mode jump
  * cache (tb_jmp_cache, 4096 entries indexed by pc ^ pc >> 12) held the target. And every guest load
  * and store run through a model of the host's data caches (LRU, the geometry of cpu0's data and
- * unified caches in sysfs), counted by the level that served it, loads also by whether their
+ * unified caches in sysfs, or glibc's sysconf where sysfs has none), counted by the level that served it, loads also by whether their
  * instruction's stride predicts them (what the host's prefetchers hide).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "splice_plugin.h"
 
@@ -304,7 +305,7 @@ static void on_block(unsigned int vcpu, void *udata)
     note_lookup(t->start); /* the exit blocks' main loop looks the next block up too */
 }
 
-/* The host's data caches, from sysfs; each level an LRU set-associative cache of line tags. */
+/* The host's data caches, from sysfs (or sysconf); each level an LRU set-associative cache of line tags. */
 #define CACHE_LEVELS 4
 struct cache_level {
     int level;
@@ -371,27 +372,51 @@ static int sysfs_is_data(int index)
             && (strncmp(text, "Data", 4) == 0 || strncmp(text, "Unified", 7) == 0);
 }
 
-/* Reads the geometry; no levels (no memory section in the records) when sysfs does not give it. */
+/* Adds a level of this geometry; false when it is not a whole number of sets or cannot be allocated. */
+static int cache_add(int level, uint64_t size, uint64_t ways, uint64_t line)
+{
+    if (cache_levels >= CACHE_LEVELS || size == 0 || ways == 0 || line == 0 || size % (ways * line) != 0) {
+        return 0;
+    }
+    struct cache_level *c = &caches[cache_levels];
+    c->level = level;
+    c->size = size;
+    c->ways = ways;
+    c->line = line;
+    c->sets = size / (ways * line);
+    c->tags = calloc(c->sets * c->ways, sizeof(uint64_t));
+    if (c->tags == NULL) {
+        return 0;
+    }
+    cache_levels++;
+    return 1;
+}
+
+/* Reads the geometry from sysfs, else from glibc's sysconf (CPUID on x86-64: some virtual machines
+ * have no cpu0/cache in sysfs); no levels (no memory section in the records) when neither gives it. */
 static void caches_init(void)
 {
     for (int i = 0; i < 8 && cache_levels < CACHE_LEVELS; i++) {
-        if (!sysfs_is_data(i)) {
-            continue;
+        if (sysfs_is_data(i)) {
+            cache_add((int)sysfs_number(i, "level"), sysfs_number(i, "size"), sysfs_number(i, "ways_of_associativity"),
+                      sysfs_number(i, "coherency_line_size"));
         }
-        struct cache_level *c = &caches[cache_levels];
-        c->level = (int)sysfs_number(i, "level");
-        c->size = sysfs_number(i, "size");
-        c->ways = sysfs_number(i, "ways_of_associativity");
-        c->line = sysfs_number(i, "coherency_line_size");
-        if (c->size == 0 || c->ways == 0 || c->line == 0 || c->size % (c->ways * c->line) != 0) {
-            continue;
+    }
+    if (cache_levels > 0) {
+        return;
+    }
+    static const int names[][3] = {
+        {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL1_DCACHE_ASSOC, _SC_LEVEL1_DCACHE_LINESIZE},
+        {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL2_CACHE_ASSOC, _SC_LEVEL2_CACHE_LINESIZE},
+        {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL3_CACHE_ASSOC, _SC_LEVEL3_CACHE_LINESIZE},
+    };
+    for (int l = 0; l < 3; l++) {
+        long size = sysconf(names[l][0]);
+        long ways = sysconf(names[l][1]);
+        long line = sysconf(names[l][2]);
+        if (size > 0 && ways > 0 && line > 0) {
+            cache_add(l + 1, (uint64_t)size, (uint64_t)ways, (uint64_t)line);
         }
-        c->sets = c->size / (c->ways * c->line);
-        c->tags = calloc(c->sets * c->ways, sizeof(uint64_t));
-        if (c->tags == NULL) {
-            break;
-        }
-        cache_levels++;
     }
 }
 
