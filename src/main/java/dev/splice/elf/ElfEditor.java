@@ -997,7 +997,7 @@ public final class ElfEditor {
         if (fitsInPlace(count)) {
             return new int[0];
         }
-        List<Integer> notes = notesInTheWay(count);
+        List<Integer> notes = movableInTheWay(count);
         if (notes.isEmpty() || !tableMayGrowTo(count)) {
             return new int[0];
         }
@@ -1042,7 +1042,7 @@ public final class ElfEditor {
      * interpreter's path (the section a PT_INTERP covers, as after a PIE's table); empty if anything else
      * is in the way.
      */
-    private List<Integer> notesInTheWay(int count) {
+    private List<Integer> movableInTheWay(int count) {
         long end = originalPhoff + (long) count * Segment.HEADER_SIZE;
         List<Integer> notes = new ArrayList<>();
         for (int i = 1; i < sections.size(); i++) {

@@ -71,9 +71,14 @@ record DataArea(long address, long size, long reserved) {
 
     /** The PT_LOAD that ends highest, or null. */
     private static Segment highestLoad(ElfEditor editor) {
+        return highest(editor, Segment::isLoad);
+    }
+
+    /** The segment {@code which} accepts that ends highest, or null. */
+    private static Segment highest(ElfEditor editor, java.util.function.Predicate<Segment> which) {
         Segment last = null;
         for (Segment g : editor.segments()) {
-            if (g.isLoad() && (last == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
+            if (which.test(g) && (last == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
                     last.virtualAddress() + last.memorySize()) > 0)) {
                 last = g;
             }
@@ -98,13 +103,7 @@ record DataArea(long address, long size, long reserved) {
         if (EarlierCodeSegment.of(editor) == null) {
             return null;
         }
-        Segment rw = null;
-        for (Segment g : editor.segments()) {
-            if (isReadWrite(g) && (rw == null || Long.compareUnsigned(g.virtualAddress() + g.memorySize(),
-                    rw.virtualAddress() + rw.memorySize()) > 0)) {
-                rw = g;
-            }
-        }
+        Segment rw = highest(editor, DataArea::isReadWrite);
         if (rw == null || maxSize > 1L << 40) {
             return null;
         }

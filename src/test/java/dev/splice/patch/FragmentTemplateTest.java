@@ -35,6 +35,11 @@ class FragmentTemplateTest {
         Files.deleteIfExists(counterFile);
         Tools.Result r = PatchFixtures.qemu(binary, args);
         assertTrue(Files.exists(counterFile), "no counter file from " + binary + " (exit " + r.exitCode() + "): " + r.stderr());
+        return slots(counterFile);
+    }
+
+    /** The 64-bit little-endian counter slots of a counter file. */
+    static long[] slots(Path counterFile) throws java.io.IOException {
         byte[] b = Files.readAllBytes(counterFile);
         long[] out = new long[b.length / 8];
         java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out);

@@ -259,26 +259,52 @@ public final class ProbeProgram {
      * that straddles one runs a block more per call than its layout's twin (a 1-slot ecall kernel counted
      * 3 blocks instead of 2), and a probe and its baseline would differ by where they happen to fall.
      * Aligned, a kernel's blocks depend on its instructions only; one longer than a page starts on one.
-     * Aligning a kernel moves the ones after it, so the layout is assembled again until no unaligned
-     * kernel crosses (each pass only adds kernels, so this ends).
+     * Aligning a kernel moves the ones after it: the kernels to align are found in one walk over the
+     * first assembly's lengths, and the layout is assembled again until no unaligned kernel crosses
+     * (once, unless a position-dependent {@code .balign} moved something; each pass only adds kernels,
+     * so this ends). A full probe (819 kernels) takes two assemblies, not four.
      */
     private static Assembly assembleWithoutPageCrossings(List<KernelSpec> kernels, Schedule schedule,
             Map<String, Long> dataLabels) {
         Set<Integer> pageAligned = new java.util.TreeSet<>();
-        while (true) {
-            Assembly asm = Assembler.assemble(source(kernels, schedule, pageAligned), "probe.s", TEXT_ADDRESS, dataLabels);
+        Assembly asm = Assembler.assemble(source(kernels, schedule, pageAligned), "probe.s", TEXT_ADDRESS, dataLabels);
+        pageAligned.addAll(crossingAfterAlignment(kernels.size(), asm.labels()));
+        while (!pageAligned.isEmpty()) {
+            asm = Assembler.assemble(source(kernels, schedule, pageAligned), "probe.s", TEXT_ADDRESS, dataLabels);
             boolean moved = false;
             for (int i = 0; i < kernels.size(); i++) {
-                long start = asm.labels().get("kern_" + i);
-                long last = asm.labels().get("kern_" + i + "_exit") - 1;
-                if (start / PAGE != last / PAGE && start % PAGE != 0) {
-                    moved |= pageAligned.add(i);
-                }
+                moved |= crosses(asm.labels(), i) && pageAligned.add(i);
             }
             if (!moved) {
-                return asm;
+                break;
             }
         }
+        return asm;
+    }
+
+    /** Whether kernel {@code i} crosses a page boundary without starting on a page. */
+    private static boolean crosses(Map<String, Long> labels, int i) {
+        long start = labels.get("kern_" + i);
+        long last = labels.get("kern_" + i + "_exit") - 1;
+        return start / PAGE != last / PAGE && start % PAGE != 0;
+    }
+
+    /**
+     * The kernels that cross a page when each one that would is moved to the next page, walking an
+     * unaligned layout's kernel lengths and the code between kernels in address order.
+     */
+    private static Set<Integer> crossingAfterAlignment(int count, Map<String, Long> labels) {
+        Set<Integer> out = new java.util.TreeSet<>();
+        long shift = 0;
+        for (int i = 0; i < count; i++) {
+            long start = labels.get("kern_" + i) + shift;
+            long length = labels.get("kern_" + i + "_exit") - labels.get("kern_" + i);
+            if (start / PAGE != (start + length - 1) / PAGE && start % PAGE != 0) {
+                out.add(i);
+                shift += PAGE - start % PAGE;
+            }
+        }
+        return out;
     }
 
     /** The whole program as listing text; the kernels {@code pageAligned} indexes start on a page. */
