@@ -67,6 +67,9 @@ public final class Assembler {
     /** auipc statements by address, for %pcrel_lo(label). */
     private final Map<Long, Statement> auipcs = new HashMap<>();
     private final List<Fixup> fixups = new ArrayList<>();
+    /** Distinct statement texts seen, with their parse ({@link #parsed}); bounded so that a listing of distinct lines costs no more than before. */
+    private final Map<String, Parsed> parsedLines = new HashMap<>();
+    private static final int MAX_PARSED_LINES = 1 << 16;
     /** Bit r set: some instruction may write integer register r. */
     private int written;
 
@@ -177,14 +180,35 @@ public final class Assembler {
         while (wordEnd < end && !Character.isWhitespace(line.charAt(wordEnd))) {
             wordEnd++;
         }
-        String word = line.substring(pos, wordEnd).toLowerCase(Locale.ROOT);
-        List<Operand> operands = Operand.split(line, wordEnd, end);
-        Statement s = new Statement(lineNo, pos + 1, word, operands);
-        if (word.startsWith(".")) {
+        Parsed parsed = parsed(line, pos, wordEnd, end);
+        Statement s = new Statement(lineNo, pos + 1, parsed.word(), parsed.operands());
+        if (s.word.startsWith(".")) {
             directive(s);
         } else {
             instruction(s);
         }
+    }
+
+    /** A statement's word and operands (immutable, so equal lines may share them). */
+    private record Parsed(String word, List<Operand> operands) {}
+
+    /**
+     * The word and operands of {@code line[pos, end)}, shared by every line with the same text
+     * there: generated listings (weight probes: millions of lines, few distinct ones) would otherwise
+     * hold a String per word and operand of every line. Operand columns count from the line's start,
+     * so the key includes where the statement starts.
+     */
+    private Parsed parsed(String line, int pos, int wordEnd, int end) {
+        String key = pos == 0 && end == line.length() ? line : pos + ":" + line.substring(pos, end);
+        Parsed p = parsedLines.get(key);
+        if (p == null) {
+            p = new Parsed(line.substring(pos, wordEnd).toLowerCase(Locale.ROOT),
+                    List.copyOf(Operand.split(line, wordEnd, end)));
+            if (parsedLines.size() < MAX_PARSED_LINES) {
+                parsedLines.put(key, p);
+            }
+        }
+        return p;
     }
 
     private static int skipSpace(String line, int pos, int end) {

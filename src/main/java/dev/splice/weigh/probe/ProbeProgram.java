@@ -373,18 +373,25 @@ public final class ProbeProgram {
         boolean compressed = c.form() == Context.Form.COMPRESSED;
         boolean perSlot = perSlotSetup(c);
         for (int slot = 0; slot < slots; slot++) {
-            // a named label per slot end: the assembler resolves numeric local labels by scanning
+            // a named label per slot end where the slot branches to it (the assembler resolves numeric
+            // local labels by scanning); none elsewhere: a full probe has hundreds of thousands of slots
             String next = "n" + i + "_" + slot;
+            boolean branchesToNext = false;
             if (perSlot) {
                 for (String line : c.setup()) {
+                    branchesToNext |= NEXT_SLOT.matcher(line).find();
                     s.append("    ").append(NEXT_SLOT.matcher(line).replaceAll(next)).append('\n');
                 }
             }
             if (compressed) {
                 s.append(".option rvc\n");
             }
-            s.append("    ").append(NEXT_SLOT.matcher(slotText(c, slot)).replaceAll(next)).append('\n')
-                    .append(next).append(":\n");
+            String slotText = slotText(c, slot);
+            branchesToNext |= NEXT_SLOT.matcher(slotText).find();
+            s.append("    ").append(NEXT_SLOT.matcher(slotText).replaceAll(next)).append('\n');
+            if (branchesToNext) {
+                s.append(next).append(":\n");
+            }
             if (compressed) {
                 s.append(".option norvc\n");
             }
