@@ -167,6 +167,28 @@ class CliConventionsTest {
         }
     }
 
+    @Test
+    void weightProbesAreExecutablesAsOutputsAre() {
+        for (String umask : List.of("022", "077")) {
+            Path campaign = dir.resolve("campaign-" + umask);
+            shell("umask " + umask + " && SPLICE weigh measure --contexts addi.independent --runs 1 --rounds 1 --no-progress -o "
+                    + campaign).checked("weigh measure under umask " + umask);
+            int mask = Integer.parseInt(umask, 8);
+            for (Path probe : List.of(campaign.resolve("runs/run-01/probe.elf"), campaign.resolve("blocks-probe.elf"),
+                    campaign.resolve("design-probe.elf"))) {
+                assertEquals(mode(0777 & ~mask), PosixFilePermissions.toString(getPermissions(probe)), probe + " " + umask);
+            }
+        }
+    }
+
+    private static java.util.Set<java.nio.file.attribute.PosixFilePermission> getPermissions(Path p) {
+        try {
+            return Files.getPosixFilePermissions(p);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private static String mode(int bits) {
         StringBuilder s = new StringBuilder();
         String rwx = "rwx";

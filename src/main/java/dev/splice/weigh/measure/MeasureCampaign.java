@@ -250,8 +250,7 @@ public final class MeasureCampaign {
 
     private Map<String, Double> countBlocksOf(ProbeProgram.Probe small) {
         Path elf = layout().blocksProbe();
-        AtomicFiles.write(elf, small.elf());
-        elf.toFile().setExecutable(true);
+        AtomicFiles.writeExecutable(elf, small.elf());
         return runner.blocksPerCall(small, elf);
     }
 
@@ -333,8 +332,7 @@ public final class MeasureCampaign {
         try {
             Files.createDirectories(p.files().dir());
             Files.deleteIfExists(p.files().finished());
-            AtomicFiles.write(p.elf(), p.probe().elf());
-            p.elf().toFile().setExecutable(true);
+            AtomicFiles.writeExecutable(p.elf(), p.probe().elf());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -117,8 +117,7 @@ final class WindowSizes {
     static WindowDesign pilot(ProbeRunner runner, ContextTable table, List<Context> targets, List<Integer> calls,
             long targetNs, long seed, Path elf) {
         ProbeProgram.Probe probe = ProbeProgram.generate(table, targets, new ProbeOptions(seed, PILOT_ROUNDS, List.of(1), 2));
-        AtomicFiles.write(elf, probe.elf());
-        elf.toFile().setExecutable(true);
+        AtomicFiles.writeExecutable(elf, probe.elf());
         Path dir = QemuRunner.createTempDirectory("splice-window-pilot-");
         try {
             QemuRunner.Result r = runner.withPlugin(probe, elf, PluginRecords.Mode.TIMING, dir.resolve("pilot.clock"),
