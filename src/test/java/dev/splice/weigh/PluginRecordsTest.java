@@ -96,6 +96,11 @@ class PluginRecordsTest {
         assertRefused(catalog.replaceFirst("\ncatalog ", "\ncatalog 9"), "the catalog announces 9");
         assertRefused(catalog.replaceFirst("\nb direct ", "\nb exit "), "block kind 'exit' appears twice");
         assertRefused(catalog.replaceFirst("\nblocks 12", "\nblocks 13"), "line");
+        // The first window's first two encoding lines swapped: out of order, or a repeat when equal.
+        int second = validation.indexOf('\n', eol + 1);
+        String next = validation.substring(eol + 1, second);
+        assertRefused(validation.substring(0, at) + next + "\n" + line + validation.substring(second), "not sorted");
+        assertRefused(validation.substring(0, at) + line + "\n" + line + validation.substring(second), "not sorted");
     }
 
     @Test

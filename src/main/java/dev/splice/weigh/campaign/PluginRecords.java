@@ -186,7 +186,7 @@ public record PluginRecords(
          * @param encodings see {@link #encodings()}
          */
         public ValidationWindow {
-            encodings = List.copyOf(encodings);
+            encodings = EncodingCounts.of(encodings);
         }
 
         /**

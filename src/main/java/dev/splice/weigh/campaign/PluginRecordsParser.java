@@ -22,7 +22,10 @@ final class PluginRecordsParser {
     };
 
     private final String source;
-    private final String[] lines;
+    /** The text; line i is {@code text[starts[i], starts[i + 1] - 1)} (a formal run's records: 5.7 M lines, one String each would be 350 MB). */
+    private final String text;
+    private final int[] starts;
+    private final int lineCount;
     private int next; // index of the next unread line
 
     PluginRecordsParser(String text, String source) {
@@ -33,7 +36,22 @@ final class PluginRecordsParser {
         if (!text.endsWith("\n")) {
             throw new BadInputException(source + ": the last line is unterminated (truncated record file)");
         }
-        this.lines = text.substring(0, text.length() - 1).split("\n", -1);
+        this.text = text;
+        int count = 0;
+        for (int i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+            count++;
+        }
+        this.lineCount = count;
+        this.starts = new int[count + 1];
+        for (int i = 0, k = 1; k <= count; k++) {
+            i = text.indexOf('\n', i) + 1;
+            starts[k] = i;
+        }
+    }
+
+    /** Line {@code i} (0-based), without its newline. */
+    private String line(int i) {
+        return text.substring(starts[i], starts[i + 1] - 1);
     }
 
     PluginRecords parse() {
@@ -100,7 +118,7 @@ final class PluginRecordsParser {
                     + failedTimers);
         }
         fields("end", 1);
-        if (next != lines.length) {
+        if (next != lineCount) {
             next++;
             throw error("content after the end line");
         }
@@ -145,11 +163,11 @@ final class PluginRecordsParser {
         long translations = number(f[4], Long.MAX_VALUE);
         long executed = number(f[5], Long.MAX_VALUE);
         long distinct = number(f[6], Long.MAX_VALUE);
-        if (distinct > lines.length - next) {
+        if (distinct > lineCount - next) {
             throw error("the window announces " + distinct + " encodings but the file has only "
-                    + (lines.length - next) + " lines left");
+                    + (lineCount - next) + " lines left");
         }
-        List<EncodingCount> encodings = new ArrayList<>((int) distinct);
+        EncodingCounts.Builder encodings = new EncodingCounts.Builder((int) distinct);
         long sum = 0;
         for (long i = 0; i < distinct; i++) {
             String[] e = fields("e", 4);
@@ -162,30 +180,28 @@ final class PluginRecordsParser {
             if (count == 0) {
                 throw error("an encoding with count 0");
             }
-            if (!encodings.isEmpty()) {
-                EncodingCount last = encodings.get(encodings.size() - 1);
-                if (last.size() > size || (last.size() == size && last.encoding() >= encoding)) {
-                    throw error("encodings are not sorted by size, then encoding, without repeats");
-                }
+            // (size << 32 | encoding) orders by size, then encoding
+            if (encodings.lastKey() >= ((long) size << 32 | encoding)) {
+                throw error("encodings are not sorted by size, then encoding, without repeats");
             }
             if (count > Long.MAX_VALUE - sum) {
                 throw error("the window's encoding counts overflow 64 bits");
             }
             sum += count;
-            encodings.add(new EncodingCount(encoding, size, count));
+            encodings.add(encoding, size, count);
         }
         if (sum != executed) {
             next--;
             throw error("the window's encoding counts sum to " + sum + ", its header says " + executed);
         }
-        return new ValidationWindow(index, startPc, stopPc, translations, executed, encodings);
+        return new ValidationWindow(index, startPc, stopPc, translations, executed, encodings.build());
     }
 
     private List<CatalogEntry> catalog() {
         long distinct = number(fields("catalog", 2)[1], Long.MAX_VALUE);
-        if (distinct > lines.length - next) {
+        if (distinct > lineCount - next) {
             throw error("the catalog announces " + distinct + " encodings but the file has only "
-                    + (lines.length - next) + " lines left");
+                    + (lineCount - next) + " lines left");
         }
         List<CatalogEntry> entries = new ArrayList<>((int) distinct);
         for (long i = 0; i < distinct; i++) {
@@ -214,9 +230,9 @@ final class PluginRecordsParser {
     /** The block kinds section of catalog mode: {@code blocks K}, then K lines {@code b KIND translated executed}. */
     private List<Catalog.Block> blocks() {
         long kinds = number(fields("blocks", 2)[1], Long.MAX_VALUE);
-        if (kinds > lines.length - next) {
+        if (kinds > lineCount - next) {
             throw error("the blocks line announces " + kinds + " kinds but the file has only "
-                    + (lines.length - next) + " lines left");
+                    + (lineCount - next) + " lines left");
         }
         List<Catalog.Block> out = new ArrayList<>();
         for (long i = 0; i < kinds; i++) {
@@ -235,13 +251,13 @@ final class PluginRecordsParser {
      */
     private List<PluginRecords.TranslationBlock> translationBlocks() {
         long count = number(fields("tbs", 2)[1], Long.MAX_VALUE);
-        if (count > lines.length - next) {
+        if (count > lineCount - next) {
             throw error("the tbs line announces " + count + " blocks but the file has only "
-                    + (lines.length - next) + " lines left");
+                    + (lineCount - next) + " lines left");
         }
         List<PluginRecords.TranslationBlock> out = new ArrayList<>((int) count);
         for (long b = 0; b < count; b++) {
-            String line = next < lines.length ? lines[next] : "";
+            String line = next < lineCount ? line(next) : "";
             String[] head = line.split(" ", 5);
             if (head.length < 4 || !head[0].equals("t")) {
                 fields("t", 4);
@@ -331,16 +347,16 @@ final class PluginRecordsParser {
     }
 
     private boolean peekIs(String keyword) {
-        return next < lines.length && lines[next].startsWith(keyword + " ");
+        return next < lineCount && text.startsWith(keyword + " ", starts[next]) && starts[next] + keyword.length() < starts[next + 1];
     }
 
     /** Consumes the next line, which must be {@code keyword} followed by exactly {@code count - 1} fields. */
     private String[] fields(String keyword, int count) {
-        if (next >= lines.length) {
+        if (next >= lineCount) {
             throw new BadInputException(source + ": line " + (next + 1) + ": missing '" + keyword
                     + "' line (truncated record file)");
         }
-        String line = lines[next++];
+        String line = line(next++);
         String[] f = line.split(" ", -1);
         if (!f[0].equals(keyword)) {
             throw error("expected a '" + keyword + "' line, found '" + abbreviate(line) + "'");
