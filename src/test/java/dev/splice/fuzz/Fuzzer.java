@@ -25,14 +25,19 @@ import java.util.concurrent.TimeoutException;
  * The in-process fuzzer (issue 15): derives inputs from each target's seeds, runs each through the
  * target on a worker thread, and reports a finding for an exception that is not one of the
  * project's refusals, for CPU time over 1 s per MB (at least 1 s), for allocation beyond the
- * target's multiple of the input size (plus 64 MiB), and for a hang (30 s of wall time: the worker
- * is abandoned). One finding per target, kind and place; the first input of each is saved.
+ * target's multiple of the input size (plus 64 MiB), and for a hang (30 s of the worker's CPU time,
+ * or 10 minutes of wall time without a result: the worker is abandoned). One finding per target, kind and place; the first input of each is saved.
  *
  * <p>{@code bench/fuzz.sh SECONDS} runs {@link #main}; {@code FuzzPassTest} runs a short fixed-seed pass.
  */
 public final class Fuzzer {
     private static final long FIXED_ALLOWANCE = 64L << 20;
-    private static final long HANG_MILLIS = 30_000;
+    /** The worker's CPU time after which an input is a hang. */
+    private static final long HANG_CPU_NANOS = 30_000_000_000L;
+    /** Wall time after which a worker that uses no CPU (blocked) is a hang. */
+    private static final long HANG_WALL_NANOS = 600_000_000_000L;
+    private final long hangCpuNanos;
+    private final long hangWallNanos;
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -62,7 +67,14 @@ public final class Fuzzer {
      * @param findingsDir where (created), or null to save nothing
      */
     public Fuzzer(Path findingsDir) {
+        this(findingsDir, HANG_CPU_NANOS, HANG_WALL_NANOS);
+    }
+
+    /** A fuzzer with its own hang limits (the tests of the hang check). */
+    Fuzzer(Path findingsDir, long hangCpuNanos, long hangWallNanos) {
         this.findingsDir = findingsDir;
+        this.hangCpuNanos = hangCpuNanos;
+        this.hangWallNanos = hangWallNanos;
     }
 
     /** Whether a throwable is one of the project's refusals (the only acceptable outcome besides success). */
@@ -163,17 +175,31 @@ public final class Fuzzer {
                     THREADS.getThreadCpuTime(id) - cpu, THREADS.getThreadAllocatedBytes(id) - allocated);
         });
         Outcome o;
-        try {
-            o = f.get(HANG_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            abandonWorker();
-            record(t, "hang", "over " + HANG_MILLIS / 1000 + " s", "no result", input);
-            return new Outcome(true, null, 0, 0);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(e.getCause());
+        long workerId = workerThread.getId();
+        long cpuAtStart = THREADS.getThreadCpuTime(workerId);
+        long wallAtStart = System.nanoTime();
+        while (true) {
+            try {
+                o = f.get(1, TimeUnit.SECONDS);
+                break;
+            } catch (TimeoutException e) {
+                // A hang is judged by the worker's own CPU time, so that a loaded machine (other jobs, a
+                // CI run) does not make a slow input look like one; a worker blocked without using CPU
+                // (a read that never returns) is caught by the much longer wall-time bound.
+                long cpu = THREADS.getThreadCpuTime(workerId) - cpuAtStart;
+                long wall = System.nanoTime() - wallAtStart;
+                if (cpu > hangCpuNanos || wall > hangWallNanos) {
+                    abandonWorker();
+                    record(t, "hang", cpu > hangCpuNanos ? "over " + hangCpuNanos / 1_000_000_000L + " s of CPU"
+                            : "blocked over " + hangWallNanos / 1_000_000_000L + " s", "no result", input);
+                    return new Outcome(true, null, 0, 0);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e.getCause());
+            }
         }
         if (o.failure != null && !o.refusal) {
             record(t, "crash " + o.failure.getClass().getSimpleName(), where(o.failure), stack(o.failure), input);
