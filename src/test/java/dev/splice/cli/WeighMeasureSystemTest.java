@@ -226,6 +226,18 @@ class WeighMeasureSystemTest {
         assertEquals(2, run.path("footer").path("vcpus").asInt(), run.toString());
     }
 
+    @Test
+    void sretFromSupervisorModeClosesValidationAgainstItsJalrTwin() throws IOException {
+        Path dir = tmp.resolve("sret");
+        CliRun r = CliRun.of("weigh", "measure", "--mode", "system", "--contexts", "sret.smode", "--runs", "1",
+                "--rounds", "1", "--seed", "5", "-o", dir.toString());
+        assertEquals(0, r.status(), r.err());
+        JsonNode closure = JSON.readTree(dir.resolve("closure.json").toFile());
+        assertTrue(closure.path("closed").asBoolean(), closure.toString());
+        // sret.smode and its base jalr.sret-setup.smode, three batches, the round and the burn-in round
+        assertEquals(2 * 3 * (1 + 1), closure.path("runs").get(0).path("pairs_closed").asInt(), closure.toString());
+    }
+
     /** Per context, the median over pairs of (probe - baseline) thread CPU time per target execution. */
     private static Map<String, Double> medianNsPerSlot(Path dir) throws IOException {
         Map<String, List<Double>> values = new HashMap<>();
