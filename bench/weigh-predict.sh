@@ -9,7 +9,9 @@
 # Needs `make plugin` (a plugin with the catalog mode's block counts and run dynamics: exits as taken,
 # branch directions, jump-cache lookups, loads by cache level) and the RISC-V programs. Prints the
 # load average before and after (the measured medians move with the machine's load), and per program
-# what the prediction is made of: classes, block exits, memory levels beyond L1.
+# what the prediction is made of: classes, block exits, memory levels beyond L1. measured_band_s: the
+# measured difference's own 95% interval (the runs resampled); a change of host speed between
+# invocations is not in it (docs/weigh-model.md, session 11).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -74,7 +76,7 @@ if [ -z "${WEIGHTS:-}" ]; then
 fi
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-17s %12s %12s %12s %8s %24s %9s %9s %9s %9s\n' program measured_s predicted_s error band_s "" unpriced \
+printf '%-17s %12s %18s %12s %12s %8s %24s %9s %9s %9s %9s\n' program measured_s measured_band_s predicted_s error band_s "" unpriced \
   classes_s blocks_s memory_s
 errors=()
 for p in "${programs[@]}"; do
@@ -96,9 +98,15 @@ s, l = [], []
 for _ in range(runs):  # interleaved, so that a change of load hits both lengths
     s.append(cpu(short)); l.append(cpu(long_))
 measured = statistics.median(l) - statistics.median(s)
+# the measurement's own 95% interval: the runs resampled (a percentile bootstrap of the difference
+# of medians); a change of host speed between invocations is not in it
+import random
+rng = random.Random(1)
+boot = sorted(statistics.median(rng.choices(l, k=runs)) - statistics.median(rng.choices(s, k=runs)) for _ in range(999))
+m_low, m_high = boot[24], boot[974]
 p = pred["predicted_s"]
 part = {k: sum(l.get("seconds", 0) or 0 for l in pred.get(k, [])) for k in ("classes", "blocks", "memory")}
-print(f"{name:<17} {measured:12.4f} {p:12.4f} {100 * (p - measured) / measured:+11.1f}% "
+print(f"{name:<17} {measured:12.4f} [{m_low:.4f}, {m_high:.4f}] {p:12.4f} {100 * (p - measured) / measured:+11.1f}% "
       f"[{pred['low_s']:.4f}, {pred['high_s']:.4f}] {100 * pred['unpriced_share']:8.2f}% "
       f"{part['classes']:9.4f} {part['blocks']:9.4f} {part['memory']:9.4f}")
 PY
