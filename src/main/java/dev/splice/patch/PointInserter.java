@@ -105,16 +105,20 @@ final class PointInserter {
         List<MovedFunction> decoded = new ArrayList<>(moving.values());
         List<Rewrite.Skipped> skipped = new ArrayList<>();
         TinyFunctions.keepUsedEntries(in, decoded, skipped);
+        List<Planned> gone = new ArrayList<>(); // removed in one pass: one per skipped function was quadratic
         for (Rewrite.Skipped s : skipped) {
             List<Planned> points = byFunction.get(s.address());
             if (points.stream().allMatch(Planned::optional)) {
-                removeEach(live, points);
+                gone.addAll(points);
                 Refusal why = new Refusal(s.reason(), s.message());
                 for (Planned p : points) {
                     Point q = p.point();
                     left.add(new Point(q.kind(), q.address(), q.function(), q.offset(), q.spec(), why));
                 }
             }
+        }
+        if (!gone.isEmpty()) {
+            removeEach(live, gone);
         }
     }
 

@@ -150,16 +150,56 @@ final class Trampolines {
      * ends exactly there. True in every other case. Used only for functions too small for a jump
      * (the target of other old entries stays as {@link #mayFallInto} has it).
      */
-    static boolean mayFallIntoTiny(Input in, java.util.function.LongPredicate moves, long start) {
-        Function before = null;
-        for (Function f : in.elf().functions()) { // in address order
-            if (f.address() >= start) {
-                break;
+    /**
+     * The function right before {@code start}: of the functions at the highest address below it, the
+     * last that ends exactly at {@code start}, else the first. Found by binary search (bulk rewrites
+     * ask for every tiny function: a walk from the first function was quadratic); the walk is kept
+     * for address lists that are not sorted the signed way (addresses with the top bit set).
+     */
+    static Function lastBefore(List<Function> functions, long start) {
+        int n = functions.size();
+        if (n > 0 && functions.get(n - 1).address() < 0) {
+            Function before = null;
+            for (Function f : functions) { // in (unsigned) address order
+                if (f.address() >= start) {
+                    break;
+                }
+                if (before == null || f.address() > before.address() || f.endAddress() == start) {
+                    before = f;
+                }
             }
-            if (before == null || f.address() > before.address() || f.endAddress() == start) {
-                before = f;
+            return before;
+        }
+        int lo = 0; // the first function at or above start
+        int hi = n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (functions.get(mid).address() < start) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
         }
+        int end = lo;
+        if (end == 0) {
+            return null;
+        }
+        long address = functions.get(end - 1).address();
+        int first = end - 1;
+        while (first > 0 && functions.get(first - 1).address() == address) {
+            first--;
+        }
+        Function before = functions.get(first);
+        for (int i = first + 1; i < end; i++) {
+            if (functions.get(i).endAddress() == start) {
+                before = functions.get(i);
+            }
+        }
+        return before;
+    }
+
+    static boolean mayFallIntoTiny(Input in, java.util.function.LongPredicate moves, long start) {
+        Function before = lastBefore(in.elf().functions(), start);
         if (before == null || !before.section().isExecutable()) {
             return true;
         }
