@@ -16,12 +16,23 @@ import java.util.List;
  * loops that hold both ends (an edge staying in a loop is ten times likelier than one leaving it;
  * a {@code LEAVES} edge is rare). The cost is the edge's frequency times a counter's length, plus,
  * for a taken-branch probe, the inverse branch that runs at every execution of the branch.
+ *
+ * <p>A loop that calls its own function (a recursion unrolled into a loop, as GCC makes of
+ * {@code fib(n - 1) + fib(n - 2)}) is taken to run twice per entry, its back edges as likely as its
+ * exits: most of its entries are deep in the recursion, near the base case, where it runs once or
+ * twice (fib's loop: 1.6 arrivals per entry). Counting its back edge then costs less than counting
+ * its head's arrivals.
  */
 final class Frequencies {
     /** The increment's length in instructions with two dead registers. */
     private static final double COUNTER = 4;
     /** Loop heads multiply at most to this (deep nests would overflow the weights' scale). */
     private static final double MAX_FREQUENCY = 1e9;
+    /** A loop head runs this many times what enters it, and an edge staying in the loop is this much likelier. */
+    private static final double LOOP = 10;
+    /** The same for a loop that calls its own function: twice per entry, staying as likely as leaving. */
+    private static final double RECURSIVE_LOOP = 2;
+    private static final double RECURSIVE_STAY = 1;
 
     private Frequencies() {}
 
@@ -30,11 +41,12 @@ final class Frequencies {
      *
      * @param nodes the network's node count
      * @param edges its edges
+     * @param recursive the nodes (blocks) that call the function itself
      * @return per edge, the estimated instructions its counter would execute (times 1000)
      */
-    static long[] estimate(int nodes, List<FlowEdge> edges) {
+    static long[] estimate(int nodes, List<FlowEdge> edges, BitSet recursive) {
         double[] frequency = new double[nodes];
-        double[] edgeFrequency = propagate(nodes, edges, frequency);
+        double[] edgeFrequency = propagate(nodes, edges, recursive, frequency);
         return scaled(edges, edgeFrequency, frequency);
     }
 
@@ -43,14 +55,15 @@ final class Frequencies {
      *
      * @param nodes the network's node count
      * @param edges its edges
+     * @param recursive the nodes (blocks) that call the function itself
      * @return per edge, how often it runs per entry (the model's estimate, not a measurement)
      */
-    static double[] edgeFrequencies(int nodes, List<FlowEdge> edges) {
-        return propagate(nodes, edges, new double[nodes]);
+    static double[] edgeFrequencies(int nodes, List<FlowEdge> edges, BitSet recursive) {
+        return propagate(nodes, edges, recursive, new double[nodes]);
     }
 
     /** The model's flow: per edge its frequency, and per node into {@code frequency}. */
-    private static double[] propagate(int nodes, List<FlowEdge> edges, double[] frequency) {
+    private static double[] propagate(int nodes, List<FlowEdge> edges, BitSet recursive, double[] frequency) {
         List<List<Integer>> out = new ArrayList<>(nodes);
         List<List<Integer>> in = new ArrayList<>(nodes);
         for (int n = 0; n < nodes; n++) {
@@ -73,13 +86,21 @@ final class Frequencies {
         int[] order = new int[nodes];
         BitSet retreating = new BitSet(edges.size());
         int count = reversePostorder(virtual, edges, out, order, retreating);
-        List<BitSet> loops = loops(nodes, edges, in, retreating);
-        boolean[] head = new boolean[nodes];
-        retreating.stream().forEach(i -> head[edges.get(i).to()] = true);
+        java.util.Map<Integer, BitSet> byHead = loops(nodes, edges, in, retreating);
+        double[] head = new double[nodes]; // per loop head, its multiplier (1 elsewhere)
+        java.util.Arrays.fill(head, 1);
+        List<BitSet> loops = new ArrayList<>();
+        List<Double> stay = new ArrayList<>();
+        byHead.forEach((h, body) -> {
+            boolean calls = body.intersects(recursive);
+            head[h] = calls ? RECURSIVE_LOOP : LOOP;
+            loops.add(body);
+            stay.add(calls ? RECURSIVE_STAY : LOOP);
+        });
         for (int k = 0; k < count; k++) {
             int n = order[k];
             if (n == virtual) {
-                distribute(n, 1, out, edges, loops, edgeFrequency);
+                distribute(n, 1, out, edges, loops, stay, edgeFrequency);
                 continue;
             }
             double f = 0;
@@ -88,20 +109,20 @@ final class Frequencies {
                     f += edgeFrequency[i];
                 }
             }
-            frequency[n] = Math.min(MAX_FREQUENCY, head[n] ? 10 * f : f);
-            distribute(n, frequency[n], out, edges, loops, edgeFrequency);
+            frequency[n] = Math.min(MAX_FREQUENCY, head[n] * f);
+            distribute(n, frequency[n], out, edges, loops, stay, edgeFrequency);
         }
         return edgeFrequency;
     }
 
     /** Shares a node's flow among its out-edges (entries: the start takes it, landing pads a little). */
     private static void distribute(int n, double f, List<List<Integer>> out, List<FlowEdge> edges, List<BitSet> loops,
-                                   double[] edgeFrequency) {
+                                   List<Double> stay, double[] edgeFrequency) {
         double total = 0;
         double[] score = new double[out.get(n).size()];
         for (int k = 0; k < score.length; k++) {
             FlowEdge e = edges.get(out.get(n).get(k));
-            score[k] = score(e, loops);
+            score[k] = score(e, loops, stay);
             total += score[k];
         }
         for (int k = 0; k < score.length; k++) {
@@ -109,15 +130,15 @@ final class Frequencies {
         }
     }
 
-    private static double score(FlowEdge e, List<BitSet> loops) {
+    private static double score(FlowEdge e, List<BitSet> loops, List<Double> stay) {
         return switch (e.kind()) {
             case ENTRY -> e.toOffset() == 0 ? 1 : 1e-3;
             case LEAVES -> 1e-3;
             default -> {
                 double s = 1;
-                for (BitSet loop : loops) {
-                    if (loop.get(e.from()) && loop.get(e.to())) {
-                        s *= 10;
+                for (int l = 0; l < loops.size(); l++) {
+                    if (loops.get(l).get(e.from()) && loops.get(l).get(e.to())) {
+                        s *= stay.get(l);
                     }
                 }
                 yield s;
@@ -164,7 +185,7 @@ final class Frequencies {
     }
 
     /** Per loop head, its natural loop: the head and what reaches a retreating edge's source without passing it. */
-    private static List<BitSet> loops(int nodes, List<FlowEdge> edges, List<List<Integer>> in, BitSet retreating) {
+    private static java.util.Map<Integer, BitSet> loops(int nodes, List<FlowEdge> edges, List<List<Integer>> in, BitSet retreating) {
         java.util.Map<Integer, BitSet> byHead = new java.util.TreeMap<>();
         retreating.stream().forEach(i -> {
             FlowEdge e = edges.get(i);
@@ -188,7 +209,7 @@ final class Frequencies {
                 }
             }
         });
-        return List.copyOf(byHead.values());
+        return byHead;
     }
 
     private static long[] scaled(List<FlowEdge> edges, double[] edgeFrequency, double[] frequency) {

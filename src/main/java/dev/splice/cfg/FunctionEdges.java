@@ -19,8 +19,9 @@ import java.util.List;
  * @param edges the edges, in a fixed order (block by block, as {@link #of} lists them)
  * @param calls the call sites, in address order
  * @param counters the counted edges
+ * @param address the function's start address (a call there is recursive), -1 where unknown
  */
-public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> calls, EdgeCounters counters) {
+public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> calls, EdgeCounters counters, long address) {
     /** What an edge stands for. */
     public enum EdgeKind {
         /** Virtual: the function is entered at an entry block (its start, a landing pad). */
@@ -118,7 +119,18 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
      * function, as the placement's model estimates it (a loop head 10 times what enters it)}
      */
     public double[] frequencies() {
-        return Frequencies.edgeFrequencies(nodes(), edges);
+        return Frequencies.edgeFrequencies(nodes(), edges, recursiveBlocks(calls, address));
+    }
+
+    /** The blocks that call the function itself (the frequency model's recursive loops). */
+    private static java.util.BitSet recursiveBlocks(List<CallSite> calls, long address) {
+        java.util.BitSet recursive = new java.util.BitSet();
+        for (CallSite c : calls) {
+            if (address >= 0 && c.target() == address) {
+                recursive.set(c.block());
+            }
+        }
+        return recursive;
     }
 
     /**
@@ -136,13 +148,13 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
         }
         FlowEdge e = out.get(entry);
         out.set(entry, new FlowEdge(e.from(), e.to(), e.kind(), e.fromOffset(), e.toOffset(), Probe.CALLERS, -1));
-        long[] weight = Frequencies.estimate(nodes(), out);
+        long[] weight = Frequencies.estimate(nodes(), out, recursiveBlocks(calls, address));
         List<EdgeCounters.Edge> network = new ArrayList<>(out.size());
         for (int i = 0; i < out.size(); i++) {
             FlowEdge x = out.get(i);
             network.add(new EdgeCounters.Edge(x.from(), x.to(), i == entry ? 0 : weight[i], x.probe() != Probe.NONE));
         }
-        return new FunctionEdges(blocks, List.copyOf(out), calls, EdgeCounters.choose(nodes(), network));
+        return new FunctionEdges(blocks, List.copyOf(out), calls, EdgeCounters.choose(nodes(), network), address);
     }
 
     /** {@return the index of the entry edge at the function's start (offset 0), or -1} */
@@ -169,6 +181,19 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
      * @throws EdgeCounters.UncountableCycleException if edges that cannot carry a counter close a cycle
      */
     public static FunctionEdges of(ControlFlowGraph cfg, Instructions code) {
+        return of(cfg, code, -1);
+    }
+
+    /**
+     * The flow network of a function, with counters chosen, its recursive calls known.
+     *
+     * @param cfg the function's CFG (the write-back's view)
+     * @param code its instructions' details
+     * @param address the function's start address: direct calls of it are recursive ({@link Frequencies})
+     * @return the network
+     * @throws EdgeCounters.UncountableCycleException if edges that cannot carry a counter close a cycle
+     */
+    public static FunctionEdges of(ControlFlowGraph cfg, Instructions code, long address) {
         List<Block> blocks = cfg.blocks();
         int n = blocks.size();
         int virtual = n;
@@ -293,14 +318,15 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
         EdgeCounters.UncountableCycleException failure = null;
         for (java.util.Set<Integer> originalWins : choices(conflicts)) {
             List<FlowEdge> resolved = resolve(edges, originalWins);
-            long[] weight = Frequencies.estimate(nodes, resolved);
+            long[] weight = Frequencies.estimate(nodes, resolved, recursiveBlocks(calls, address));
             List<EdgeCounters.Edge> network = new ArrayList<>(resolved.size());
             for (int i = 0; i < resolved.size(); i++) {
                 FlowEdge e = resolved.get(i);
                 network.add(new EdgeCounters.Edge(e.from(), e.to(), weight[i], e.probe() != Probe.NONE));
             }
             try {
-                return new FunctionEdges(n, List.copyOf(resolved), List.copyOf(calls), EdgeCounters.choose(nodes, network));
+                return new FunctionEdges(n, List.copyOf(resolved), List.copyOf(calls), EdgeCounters.choose(nodes, network),
+                        address);
             } catch (EdgeCounters.UncountableCycleException e) {
                 if (failure == null) {
                     failure = e;

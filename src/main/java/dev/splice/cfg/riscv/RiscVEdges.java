@@ -150,7 +150,7 @@ public final class RiscVEdges {
         }
         try {
             return FunctionEdges.of(cfg, new FunctionEdges.Instructions(kind, target, callTarget, probeAt, canInsert,
-                    indirectTargets, mayStop));
+                    indirectTargets, mayStop), function.address());
         } catch (EdgeProfileException e) {
             throw new EdgeProfileException(where + ": " + e.getMessage());
         }
