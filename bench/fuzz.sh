@@ -6,7 +6,7 @@
 # Prints per-target input counts and every finding (saved under target/fuzz-findings/); exit 1 on any.
 # Usage: [JOBS=N] bench/fuzz.sh SECONDS [SEED] [TARGET,...|all] [MAX_INPUTS_PER_TARGET]
 #        (SECONDS of wall time, shared equally by the targets of each job; niced, one thread per job;
-#        JOBS=2 uses both cores of a quiet 2-core machine)
+#        JOBS=2 uses both cores of a quiet 2-core machine; FUZZ_NICE=19 runs it on what other work leaves)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_TOTAL=${1:?usage: bench/fuzz.sh SECONDS [SEED] [TARGET,...|all] [MAX_INPUTS]}
@@ -19,7 +19,7 @@ if [ ! -s "$CP" ] || [ pom.xml -nt "$CP" ]; then
   mvn -B -o -q -Dstyle.color=never dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$CP" >/dev/null
 fi
 fuzz() {
-  nice -n 10 java -Xmx${FUZZ_HEAP:-2g} -XX:+UseSerialGC -cp "target/test-classes:target/classes:$(cat "$CP")" \
+  nice -n ${FUZZ_NICE:-10} java -Xmx${FUZZ_HEAP:-2g} -XX:+UseSerialGC -cp "target/test-classes:target/classes:$(cat "$CP")" \
     dev.splice.fuzz.Fuzzer "$@"
 }
 JOBS=${JOBS:-1}
