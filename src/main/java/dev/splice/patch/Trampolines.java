@@ -142,15 +142,6 @@ final class Trampolines {
     }
 
     /**
-     * Whether code that stays may fall through into {@code start}, the entry of a function too
-     * small for a jump: false when the function before it ends exactly there and moves ({@code
-     * moves} tells by its start; its copy's fall-through goes to the copy of what follows), or ends
-     * with an unconditional jump or return; a function symbol without a size (crtstuff's {@code
-     * frame_dummy}) counts when it is the last one before {@code start} and a linear walk from it
-     * ends exactly there. True in every other case. Used only for functions too small for a jump
-     * (the target of other old entries stays as {@link #mayFallInto} has it).
-     */
-    /**
      * The function right before {@code start}: of the functions at the highest address below it, the
      * last that ends exactly at {@code start}, else the first. Found by binary search (bulk rewrites
      * ask for every tiny function: a walk from the first function was quadratic); the walk is kept
@@ -198,6 +189,15 @@ final class Trampolines {
         return before;
     }
 
+    /**
+     * Whether code that stays may fall through into {@code start}, the entry of a function too
+     * small for a jump: false when the function before it ends exactly there and moves ({@code
+     * moves} tells by its start; its copy's fall-through goes to the copy of what follows), or ends
+     * with an unconditional jump or return; a function symbol without a size (crtstuff's {@code
+     * frame_dummy}) counts when it is the last one before {@code start} and a linear walk from it
+     * ends exactly there. True in every other case. Used only for functions too small for a jump
+     * (the target of other old entries stays as {@link #mayFallInto} has it).
+     */
     static boolean mayFallIntoTiny(Input in, java.util.function.LongPredicate moves, long start) {
         Function before = lastBefore(in.elf().functions(), start);
         if (before == null || !before.section().isExecutable()) {
