@@ -79,7 +79,9 @@ class WeighMeasureCommandTest {
             String kernel = n == 1024 ? jump : jump + "@" + n;
             assertTrue(blocks.path(kernel).path("blocks_per_call").asDouble() >= n, kernel + ": " + blocks);
         }
-        double adds = blocks.path("addi.independent").path("blocks_per_call").asDouble();
+        int addSlots = slots.get("addi.independent");
+        double adds = blocks.path(addSlots == 1024 ? "addi.independent" : "addi.independent@" + addSlots)
+                .path("blocks_per_call").asDouble();
         assertTrue(adds >= 2 && adds < 20, blocks.toString());
         assertEquals(adds, manifest.path("blocks_per_call").path("addi.independent").asDouble());
         for (String f : List.of("probe.elf", "validation.records", "timing.records", "timing.clock", "off.clock", "run.json")) {
@@ -153,7 +155,9 @@ class WeighMeasureCommandTest {
     void windowsAreBoundedAndEveryContextHasThreeBatches() throws IOException {
         Map<String, Integer> slots = designSlots();
         assertEquals(CONTEXT_COUNT, slots.size(), slots.toString());
-        assertEquals(1024, slots.get("addi.independent"), "cheap contexts keep 1024 slots");
+        // a cheap context's 16-call window of 1024 slots is near the target on this VM (about 26 us of
+        // 32): a slower host halves it once, no more
+        assertTrue(slots.get("addi.independent") >= 512, "cheap contexts keep 512 slots or more: " + slots);
         assertTrue(slots.get("div.dependency") < 1024 && slots.get("jalr.indirect-jump") < slots.get("div.dependency"),
                 slots.toString());
         Map<String, java.util.Set<Integer>> batches = new java.util.TreeMap<>();
