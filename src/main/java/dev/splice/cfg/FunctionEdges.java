@@ -125,8 +125,8 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
     /** The blocks that call the function itself (the frequency model's recursive loops). */
     private static java.util.BitSet recursiveBlocks(List<CallSite> calls, long address) {
         java.util.BitSet recursive = new java.util.BitSet();
-        for (CallSite c : calls) {
-            if (address >= 0 && c.target() == address) {
+        for (CallSite c : address < 0 ? List.<CallSite>of() : calls) {
+            if (c.target() == address) {
                 recursive.set(c.block());
             }
         }
@@ -316,9 +316,10 @@ public record FunctionEdges(int blocks, List<FlowEdge> edges, List<CallSite> cal
         }
         List<Integer> conflicts = conflicts(edges);
         EdgeCounters.UncountableCycleException failure = null;
+        java.util.BitSet recursive = recursiveBlocks(calls, address);
         for (java.util.Set<Integer> originalWins : choices(conflicts)) {
             List<FlowEdge> resolved = resolve(edges, originalWins);
-            long[] weight = Frequencies.estimate(nodes, resolved, recursiveBlocks(calls, address));
+            long[] weight = Frequencies.estimate(nodes, resolved, recursive);
             List<EdgeCounters.Edge> network = new ArrayList<>(resolved.size());
             for (int i = 0; i < resolved.size(); i++) {
                 FlowEdge e = resolved.get(i);

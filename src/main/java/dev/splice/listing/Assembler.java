@@ -67,7 +67,7 @@ public final class Assembler {
     /** auipc statements by address, for %pcrel_lo(label). */
     private final Map<Long, Statement> auipcs = new HashMap<>();
     private final List<Fixup> fixups = new ArrayList<>();
-    /** Distinct statement texts seen, with their parse ({@link #parsed}); bounded so that a listing of distinct lines costs no more than before. */
+    /** Distinct statement lines seen, with their parse ({@link #parsed}); bounded, for listings of distinct lines. */
     private final Map<String, Parsed> parsedLines = new HashMap<>();
     private static final int MAX_PARSED_LINES = 1 << 16;
     /** Bit r set: some instruction may write integer register r. */
@@ -196,10 +196,10 @@ public final class Assembler {
      * The word and operands of {@code line[pos, end)}, shared by every line with the same text
      * there: generated listings (weight probes: millions of lines, few distinct ones) would otherwise
      * hold a String per word and operand of every line. Operand columns count from the line's start,
-     * so the key includes where the statement starts.
+     * so the key is the line up to its comment.
      */
     private Parsed parsed(String line, int pos, int wordEnd, int end) {
-        String key = pos == 0 && end == line.length() ? line : pos + ":" + line.substring(pos, end);
+        String key = line.substring(0, end); // labels and indentation included: equal keys, equal columns
         Parsed p = parsedLines.get(key);
         if (p == null) {
             p = new Parsed(line.substring(pos, wordEnd).toLowerCase(Locale.ROOT),

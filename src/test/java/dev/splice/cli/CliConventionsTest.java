@@ -168,7 +168,7 @@ class CliConventionsTest {
     }
 
     @Test
-    void weightProbesAreExecutablesAsOutputsAre() {
+    void weightProbesAreExecutablesAsOutputsAre() throws IOException {
         for (String umask : List.of("022", "077")) {
             Path campaign = dir.resolve("campaign-" + umask);
             shell("umask " + umask + " && SPLICE weigh measure --contexts addi.independent --runs 1 --rounds 1 --no-progress -o "
@@ -176,16 +176,8 @@ class CliConventionsTest {
             int mask = Integer.parseInt(umask, 8);
             for (Path probe : List.of(campaign.resolve("runs/run-01/probe.elf"), campaign.resolve("blocks-probe.elf"),
                     campaign.resolve("design-probe.elf"))) {
-                assertEquals(mode(0777 & ~mask), PosixFilePermissions.toString(getPermissions(probe)), probe + " " + umask);
+                assertEquals(mode(0777 & ~mask), PosixFilePermissions.toString(Files.getPosixFilePermissions(probe)), probe + " " + umask);
             }
-        }
-    }
-
-    private static java.util.Set<java.nio.file.attribute.PosixFilePermission> getPermissions(Path p) {
-        try {
-            return Files.getPosixFilePermissions(p);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 

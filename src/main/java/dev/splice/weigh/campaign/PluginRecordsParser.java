@@ -347,7 +347,7 @@ final class PluginRecordsParser {
     }
 
     private boolean peekIs(String keyword) {
-        return next < lineCount && text.startsWith(keyword + " ", starts[next]) && starts[next] + keyword.length() < starts[next + 1];
+        return next < lineCount && text.startsWith(keyword + " ", starts[next]); // no newline matches, so within the line
     }
 
     /** Consumes the next line, which must be {@code keyword} followed by exactly {@code count - 1} fields. */
