@@ -28,6 +28,10 @@ import java.util.List;
 public final class ElfEditor {
     /** Page size used to keep offset and address congruent for new allocated sections. */
     public static final long PAGE_SIZE = 0x1000;
+    private static final int DYNAMIC_ENTRY_SIZE = 16;
+    private static final long DT_NULL = 0;
+    private static final long DT_HASH = 4;
+    private static final long DT_GNU_HASH = 0x6ffffef5L;
 
     private final String name;
     private final int originalShoff;
@@ -983,11 +987,13 @@ public final class ElfEditor {
     /**
      * Makes room for the program header table to grow in place to {@code count} entries, where
      * every loader and GNU strip expect it, when only allocated notes are in the way (as in static
-     * executables, where {@code .note.gnu.build-id} and {@code .note.ABI-tag} follow the table), or
-     * the interpreter's path and notes (as in PIEs, where {@code .interp} comes first): they move to
-     * {@code address} and on (each aligned), their PT_NOTE and PT_INTERP follow them, and the caller maps
-     * the returned sections with a PT_LOAD. Nothing moves when the table fits already or when
-     * something else is in the way (the table then moves at layout).
+     * executables, where {@code .note.gnu.build-id} and {@code .note.ABI-tag} follow the table), the
+     * interpreter's path and notes (as in PIEs, where {@code .interp} comes first), or the symbol hash
+     * table the loader finds through {@code .dynamic} (as in shared libraries, where {@code .gnu.hash}
+     * follows the notes): they move to {@code address} and on (each aligned), their PT_NOTE and
+     * PT_INTERP follow them, so does the hash table's {@code DT_GNU_HASH} or {@code DT_HASH}, and the
+     * caller maps the returned sections with a PT_LOAD. Nothing moves when the table fits already or
+     * when something else is in the way (the table then moves at layout).
      *
      * @param count the number of program headers the table will have
      * @param address where the notes may go (free addresses, in a segment the caller adds)
@@ -1015,7 +1021,14 @@ public final class ElfEditor {
         for (int i : notes) {
             Section s = entry(i).header;
             at = alignUp(at, Math.max(1, s.alignment()));
+            int tagAt = dynamicEntryNaming(s);
             moveSection(i, at);
+            if (tagAt >= 0) {
+                int dynamic = dynamicSection();
+                byte[] d = contents(dynamic);
+                Le.putU64(d, tagAt + 8, at);
+                setContents(dynamic, d); // same size: in place
+            }
             at += s.size();
         }
         if (!fitsInPlace(count)) {
@@ -1049,7 +1062,8 @@ public final class ElfEditor {
             Section s = entry(i).header;
             if (entry(i).contents == null && !s.isNobits() && s.size() > 0 && s.offset() < end
                     && originalPhoff < s.offset() + s.size()) {
-                if (!(s.type() == Section.SHT_NOTE && s.isAllocated()) && coveringSegment(s, Segment.PT_INTERP) == null) {
+                if (!(s.type() == Section.SHT_NOTE && s.isAllocated()) && coveringSegment(s, Segment.PT_INTERP) == null
+                        && dynamicEntryNaming(s) < 0) {
                     return List.of();
                 }
                 notes.add(i);
@@ -1082,6 +1096,45 @@ public final class ElfEditor {
         }
         notes.sort((x, y) -> Long.compare(entry(x).header.offset(), entry(y).header.offset()));
         return List.copyOf(notes);
+    }
+
+    /**
+     * Where in {@code .dynamic} the entry is that gives the loader {@code s} as its symbol hash table
+     * ({@code DT_HASH} for SHT_HASH, {@code DT_GNU_HASH} for SHT_GNU_HASH, naming its address), or -1.
+     * Nothing else refers to a hash table by address, so such a table may move with its entry.
+     */
+    private int dynamicEntryNaming(Section s) {
+        long tag = s.type() == Section.SHT_HASH ? DT_HASH : s.type() == Section.SHT_GNU_HASH ? DT_GNU_HASH : -1;
+        int dynamic = dynamicSection();
+        if (tag < 0 || dynamic < 0 || !s.isAllocated() || (s.flags() & Section.SHF_WRITE) != 0 || s.isExecutable()) {
+            return -1;
+        }
+        byte[] d = contents(dynamic);
+        for (int at = 0; at + DYNAMIC_ENTRY_SIZE <= d.length; at += DYNAMIC_ENTRY_SIZE) {
+            long t = Le.u64(d, at);
+            if (t == DT_NULL) {
+                break;
+            }
+            if (t == tag && Le.u64(d, at + 8) == s.address()) {
+                return at;
+            }
+        }
+        return -1;
+    }
+
+    /** The index of the one SHT_DYNAMIC section with contents, or -1. */
+    private int dynamicSection() {
+        int found = -1;
+        for (int i = 1; i < sections.size(); i++) {
+            Section s = entry(i).header;
+            if (s.type() == Section.SHT_DYNAMIC && !s.isNobits()) {
+                if (found >= 0) {
+                    return -1; // two: which one the loader reads is PT_DYNAMIC's business; move nothing
+                }
+                found = i;
+            }
+        }
+        return found;
     }
 
     /** The segment of {@code type} whose file bytes are exactly {@code s}'s, or null. */

@@ -163,9 +163,11 @@ final class Inserter {
         if (earlier != null) {
             earlier.grow(editor, newSections.build().toArray());
         } else {
-            for (int note : editor.makeRoomForProgramHeaders(editor.segments().size() + 1, (segmentEnd + 7) & -8)) {
+            int[] movedForTable = editor.makeRoomForProgramHeaders(editor.segments().size() + 1, (segmentEnd + 7) & -8);
+            for (int note : movedForTable) {
                 newSections.add(note);
             }
+            SymbolMover.moveSectionSymbols(elf, editor, movedForTable);
             editor.addLoadSegment(Segment.PF_R | Segment.PF_X, newSections.build().toArray());
         }
         SymbolMover.moveEntry(elf, moved, editor);

@@ -4,14 +4,18 @@ import dev.splice.elf.ElfEditor;
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The addresses that name moved code follow it: the ELF entry point, every function symbol (new
  * start, and new size when it covered the whole function) and every label inside a moved function
  * (the new address of its instruction), their section becoming the new one. The old body keeps a
- * symbol of its own ({@link #markOldBodies}).
+ * symbol of its own ({@link #markOldBodies}). Section symbols follow sections that moved
+ * ({@link #moveSectionSymbols}).
  */
 final class SymbolMover {
     private SymbolMover() {}
@@ -82,6 +86,25 @@ final class SymbolMover {
                 }
                 editor.setSymbol(table.index(), new Symbol(s.index(), s.name(), value, size, s.type(), s.binding(),
                         s.visibility(), textIndex));
+            }
+        }
+    }
+
+    /**
+     * Section symbols (of {@code .symtab} and {@code .dynsym}) of sections that moved to make room for
+     * the program header table (notes, {@code .interp}, {@code .gnu.hash}) name their new addresses.
+     */
+    static void moveSectionSymbols(ElfFile elf, ElfEditor editor, int[] movedSections) {
+        Set<Integer> movedSet = Arrays.stream(movedSections).boxed().collect(Collectors.toSet());
+        for (Section table : elf.sections()) {
+            if (table.type() != Section.SHT_SYMTAB && table.type() != Section.SHT_DYNSYM) {
+                continue;
+            }
+            for (Symbol s : elf.symbols(table)) {
+                if (s.type() == Symbol.STT_SECTION && s.isDefinedInSection() && movedSet.contains(s.sectionIndex())) {
+                    editor.setSymbol(table.index(), new Symbol(s.index(), s.name(), editor.section(s.sectionIndex()).address(),
+                            s.size(), s.type(), s.binding(), s.visibility(), s.sectionIndex()));
+                }
             }
         }
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.Function;
+import dev.splice.elf.Section;
 import dev.splice.elf.Symbol;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
@@ -75,6 +76,44 @@ class DynamicInsertTest {
             Path patchedMain = PatchFixtures.write(dir, "clib_main", insertAt(main, List.of("main"), every, NOP, BranchTarget.INSERTED));
             assertToolsAgree(main, patchedMain);
             sameRun(main, patchedMain, TestPrograms.rv64SharedDir(), dir, "500");
+        }
+    }
+
+    /**
+     * A shared library patched at every block, with counters, keeps its program header table in
+     * place (its notes and .gnu.hash move into the new code's segment, DT_GNU_HASH follows), so GNU
+     * strip and objcopy --strip-all give libraries that load and count alike. Before, the table moved
+     * to a PT_LOAD of its own, which BFD repacks: "ELF load command address/offset not page-aligned".
+     */
+    @Test
+    void aPatchedSharedLibraryStripsToALibraryThatLoads() throws Exception {
+        Path lib = TestPrograms.rv64Shared("libsplice_c.so");
+        Path main = TestPrograms.rv64Shared("clib_main");
+        Path counts = tmp.resolve("lib.counters");
+        Path dir = Files.createDirectories(tmp.resolve("patched"));
+        Path patched = dir.resolve("libsplice_c.so");
+        Files.write(patched, Rewrite.open(lib).at(PointSpec.parse("block:*"), FragmentExamples.read("block-counter.s"), "counter",
+                BranchTarget.INSERTED).counterFile(counts.toString()).run().bytes());
+        assertToolsAgree(lib, patched);
+        ElfFile out = ElfFile.read(patched);
+        assertEquals(ElfFile.read(lib).header().phoff(), out.header().phoff(), "the table stays in place");
+        Section hash = out.section(".gnu.hash").orElseThrow();
+        assertTrue(Tools.run("readelf", "-d", patched.toString()).checked("readelf").stdout()
+                .matches("(?s).*\\(GNU_HASH\\)\\s+0x0*" + Long.toHexString(hash.address()) + "\\b.*"), "DT_GNU_HASH names the moved table");
+        sameRun(main, main, TestPrograms.rv64SharedDir(), dir, "500");
+        long[] expected = FragmentTemplateTest.slots(counts);
+        assertTrue(java.util.Arrays.stream(expected).sum() > 0, "the library's blocks counted");
+        for (String[] strip : new String[][] {{"riscv64-linux-gnu-strip", "-o", "OUT", "IN"},
+                {"riscv64-linux-gnu-objcopy", "--strip-all", "IN", "OUT"}}) {
+            Path stripped = Files.createDirectories(tmp.resolve(Path.of(strip[0]).getFileName() + "")).resolve("libsplice_c.so");
+            List<String> cmd = new ArrayList<>();
+            for (String a : strip) {
+                cmd.add(a.equals("IN") ? patched.toString() : a.equals("OUT") ? stripped.toString() : a);
+            }
+            Tools.run(cmd, "", 60).checked(strip[0]);
+            Files.delete(counts);
+            sameRun(main, main, TestPrograms.rv64SharedDir(), stripped.getParent(), "500");
+            assertArrayEquals(expected, FragmentTemplateTest.slots(counts), strip[0] + ": the same counts");
         }
     }
 
@@ -280,8 +319,22 @@ class DynamicInsertTest {
         return Tools.run(cmd, "", 120);
     }
 
-    /** Every peer tool exits as on the input and warns of nothing it did not warn of on the input. */
+    /**
+     * Every peer tool exits as on the input and warns of nothing it did not warn of on the input; every
+     * section symbol names its section's address (sections that moved for the program header table too).
+     */
     private static void assertToolsAgree(Path in, Path out) {
+        ElfFile elf = ElfFile.read(out);
+        for (Section table : elf.sections()) {
+            if (table.type() == Section.SHT_SYMTAB || table.type() == Section.SHT_DYNSYM) {
+                for (Symbol s : elf.symbols(table)) {
+                    if (s.type() == Symbol.STT_SECTION && s.isDefinedInSection() && elf.section(s.sectionIndex()).isAllocated()) {
+                        assertEquals(elf.section(s.sectionIndex()).address(), s.value(), out + ": " + table.name() + " symbol of "
+                                + elf.section(s.sectionIndex()).name());
+                    }
+                }
+            }
+        }
         for (String[] tool : new String[][] {{"readelf", "-a", "-W"}, {"llvm-readelf-22", "-a"}, {"riscv64-linux-gnu-objdump", "-d"},
                 {"llvm-dwarfdump-22", "--verify"}}) {
             Tools.Result before = tool(tool, in);
