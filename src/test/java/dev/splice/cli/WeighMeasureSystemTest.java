@@ -238,6 +238,23 @@ class WeighMeasureSystemTest {
         assertEquals(2 * 3 * (1 + 1), closure.path("runs").get(0).path("pairs_closed").asInt(), closure.toString());
     }
 
+    /**
+     * A trap taken into S-mode and returned from with sret (a store page fault the monitor delegates
+     * to its S-mode handler) closes validation against nop, and costs more than the sret alone, which
+     * its round trip includes.
+     */
+    @Test
+    void aStoreFaultDelegatedToSupervisorModeClosesValidationAndCostsMoreThanItsSret() throws IOException {
+        Path dir = tmp.resolve("delegated");
+        CliRun r = CliRun.of("weigh", "measure", "--mode", "system", "--contexts", "sd.store-fault.delegated.smode,sret.smode",
+                "--runs", "1", "--rounds", "2", "--seed", "5", "-o", dir.toString());
+        assertEquals(0, r.status(), r.err());
+        JsonNode closure = JSON.readTree(dir.resolve("closure.json").toFile());
+        assertTrue(closure.path("closed").asBoolean(), closure.toString());
+        Map<String, Double> ns = medianNsPerSlot(dir);
+        assertTrue(ns.get("sd.store-fault.delegated.smode") > ns.get("sret.smode"), ns.toString());
+    }
+
     /** Per context, the median over pairs of (probe - baseline) thread CPU time per target execution. */
     private static Map<String, Double> medianNsPerSlot(Path dir) throws IOException {
         Map<String, List<Double>> values = new HashMap<>();

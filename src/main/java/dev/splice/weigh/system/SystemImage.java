@@ -64,6 +64,12 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
      * monitor's handlers (docs/weigh-system.md).
      */
     static final long MONITOR = DRAM + 0x1e00_0000L;
+    /**
+     * The monitor's S-mode trap handler, on the page after the rest of the monitor's code (which is
+     * shorter than a page), which S-mode images map executable for S-mode at its physical address;
+     * outside the plugin's range.
+     */
+    static final long SUPERVISOR_HANDLER = MONITOR + 0x1000;
     /** The monitor's data: the register save area, then the page tables (4 KiB aligned). */
     static final long MONITOR_DATA = MONITOR + 0x1_0000;
     /** Physical memory for the executable's segments and stack. */
@@ -95,6 +101,15 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
      * first doubleword without end (the contended line); the second no other hart touches (the quiet line).
      */
     public static final long CONTEND_PAGES = CHASE_PAGES + 4 * 4096;
+    /**
+     * A page mapped readable but not writable in S-mode images: a store to it is a store page fault,
+     * which S-mode images delegate to the monitor's S-mode handler (it skips the store and returns
+     * with {@code sret}), the trap an operating system's own handler takes.
+     */
+    public static final long READ_ONLY_PAGE = CHASE_PAGES + 6 * 4096;
+    /** scause of a store/AMO page fault, the one exception S-mode images delegate. */
+    private static final int STORE_PAGE_FAULT = 15;
+
     /** The CLINT page holding {@code mtime}, mapped at its own address in S-mode images. */
     static final long CLINT_PAGE = MTIME & -4096L;
 
@@ -235,6 +250,11 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                 next += PAGE;
             }
             putNew(pages, CLINT_PAGE / PAGE, leaf(CLINT_PAGE / PAGE, Segment.PF_R | Segment.PF_W, false), executable);
+            loads.add(new Load(next, new byte[(int) PAGE]));
+            putNew(pages, READ_ONLY_PAGE / PAGE, leaf(next / PAGE, Segment.PF_R, false), executable);
+            next += PAGE;
+            // the monitor's S-mode handler, at its own (physical) address
+            putNew(pages, SUPERVISOR_HANDLER / PAGE, leaf(SUPERVISOR_HANDLER / PAGE, Segment.PF_R | Segment.PF_X, false), executable);
         }
         if (next > MONITOR) {
             throw new BadInputException(executable.name() + ": needs " + ((next - LOAD_BASE) >> 20) + " MiB, more than system mode's RAM");
@@ -248,6 +268,9 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                 contendPhysical), "monitor.s", MONITOR, Map.of());
         ByteBuffer data = ByteBuffer.allocate((int) PAGE + tables.length).order(ByteOrder.LITTLE_ENDIAN);
         data.position((int) PAGE).put(tables);
+        if (!Long.valueOf(SUPERVISOR_HANDLER).equals(asm.labels().get("supervisor_trap"))) {
+            throw new IllegalStateException("the monitor's S-mode handler is not on the page its mapping names");
+        }
         Long start = asm.labels().get("_start");
         byte[] elf = ExecutableBuilder.build(start, MONITOR, asm.bytes(), MONITOR_DATA, data.array(), 0);
         loads.add(0, new Load(DRAM, Assembler.assemble("li t0, " + hex(start) + "\njalr zero, 0(t0)\n", "reset.s", DRAM,
@@ -338,6 +361,8 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
         v.put("MCODE_END", hex(machine.end()));
         v.put("MCODE_OFFSET", hex(offset));
         v.put("CONTEND", hex(contendPhysical));
+        v.put("DELEGATED", privilege == Privilege.SUPERVISOR ? hex(1L << STORE_PAGE_FAULT) : "0");
+        v.put("STORE_FAULT", Integer.toString(STORE_PAGE_FAULT));
         String text = """
                 _start:
                     csrr t0, mhartid
@@ -364,6 +389,10 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     csrw stimecmp, t0
                     li t0, SSI
                     csrw mideleg, t0
+                    lla t0, supervisor_trap
+                    csrw stvec, t0
+                    li t0, DELEGATED
+                    csrw medeleg, t0
                     li t0, INTERRUPTS
                     csrw mie, t0
                     li t0, ENTRY
@@ -524,6 +553,20 @@ public record SystemImage(byte[] monitor, List<Load> loads, long codeStart, long
                     ld t3, 24(sp)
                     csrrw sp, mscratch, sp
                     mret
+                .balign 4096
+                supervisor_trap:
+                    csrrw t0, sscratch, t0
+                    csrr t0, scause
+                    addi t0, t0, -STORE_FAULT
+                    bnez t0, supervisor_fatal
+                    csrr t0, sepc
+                    addi t0, t0, 4
+                    csrw sepc, t0
+                    csrrw t0, sscratch, t0
+                    sret
+                supervisor_fatal:
+                    csrw sepc, zero
+                    sret
                 """;
         for (Map.Entry<String, String> e : v.entrySet()) {
             text = text.replaceAll("\\b" + e.getKey() + "\\b", e.getValue());

@@ -163,6 +163,50 @@ class SystemImageTest {
                 + r.diagnostics());
     }
 
+    /**
+     * A store to the read-only page is a store page fault that S-mode handles itself: the handler the
+     * monitor delegates it to skips the store and returns with sret, so the program goes on in S-mode
+     * and finds the trap's own record in the S-mode CSRs (scause 15, stval the address, sepc past the
+     * store), the page unchanged. Were the fault not delegated, the monitor would end the run (115).
+     */
+    @Test
+    void aStorePageFaultIsDelegatedToSupervisorModeAndReturnsWithSret() throws IOException {
+        String text = """
+                _start:
+                    li a5, READ_ONLY
+                    li t1, 7
+                    li s1, 0
+                    li s2, 20
+                again:
+                    lla t3, stored
+                stored:
+                    sd t1, 0(a5)
+                    csrrs t0, sepc, zero
+                    addi t3, t3, 4
+                    bne t0, t3, failed
+                    addi s1, s1, 1
+                    bne s1, s2, again
+                    csrrs t0, scause, zero
+                    li t2, 15
+                    bne t0, t2, failed
+                    csrrs t0, stval, zero
+                    bne t0, a5, failed
+                    ld t0, 0(a5)
+                    bnez t0, failed
+                    addi a0, s1, 0
+                    li a7, 93
+                    ecall
+                failed:
+                    li a0, 1
+                    li a7, 93
+                    ecall
+                """.replace("READ_ONLY", "0x" + Long.toHexString(SystemImage.READ_ONLY_PAGE));
+        Path elf = program(text, new byte[8]);
+        SystemQemu.Result r = SystemQemu.run(SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, -1),
+                Optional.empty(), TIMEOUT);
+        assertEquals(20, r.exitStatus(), "20 faults, each handled in S-mode and returned from past the store: " + r.diagnostics());
+    }
+
     @Test
     void functionsOnMachineCodePagesRunInMachineModeAndReturnToSupervisorMode() throws IOException {
         // The function at 0x12000 reads mscratch (M-mode only: the monitor's save area) and a word of
