@@ -250,9 +250,10 @@ final class FragmentAssembler {
         Opcode[] ops = new Opcode[bytes.length];
         int p = 0;
         while (p < bytes.length) {
-            int parcel = (bytes[p] & 0xff) | (bytes[p + 1] & 0xff) << 8;
-            int size = Decoder.length(parcel);
-            Opcode op = p + size > bytes.length ? null : decoder.decode(size == 2 ? parcel : u32(bytes, p), size);
+            // a lone last byte, or a parcel of a reserved length (-1), is no instruction (found by the fuzzer)
+            int parcel = p + 1 < bytes.length ? (bytes[p] & 0xff) | (bytes[p + 1] & 0xff) << 8 : -1;
+            int size = parcel < 0 ? -1 : Decoder.length(parcel);
+            Opcode op = size < 2 || p + size > bytes.length ? null : decoder.decode(size == 2 ? parcel : u32(bytes, p), size);
             if (op == null) {
                 throw new PatchException(Reason.FRAGMENT_NOT_CODE, insertion.fragmentName() + ": byte " + p + " is not an instruction of "
                         + target.source() + "; fragments hold code only");

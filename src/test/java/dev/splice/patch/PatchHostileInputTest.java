@@ -41,6 +41,22 @@ class PatchHostileInputTest {
         }
     }
 
+    /**
+     * Fragments whose bytes end in half an instruction, or start a parcel of a reserved length
+     * (0xffff: longer than 64 bits), are no code: session 12's fuzz run of the fragment target found
+     * an ArrayIndexOutOfBoundsException in the fragment decoder for each (seed 25).
+     */
+    @Test
+    void fragmentsEndingInHalfAnInstructionAreNoCode() throws IOException {
+        ElfFile base = ElfFile.read(TestPrograms.rv64("count_loop.relocs"));
+        for (String text : new String[] {".byte -1\n", ".byte -1\n.byte -1\n", "nop\n.byte 0\n", "nop\n.half 0xffff\n"}) {
+            PatchException e = assertThrows(PatchException.class, () -> Rewrite.of(base)
+                    .insert(new Insertion(base.header().entry(), text, "forged.s", BranchTarget.INSERTED)).run(), text);
+            assertTrue(e.reason() == PatchException.Reason.FRAGMENT_NOT_CODE && e.getMessage().contains("forged.s"),
+                    text + ": " + e.getMessage());
+        }
+    }
+
     @Test
     void noSectionNameTableForTheNewSectionNames() throws IOException {
         byte[] b = program("count_loop.relocs");
