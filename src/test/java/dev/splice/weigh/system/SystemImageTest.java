@@ -156,9 +156,7 @@ class SystemImageTest {
                     li a7, 93
                     ecall
                 """;
-        Path elf = program(text, new byte[8]);
-        SystemQemu.Result r = SystemQemu.run(SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, -1),
-                Optional.empty(), TIMEOUT);
+        SystemQemu.Result r = runInSupervisorMode(text);
         assertEquals(50, r.exitStatus(), "50 interrupts taken, each one's handler moved stimecmp to -1: "
                 + r.diagnostics());
     }
@@ -201,10 +199,14 @@ class SystemImageTest {
                     li a7, 93
                     ecall
                 """.replace("READ_ONLY", "0x" + Long.toHexString(SystemImage.READ_ONLY_PAGE));
-        Path elf = program(text, new byte[8]);
-        SystemQemu.Result r = SystemQemu.run(SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, -1),
-                Optional.empty(), TIMEOUT);
+        SystemQemu.Result r = runInSupervisorMode(text);
         assertEquals(20, r.exitStatus(), "20 faults, each handled in S-mode and returned from past the store: " + r.diagnostics());
+    }
+
+    /** Runs a program of {@code text} (with 8 bytes of data) in an S-mode image, without the plugin. */
+    private SystemQemu.Result runInSupervisorMode(String text) throws IOException {
+        Path elf = program(text, new byte[8]);
+        return SystemQemu.run(SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, -1), Optional.empty(), TIMEOUT);
     }
 
     @Test
