@@ -149,12 +149,6 @@ class SystemImageTest {
                     csrrs t2, stimecmp, zero
                     addi a0, s1, 0
                     bne t2, t1, failed
-                    li a7, 93
-                    ecall
-                failed:
-                    li a0, 1
-                    li a7, 93
-                    ecall
                 """;
         SystemQemu.Result r = runInSupervisorMode(text);
         assertEquals(50, r.exitStatus(), "50 interrupts taken, each one's handler moved stimecmp to -1: "
@@ -192,20 +186,17 @@ class SystemImageTest {
                     ld t0, 0(a5)
                     bnez t0, failed
                     addi a0, s1, 0
-                    li a7, 93
-                    ecall
-                failed:
-                    li a0, 1
-                    li a7, 93
-                    ecall
                 """.replace("READ_ONLY", "0x" + Long.toHexString(SystemImage.READ_ONLY_PAGE));
         SystemQemu.Result r = runInSupervisorMode(text);
         assertEquals(20, r.exitStatus(), "20 faults, each handled in S-mode and returned from past the store: " + r.diagnostics());
     }
 
-    /** Runs a program of {@code text} (with 8 bytes of data) in an S-mode image, without the plugin. */
+    /**
+     * Runs a program of {@code text} (with 8 bytes of data) in an S-mode image, without the plugin;
+     * after the text it exits with {@code a0}, and at the label {@code failed} with 1.
+     */
     private SystemQemu.Result runInSupervisorMode(String text) throws IOException {
-        Path elf = program(text, new byte[8]);
+        Path elf = program(text + "    li a7, 93\n    ecall\nfailed:\n    li a0, 1\n    li a7, 93\n    ecall\n", new byte[8]);
         return SystemQemu.run(SystemImage.of(ElfFile.read(elf), SystemImage.Privilege.SUPERVISOR, -1), Optional.empty(), TIMEOUT);
     }
 
