@@ -47,6 +47,9 @@ final class LoopPromotion {
     private static final Opcode ECALL = ISA.opcode("ecall");
     /** t1: the jump at a moved function's old entry may write it ({@code auipc t1; jr t1}). */
     private static final int T1 = 6;
+    /** What {@code writes} says of a direct call of a function that is no leaf, where promotion crosses calls. */
+    private static final int CALL = -2;
+
 
     /**
      * The promotions of one function.
@@ -135,7 +138,7 @@ final class LoopPromotion {
         java.util.Set<Integer> takenFlushes = new java.util.HashSet<>();
         double[] frequency = net.frequencies();
         BitSet taken = new BitSet(n);
-        java.util.Set<Integer> reached = new java.util.HashSet<>();
+        Map<Integer, Probe> policy = new HashMap<>(); // per zeroing and flush point, how it runs (BEFORE: always)
         for (BitSet loop : loops) {
             if (loop.intersects(taken)) {
                 continue;
@@ -146,41 +149,49 @@ final class LoopPromotion {
                     head = h;
                 }
             }
-            Code fn = new Code(code, base, size, address, leaves, insertable);
-            Promotion tried = promotion(head, loop, blocks, preds, labelBlocks, net, frequency, fn, live, candidates, false);
-            // Where the flushes at the exits' starts meet a fall-through counter or other ways in: on the exit edges instead.
-            Promotion p = tried != null ? tried
-                    : promotion(head, loop, blocks, preds, labelBlocks, net, frequency, fn, live, candidates, true);
-            if (p == null || p.reach.stream().anyMatch(reached::contains)) {
-                continue; // another promotion's zeroing, loop or flush is there: each keeps its registers to itself
+            Promotion p = promotion(head, loop, blocks, preds, labelBlocks, net, frequency, live, candidates,
+                    new Code(code, base, size, address, leaves, insertable, false));
+            int busy = p == null ? 0 : p.reach.stream().mapToInt(at -> reserved.getOrDefault(at, 0)).reduce(0, (x, y) -> x | y);
+            if (p != null && (busy & mask(p)) != 0) {
+                // Where it meets other promotions (one's flush where the other's zeroing is), it takes other registers.
+                int[] others = java.util.Arrays.stream(candidates).filter(r -> (busy & 1 << r) == 0).toArray();
+                p = promotion(head, loop, blocks, preds, labelBlocks, net, frequency, live, others,
+                        new Code(code, base, size, address, leaves, insertable, false));
             }
-            reached.addAll(p.reach);
+            if (p == null) {
+                continue;
+            }
+            Map<Integer, Probe> points = points(p, blocks, net);
+            if ((busy & mask(p)) != 0 || points.entrySet().stream().anyMatch(x -> policy.containsKey(x.getKey())
+                    && policy.get(x.getKey()) != x.getValue())) {
+                continue; // no registers of its own, or one address would take two policies
+            }
+            policy.putAll(points);
             taken.or(loop);
             register.putAll(p.register);
-            zeroing.put(p.zeroAt, List.copyOf(p.register.values()));
-            p.outerZeroing.forEach(z -> zeroing.put(z, List.copyOf(p.register.values())));
+            List<Integer> registers = List.copyOf(p.register.values());
+            java.util.function.BiFunction<List<Integer>, List<Integer>, List<Integer>> regs = LoopPromotion::concat;
+            java.util.function.BiFunction<List<FlowEdge>, List<FlowEdge>, List<FlowEdge>> both = LoopPromotion::concat;
+            zeroing.merge(p.zeroAt, registers, regs);
+            p.outerZeroing.forEach(z -> zeroing.merge(z, registers, regs));
+            for (CallFlush c : p.callFlushes) {
+                flushes.merge(c.flushAt(), p.edges, both);
+                zeroing.merge(c.zeroAt(), registers, regs);
+            }
             for (EdgeFlush x : p.edgeFlushes) {
-                flushes.put(x.at(), p.edges);
-                switch (x.where()) {
-                    case AT_FALL_THROUGH -> fallThroughFlushes.add(x.at());
-                    case BEFORE_IF_TAKEN -> takenFlushes.add(x.at());
-                    default -> { }
-                }
+                flushes.merge(x.at(), p.edges, both);
             }
             for (int exit : p.edgeFlushes.isEmpty() ? p.exits : List.<Integer>of()) {
-                int start = blocks.get(exit).start();
-                flushes.put(start, p.edges);
-                if (p.sharedExits.contains(exit)) {
-                    fallThroughFlushes.add(start); // entered from the loop by fall-through only: checked above
-                }
-                for (int c : net.counters().counted()) {
-                    FlowEdge e = net.edges().get(c);
-                    if (e.probe() == Probe.AT_FALL_THROUGH && e.probeOffset() == start) {
-                        fallThroughFlushes.add(start); // entered by fall-through only: checked above
-                    }
-                }
+                flushes.merge(blocks.get(exit).start(), p.edges, both);
             }
-            int mask = p.register.values().stream().mapToInt(r -> 1 << r).reduce(0, (x, y) -> x | y);
+            points.forEach((at, where) -> {
+                if (where == Probe.AT_FALL_THROUGH) {
+                    fallThroughFlushes.add(at);
+                } else if (where == Probe.BEFORE_IF_TAKEN) {
+                    takenFlushes.add(at);
+                }
+            });
+            int mask = mask(p);
             for (int at : p.reach) {
                 reserved.merge(at, mask, (x, y) -> x | y);
             }
@@ -191,10 +202,60 @@ final class LoopPromotion {
         return new Plan(register, zeroing, flushes, fallThroughFlushes, reserved, preserved, takenFlushes);
     }
 
+    /**
+     * A promotion's zeroing and flush points, each with how its fragment runs: BEFORE, INSERTED
+     * (every execution; the zeroings, the flushes before calls, at an exit entered from the loop
+     * only, before a jump out), AT_FALL_THROUGH (policy ORIGINAL: a shared exit's, an exit's
+     * beside a fall-through counter, an exit edge's fall-through), BEFORE_IF_TAKEN (guarded by the
+     * branch). Two promotions may share a point where both run it alike, each with its registers.
+     */
+    private static Map<Integer, Probe> points(Promotion p, List<Block> blocks, FunctionEdges net) {
+        Map<Integer, Probe> out = new HashMap<>();
+        out.put(p.zeroAt, Probe.BEFORE);
+        p.outerZeroing.forEach(z -> out.put(z, Probe.BEFORE));
+        for (CallFlush c : p.callFlushes) {
+            out.put(c.flushAt(), Probe.BEFORE);
+            out.put(c.zeroAt(), Probe.BEFORE);
+        }
+        for (EdgeFlush x : p.edgeFlushes) {
+            out.put(x.at(), x.where());
+        }
+        for (int exit : p.edgeFlushes.isEmpty() ? p.exits : List.<Integer>of()) {
+            int start = blocks.get(exit).start();
+            boolean original = p.sharedExits.contains(exit); // entered from the loop by fall-through only: checked
+            for (int c : net.counters().counted()) {
+                FlowEdge e = net.edges().get(c);
+                original |= e.probe() == Probe.AT_FALL_THROUGH && e.probeOffset() == start; // entered by fall-through only
+            }
+            out.put(start, original ? Probe.AT_FALL_THROUGH : Probe.BEFORE);
+        }
+        return out;
+    }
+
+    private static int mask(Promotion p) {
+        return p.register.values().stream().mapToInt(r -> 1 << r).reduce(0, (x, y) -> x | y);
+    }
+
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> out = new ArrayList<>(a);
+        out.addAll(b);
+        return List.copyOf(out);
+    }
+
     private record Promotion(Map<FlowEdge, Integer> register, List<FlowEdge> edges, int zeroAt, List<Integer> outerZeroing,
                              List<Integer> exits,
                              List<Integer> reach, List<Integer> sharedExits, java.util.Set<Long> leaves,
-                             List<EdgeFlush> edgeFlushes) {}
+                             List<EdgeFlush> edgeFlushes, List<CallFlush> callFlushes) {}
+
+    /**
+     * A call of a function that is no leaf inside a promoted loop: the registers are added to their
+     * slots before it (INSERTED, before the auipc of a pair) and zeroed after it returns (the next
+     * instruction, in the same block), so that whatever the callee does to them is not counted.
+     *
+     * @param flushAt the offset of the flush
+     * @param zeroAt the offset of the instruction after the call
+     */
+    record CallFlush(int flushAt, int zeroAt) {}
 
     /**
      * A flush on one exit edge of a loop: at the exit block's start with policy ORIGINAL for the
@@ -214,7 +275,7 @@ final class LoopPromotion {
      * @param leaves per call target, the registers the leaf there reads or writes, or -1
      */
     private record Code(byte[] code, int base, int size, long address, java.util.function.LongToIntFunction leaves,
-                        java.util.function.IntPredicate insertable) {}
+                        java.util.function.IntPredicate insertable, boolean acrossCalls) {}
 
     /**
      * The registers a leaf function reads or writes (bit r for xr; floating-point operands counted
@@ -305,8 +366,27 @@ final class LoopPromotion {
         return body;
     }
 
+    /**
+     * A loop's promotion: with flushes at its exits' starts, else (where they meet a fall-through
+     * counter or other ways in) on its exit edges; without calls of functions that are no leaf,
+     * else across them.
+     */
     private static Promotion promotion(int head, BitSet loop, List<Block> blocks, List<List<Integer>> preds, BitSet labels,
-                                       FunctionEdges net, double[] frequency, Code fn, Liveness live, int[] candidates,
+                                       FunctionEdges net, double[] frequency, Liveness live, int[] candidates, Code fn) {
+        for (boolean acrossCalls : new boolean[] {false, true}) {
+            Code c = new Code(fn.code(), fn.base(), fn.size(), fn.address(), fn.leaves(), fn.insertable(), acrossCalls);
+            for (boolean onEdges : new boolean[] {false, true}) {
+                Promotion p = promotion(head, loop, blocks, preds, labels, net, frequency, c, live, candidates, onEdges);
+                if (p != null) {
+                    return p;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Promotion promotion(int head, BitSet loop, List<Block> blocks, List<List<Integer>> preds, BitSet labels,
+                                       FunctionEdges net, double[] modelFrequency, Code fn, Liveness live, int[] candidates,
                                        boolean onEdges) {
         int entering = -1;
         List<Integer> exits = new ArrayList<>();
@@ -354,6 +434,14 @@ final class LoopPromotion {
         }
         List<Integer> shared = new ArrayList<>();
         List<Integer> outerZeroing = new ArrayList<>();
+        List<CallFlush> callFlushes = callFlushes(span.calls, loop, head, blocks, fn, net);
+        if (callFlushes == null) {
+            return null;
+        }
+        // With the calls rare, the branches from the loop's ways round that call nothing into its
+        // other blocks are too (Wu and Larus's call heuristic, taken as far as a LEAVES edge).
+        double[] frequency = callFlushes.isEmpty() ? modelFrequency
+                : net.frequencies(rareEdges(net, loop, wayRound(loop, head, blocks, callFlushes), blocks));
         double zeroings = outFrequency(net, frequency, entering); // per counter, the zeroing's executions
         List<EdgeFlush> edgeFlushes = onEdges ? edgeFlushes(loop, blocks, exits, code, base, net) : List.of();
         if (edgeFlushes != null && edgeFlushes.stream().anyMatch(x -> !fn.insertable().test(x.at()))) {
@@ -410,9 +498,18 @@ final class LoopPromotion {
                 zeroings += outFrequency(net, frequency, p);
             }
         }
+        if (span.calls.size() != callFlushes.size()) {
+            return null; // a call in a block entering a shared exit, after its zeroing
+        }
+        double callRuns = 0; // per counter, the flushes and zeroings around calls
+        for (CallFlush c : callFlushes) {
+            callRuns += outFrequency(net, frequency, blockAt(blocks, c.flushAt()));
+        }
+        final double[] byWeight = frequency;
+        zeroings += callRuns;
         List<FlowEdge> edges = new ArrayList<>();
-        double flushRuns = onEdges ? edgeFlushRuns(net, frequency, edgeFlushes, loop, blocks)
-                : flushes(net, frequency, exits, shared, blocks);
+        double flushRuns = callRuns + (onEdges ? edgeFlushRuns(net, frequency, edgeFlushes, loop, blocks)
+                : flushes(net, frequency, exits, shared, blocks));
         for (int c : net.counters().counted()) {
             FlowEdge e = net.edges().get(c);
             if (onEdges && e.probe() != Probe.NONE && e.probe() != Probe.CALLERS && edgeFlushes.stream().anyMatch(
@@ -436,7 +533,7 @@ final class LoopPromotion {
         for (int z : outerZeroing) {
             dead &= ~live.liveBefore(z) & ~span.read;
         }
-        if (!span.leaves.isEmpty()) {
+        if (!span.leaves.isEmpty() || !span.calls.isEmpty()) {
             // Liveness lets a call clobber every caller-saved register; these calls do not, so the
             // program could keep a value across them (GCC's -fipa-ra does): none of it may be read.
             dead &= ~span.read & ~(1 << T1);
@@ -452,7 +549,7 @@ final class LoopPromotion {
         }
         if (free.size() < edges.size()) {
             // Too few registers: the most frequent counters take them, the others stay in memory.
-            edges.sort((x, y) -> Double.compare(frequency[net.edges().indexOf(y)], frequency[net.edges().indexOf(x)]));
+            edges.sort((x, y) -> Double.compare(byWeight[net.edges().indexOf(y)], byWeight[net.edges().indexOf(x)]));
             edges.subList(free.size(), edges.size()).clear();
             if (edges.isEmpty()) {
                 return null;
@@ -460,25 +557,132 @@ final class LoopPromotion {
         }
         List<Integer> flushPoints = new ArrayList<>();
         edgeFlushes.forEach(x -> flushPoints.add(x.at()));
+        callFlushes.forEach(x -> flushPoints.add(x.flushAt()));
         if (!onEdges) {
             exits.forEach(s -> flushPoints.add(blocks.get(s).start()));
         }
-        for (int point : flushPoints) {
-            int scratch = ~live.liveBefore(point);
-            for (int k = 0; k < edges.size(); k++) {
-                scratch &= ~(1 << free.get(k));
+        while (!scratchAtEvery(flushPoints, live, free.subList(0, edges.size()), candidates)) {
+            if (edges.size() == 1) {
+                return null; // no register for the slot's address at a flush
             }
-            final int sc = scratch;
-            if (java.util.Arrays.stream(candidates).noneMatch(r -> (sc & 1 << r) != 0)) {
-                return null; // no register for the slot's address at this exit
-            }
+            // The least frequent counter gives its register up.
+            edges.sort((x, y) -> Double.compare(byWeight[net.edges().indexOf(y)], byWeight[net.edges().indexOf(x)]));
+            edges.remove(edges.size() - 1);
         }
         Map<FlowEdge, Integer> register = new java.util.LinkedHashMap<>();
         for (int k = 0; k < edges.size(); k++) {
             register.put(edges.get(k), free.get(k));
         }
         return new Promotion(register, List.copyOf(edges), zeroAt, outerZeroing, exits, reach, shared, span.leaves,
-                List.copyOf(edgeFlushes));
+                List.copyOf(edgeFlushes), callFlushes);
+    }
+
+    /** Whether every flush point has a dead register for the slot's address besides the promoted ones. */
+    private static boolean scratchAtEvery(List<Integer> points, Liveness live, List<Integer> promoted, int[] candidates) {
+        for (int point : points) {
+            int scratch = ~live.liveBefore(point);
+            for (int r : promoted) {
+                scratch &= ~(1 << r);
+            }
+            final int sc = scratch;
+            if (java.util.Arrays.stream(candidates).noneMatch(r -> (sc & 1 << r) != 0)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The flush and zeroing points around a loop's calls of functions that are no leaf, or null
+     * where promotion cannot cross them exactly or is not taken to pay: a call outside the loop's
+     * blocks (in the entering block, in a block entering a shared exit), a call that ends its block
+     * (the return would need a zeroing at the next block's start, which other ways reach too), a
+     * flush point inside an auipc pair or an lr/sc sequence or where a fall-through counter is, a
+     * counter at the instruction after the call (its increment would run before the zeroing), or a
+     * loop with no way round from its head that calls none of them (its calls are not rare).
+     */
+    private static List<CallFlush> callFlushes(List<Integer> calls, BitSet loop, int head, List<Block> blocks, Code fn,
+                                               FunctionEdges net) {
+        if (calls.isEmpty()) {
+            return List.of();
+        }
+        List<CallFlush> out = new ArrayList<>();
+        for (int at : calls) {
+            int b = blockAt(blocks, at);
+            List<Integer> insns = blocks.get(b).instructions();
+            int k = insns.indexOf(at);
+            if (!loop.get(b) || k < 0 || k == insns.size() - 1) {
+                return null;
+            }
+            int flushAt = k > 0 && isAuipc(fn.code(), fn.base(), insns.get(k - 1)) ? insns.get(k - 1) : at;
+            int zeroAt = insns.get(k + 1);
+            if (!fn.insertable().test(flushAt) || !fn.insertable().test(zeroAt) || counterAt(net, flushAt, true)) {
+                return null;
+            }
+            for (int c : net.counters().counted()) {
+                if (net.edges().get(c).probeOffset() == zeroAt) {
+                    return null;
+                }
+            }
+            out.add(new CallFlush(flushAt, zeroAt));
+        }
+        return wayRound(loop, head, blocks, out).isEmpty() ? null : out;
+    }
+
+    /**
+     * The blocks of a loop on a way round from its head back to it through blocks that call no
+     * function that is no leaf (empty when there is none).
+     */
+    private static BitSet wayRound(BitSet loop, int head, List<Block> blocks, List<CallFlush> calls) {
+        BitSet calling = new BitSet(blocks.size());
+        calls.forEach(c -> calling.set(blockAt(blocks, c.flushAt())));
+        BitSet forward = new BitSet(blocks.size());
+        ArrayDeque<Integer> work = new ArrayDeque<>();
+        if (!calling.get(head)) {
+            forward.set(head);
+            work.push(head);
+        }
+        while (!work.isEmpty()) {
+            for (int s : blocks.get(work.pop()).successors()) {
+                if (loop.get(s) && !calling.get(s) && !forward.get(s)) {
+                    forward.set(s);
+                    work.push(s);
+                }
+            }
+        }
+        // Backward from the head's predecessors within the forward set.
+        BitSet round = new BitSet(blocks.size());
+        for (int b = forward.nextSetBit(0); b >= 0; b = forward.nextSetBit(b + 1)) {
+            if (blocks.get(b).successors().contains(head)) {
+                round.set(b);
+                work.push(b);
+            }
+        }
+        while (!work.isEmpty()) {
+            int x = work.pop();
+            for (int b = forward.nextSetBit(0); b >= 0; b = forward.nextSetBit(b + 1)) {
+                if (!round.get(b) && blocks.get(b).successors().contains(x)) {
+                    round.set(b);
+                    work.push(b);
+                }
+            }
+        }
+        return round;
+    }
+
+    /** The edges (indices) from a block on the loop's ways round to one of its blocks off them. */
+    private static BitSet rareEdges(FunctionEdges net, BitSet loop, BitSet round, List<Block> blocks) {
+        BitSet rare = new BitSet(net.edges().size());
+        for (int i = 0; i < net.edges().size(); i++) {
+            FlowEdge e = net.edges().get(i);
+            if (round.get(e.from()) && e.toOffset() >= 0 && e.kind() != EdgeKind.ARRIVAL && e.kind() != EdgeKind.ENTRY) {
+                int to = blockAt(blocks, e.toOffset());
+                if (loop.get(to) && !round.get(to)) {
+                    rare.set(i);
+                }
+            }
+        }
+        return rare;
     }
 
     /**
@@ -690,6 +894,8 @@ final class LoopPromotion {
         int read;
         final java.util.Set<Long> leaves = new java.util.HashSet<>();
         final List<Integer> reach = new ArrayList<>();
+        /** The offsets of the calls of functions that are no leaf (promotion across calls only). */
+        final List<Integer> calls = new ArrayList<>();
 
         Span(Code fn) {
             this.fn = fn;
@@ -698,6 +904,10 @@ final class LoopPromotion {
         /** Adds the instruction at {@code at}; false when what it writes is unknown (promotion refused). */
         boolean add(int at, boolean countReads) {
             int w = writes(fn, at, leaves);
+            if (w == CALL) {
+                calls.add(at);
+                w = 1 << 1; // ra: the callee's registers are flushed before it and zeroed after it
+            }
             if (w < 0) {
                 return false;
             }
@@ -731,7 +941,7 @@ final class LoopPromotion {
             long target = fn.address() + at + op.branchOffset(bits);
             int leaf = fn.leaves().applyAsInt(target);
             if (leaf < 0) {
-                return -1;
+                return fn.acrossCalls() && op.operand(bits, Operand.RD) == 1 ? CALL : -1;
             }
             leaves.add(target);
             return leaf | 1 << (int) op.operand(bits, Operand.RD);

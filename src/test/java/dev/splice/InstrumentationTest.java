@@ -54,6 +54,36 @@ class InstrumentationTest {
     }
 
     /**
+     * Issue 16 §3: an instrumented program executes at most 1.3 times the original's instructions.
+     * cxx_work 300000 (std::sort and std::map) was the program that missed it (1.393 in session
+     * 11); with promotion across rare calls and taken branches counted at their only target it
+     * runs about 1.26 times. Both runs are counted exactly by the QEMU plugin (mode=count).
+     */
+    @Test
+    void cxxWorkRunsAtMostOnePointThreeTimesTheOriginalsInstructions() throws Exception {
+        Path in = TestPrograms.rv64("cxx_work.relocs");
+        Path out = dir.resolve("cxx_work.inst");
+        Instrumentation.instrument(in, out, List.of(), dir.resolve("cxx_work.counters").toString());
+        long original = instructions(Files.copy(in, dir.resolve("cxx_work.orig")), "300000");
+        long instrumented = instructions(out, "300000");
+        assertTrue(original > 40_000_000, "the workload ran: " + original);
+        assertTrue(instrumented * 10 <= original * 13, instrumented + " instructions against " + original + " ("
+                + String.format("%.3f", (double) instrumented / original) + "x)");
+    }
+
+    /** The instructions a run executes, from the QEMU plugin's count mode. */
+    private long instructions(Path binary, String... args) throws Exception {
+        Path count = dir.resolve(binary.getFileName() + ".count");
+        List<String> command = new ArrayList<>(List.of("qemu-riscv64", "-plugin",
+                TestPrograms.root().resolve("build/qemu-plugin/libsplice-plugin.so") + ",mode=count,out=" + count,
+                binary.toString()));
+        command.addAll(List.of(args));
+        assertEquals(0, Tools.run(command, null, 600).exitCode());
+        return Files.readAllLines(count).stream().filter(l -> l.startsWith("insns ")).mapToLong(l -> Long.parseLong(l.substring(6)))
+                .findFirst().orElseThrow();
+    }
+
+    /**
      * The two ways to a BOLT profile check each other (issue 16 §5): for the programs' own
      * functions, {@code splice instrument} and {@code splice profile record} give the same branch
      * and fall-through lines with the same counts, and the same direct calls by call site (the

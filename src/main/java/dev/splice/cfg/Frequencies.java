@@ -33,6 +33,8 @@ final class Frequencies {
     /** The same for a loop that calls its own function: twice per entry, staying as likely as leaving. */
     private static final double RECURSIVE_LOOP = 2;
     private static final double RECURSIVE_STAY = 1;
+    /** A rare edge's score beside the others: a {@code LEAVES} edge's. */
+    private static final double RARE = 1e-3;
 
     private Frequencies() {}
 
@@ -46,7 +48,7 @@ final class Frequencies {
      */
     static long[] estimate(int nodes, List<FlowEdge> edges, BitSet recursive) {
         double[] frequency = new double[nodes];
-        double[] edgeFrequency = propagate(nodes, edges, recursive, frequency);
+        double[] edgeFrequency = propagate(nodes, edges, recursive, new BitSet(), frequency);
         return scaled(edges, edgeFrequency, frequency);
     }
 
@@ -59,11 +61,19 @@ final class Frequencies {
      * @return per edge, how often it runs per entry (the model's estimate, not a measurement)
      */
     static double[] edgeFrequencies(int nodes, List<FlowEdge> edges, BitSet recursive) {
-        return propagate(nodes, edges, recursive, new double[nodes]);
+        return propagate(nodes, edges, recursive, new BitSet(), new double[nodes]);
+    }
+
+    /**
+     * As {@link #edgeFrequencies(int, List, BitSet)}, with some edges rare: each scores as a
+     * {@code LEAVES} edge does against the others of its node.
+     */
+    static double[] edgeFrequencies(int nodes, List<FlowEdge> edges, BitSet recursive, BitSet rare) {
+        return propagate(nodes, edges, recursive, rare, new double[nodes]);
     }
 
     /** The model's flow: per edge its frequency, and per node into {@code frequency}. */
-    private static double[] propagate(int nodes, List<FlowEdge> edges, BitSet recursive, double[] frequency) {
+    private static double[] propagate(int nodes, List<FlowEdge> edges, BitSet recursive, BitSet rare, double[] frequency) {
         List<List<Integer>> out = new ArrayList<>(nodes);
         List<List<Integer>> in = new ArrayList<>(nodes);
         for (int n = 0; n < nodes; n++) {
@@ -100,7 +110,7 @@ final class Frequencies {
         for (int k = 0; k < count; k++) {
             int n = order[k];
             if (n == virtual) {
-                distribute(n, 1, out, edges, loops, stay, edgeFrequency);
+                distribute(n, 1, out, edges, loops, stay, rare, edgeFrequency);
                 continue;
             }
             double f = 0;
@@ -110,19 +120,19 @@ final class Frequencies {
                 }
             }
             frequency[n] = Math.min(MAX_FREQUENCY, head[n] * f);
-            distribute(n, frequency[n], out, edges, loops, stay, edgeFrequency);
+            distribute(n, frequency[n], out, edges, loops, stay, rare, edgeFrequency);
         }
         return edgeFrequency;
     }
 
     /** Shares a node's flow among its out-edges (entries: the start takes it, landing pads a little). */
     private static void distribute(int n, double f, List<List<Integer>> out, List<FlowEdge> edges, List<BitSet> loops,
-                                   List<Double> stay, double[] edgeFrequency) {
+                                   List<Double> stay, BitSet rare, double[] edgeFrequency) {
         double total = 0;
         double[] score = new double[out.get(n).size()];
         for (int k = 0; k < score.length; k++) {
             FlowEdge e = edges.get(out.get(n).get(k));
-            score[k] = score(e, loops, stay);
+            score[k] = score(e, loops, stay) * (rare.get(out.get(n).get(k)) ? RARE : 1);
             total += score[k];
         }
         for (int k = 0; k < score.length; k++) {

@@ -35,6 +35,37 @@ class EdgeCountersQemuTest {
     }
 
     /**
+     * A taken branch into a block that nothing else enters is counted at that block's start
+     * (policy INSERTED): 4 instructions per taken branch instead of 4 plus the inverse branch at
+     * every execution of the branch. In cxx_work's main, the std::map descent's {@code blt a4, s0}
+     * at +0x10a goes to .L214 (+0x1f6), which only it enters; before session 12 the tree kept that
+     * edge and counted the back edge from .L214 ({@code bnez} at +0x1f8, a taken probe). The run's
+     * exec log says the count at +0x1f6 is the branch's taken count, and the probe is the cheaper.
+     */
+    @Test
+    void aTakenBranchIntoABlockOnlyItEntersIsCountedAtThatBlock() {
+        ElfFile elf = ElfFile.read(TestPrograms.rv64("cxx_work.relocs"));
+        ExecTrace trace = ExecTrace.of(TestPrograms.rv64("cxx_work.relocs"), "600");
+        Function main = elf.functions().stream().filter(f -> f.name().equals("main")).findFirst().orElseThrow();
+        FunctionEdges net = RiscVEdges.of(RiscVEdges.Binary.of(elf), main, RiscVEdges.notAfterAuipc(elf, main));
+        List<FlowEdge> edges = net.edges();
+        int descent = java.util.stream.IntStream.range(0, edges.size())
+                .filter(i -> edges.get(i).kind() == FunctionEdges.EdgeKind.TAKEN && edges.get(i).fromOffset() == 0x10a)
+                .findFirst().orElseThrow();
+        FlowEdge e = edges.get(descent);
+        assertEquals(0x1f6, e.toOffset());
+        assertEquals(FunctionEdges.Probe.BEFORE, e.probe(), e.toString());
+        assertEquals(0x1f6, e.probeOffset());
+        assertTrue(java.util.Arrays.stream(net.counters().counted()).anyMatch(c -> c == descent), "the edge is counted");
+        EdgeTruth truth = new EdgeTruth(elf, main.address(), trace);
+        long branch = main.address() + 0x10a;
+        long taken = trace.ran(branch) - trace.followed(branch, branch + truth.length(branch));
+        assertTrue(taken > 1000, "the descent ran: " + taken);
+        assertEquals(taken, probe(truth, net, e), "the block's arrivals are the branch's taken ones");
+        assertEquals(taken, truth.count(e.kind(), e.fromOffset(), e.toOffset(), true, false).longValue());
+    }
+
+    /**
      * fib's loop (GCC's unrolled {@code fib(n - 1) + fib(n - 2)}) calls fib: most of its entries are
      * near the recursion's base and run it once or twice, so its back edge (taken 4,189 times in
      * fib(20), an increment and an inverse branch) is cheaper to count than its head's arrivals

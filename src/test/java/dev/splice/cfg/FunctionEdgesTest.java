@@ -89,6 +89,9 @@ class FunctionEdgesTest {
                 case BEFORE -> {
                     if (e.kind() == EdgeKind.ENTRY || e.kind() == EdgeKind.ARRIVAL) {
                         assertEquals(e.toOffset(), e.probeOffset(), "arrivals are counted at the block's start");
+                    } else if (e.kind() == EdgeKind.TAKEN) {
+                        assertEquals(e.toOffset(), e.probeOffset(), "a taken branch into a block nothing else enters: at its start");
+                        assertEquals(1, edges.stream().filter(x -> x.to() == e.to()).count(), f.name() + " " + e);
                     } else {
                         assertTrue(e.probeOffset() <= e.fromOffset() && e.probeOffset() >= e.fromOffset() - 4, f.name() + " " + e);
                     }
