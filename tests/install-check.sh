@@ -9,7 +9,8 @@ make -s install PREFIX="$prefix" > /dev/null
 fail() { echo "install-check: $*" >&2; exit 1; }
 
 splice="$prefix/bin/splice"
-"$splice" --version | grep -q '^splice .*commit' || fail "splice --version names no commit"
+version=$("$splice" --version)
+grep -q '^splice .*commit' <<<"$version" || fail "splice --version names no commit"
 # The plugin is found beside the installed jar: an exact instruction count of a test program.
 count=$("$splice" run --count build/programs/rv64/count_loop 2>&1 >/dev/null | sed -n 's/^splice: \([0-9]*\) instructions executed.*/\1/p' || true)
 [ -n "$count" ] && [ "$count" -gt 0 ] || fail "installed splice run --count gave no count"
@@ -36,7 +37,11 @@ complete_words() {
            _complete_splice 2>/dev/null; printf "%s\n" "${COMPREPLY[@]}"' _ \
     "$prefix/share/bash-completion/completions/splice" "$@"
 }
-complete_words splice di | grep -qx disasm || fail "completion of 'splice di' lacks disasm"
+# Outputs are captured before grep -q reads them: under pipefail, `words | grep -q` fails when grep
+# exits at its match before the writer is done (SIGPIPE, status 141; session 12's CI run under load).
+words=$(complete_words splice di)
+grep -qx disasm <<<"$words" || fail "completion of 'splice di' lacks disasm"
 [ "$(complete_words splice bat '' | sort | tr '\n' ' ')" = "dump translate " ] || fail "completion of 'splice bat' is not dump, translate"
-complete_words splice disasm --st | grep -qx -- --start-address || fail "completion of 'splice disasm --st' lacks --start-address"
+words=$(complete_words splice disasm --st)
+grep -qx -- --start-address <<<"$words" || fail "completion of 'splice disasm --st' lacks --start-address"
 echo "install-check: installed launcher, plugin, $(ls "$prefix/share/man/man1" | wc -l) man pages and completion work"
