@@ -1197,6 +1197,15 @@ public final class ElfEditor {
             throw new ElfFormatException(name, 32, "found no free address for the moved program header table"
                     + " (load base 0x" + Long.toHexString(base) + "); place it with setProgramHeaderOffset");
         }
+        long explained = explainedZeroMemory(segs);
+        if (x - out.size() > explained) {
+            // The gap is file padding up to the end of memory images: only zeros a section (.bss,
+            // .tbss) accounts for are worth writing; a forged p_memsz would grow the output at will.
+            throw new ElfFormatException(name, 32, "the moved program header table would follow 0x"
+                    + Long.toHexString(x - out.size()) + " bytes of zeros, more than the 0x"
+                    + Long.toHexString(explained) + " of memory that no section explains allows"
+                    + "; place it with setProgramHeaderOffset");
+        }
         out.zerosTo(x + size);
         for (int i = 0; i < segs.size(); i++) {
             Segment s = segs.get(i);
@@ -1206,6 +1215,25 @@ public final class ElfEditor {
         }
         segs.add(new Segment(n - 1, Segment.PT_LOAD, Segment.PF_R, x, base + x, base + x, size, size, PAGE_SIZE));
         return x;
+    }
+
+    /**
+     * The padding a moved program header table may need: the allocated NOBITS sections' memory,
+     * plus a page of alignment per loadable segment.
+     */
+    private long explainedZeroMemory(List<Segment> segs) {
+        long bytes = 0;
+        for (Entry e : sections) {
+            if (e.isNobits() && e.header.isAllocated()) {
+                bytes = Math.min(bytes + Math.max(e.header.size(), 0), MAX_GAP);
+            }
+        }
+        for (Segment s : segs) {
+            if (s.isLoad()) {
+                bytes += PAGE_SIZE;
+            }
+        }
+        return bytes + PAGE_SIZE;
     }
 
     /**
