@@ -11,7 +11,10 @@
 # load average before and after (the measured medians move with the machine's load), and per program
 # what the prediction is made of: classes, block exits, memory levels beyond L1. measured_band_s: the
 # measured difference's own 95% interval (the runs resampled); a change of host speed between
-# invocations is not in it (docs/weigh-model.md, session 11).
+# invocations is not in it (docs/weigh-model.md, session 11). So each of the RUNS rounds also adds one
+# run of a campaign of the REFERENCE_CONTEXTS (default 6) contexts that carry most of the predicted
+# seconds, and the table gives each prediction twice: as published, and at the host speed of the
+# rounds (each term scaled by now/then of its context; bench/weigh-predict.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -76,9 +79,7 @@ if [ -z "${WEIGHTS:-}" ]; then
 fi
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-17s %12s %18s %12s %12s %8s %24s %9s %9s %9s %9s\n' program measured_s measured_band_s predicted_s error band_s "" unpriced \
-  classes_s blocks_s memory_s
-errors=()
+# catalogs and predictions first: they are counts and the fixed weights, not timed
 for p in "${programs[@]}"; do
   IFS='|' read -r name short long <<<"$p"
   # shellcheck disable=SC2086
@@ -86,30 +87,13 @@ for p in "${programs[@]}"; do
   # shellcheck disable=SC2086
   splice weigh catalog -o "$work/$name.long.json" -- $long >/dev/null 2>&1 || true
   splice weigh predict "$WEIGHTS" "$work/$name.long.json" --minus "$work/$name.short.json" --json > "$work/$name.prediction.json"
-  python3 - "$RUNS" "$work/$name.prediction.json" "$name" "$short" "$long" <<'PY'
-import json, resource, statistics, subprocess, sys
-runs, pred, name, short, long_ = int(sys.argv[1]), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4], sys.argv[5]
-def cpu(cmd):
-    a = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(["qemu-riscv64"] + cmd.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    b = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return b.ru_utime - a.ru_utime + b.ru_stime - a.ru_stime
-s, l = [], []
-for _ in range(runs):  # interleaved, so that a change of load hits both lengths
-    s.append(cpu(short)); l.append(cpu(long_))
-measured = statistics.median(l) - statistics.median(s)
-# the measurement's own 95% interval: the runs resampled (a percentile bootstrap of the difference
-# of medians); a change of host speed between invocations is not in it
-import random
-rng = random.Random(1)
-boot = sorted(statistics.median(rng.choices(l, k=runs)) - statistics.median(rng.choices(s, k=runs)) for _ in range(999))
-m_low, m_high = boot[24], boot[974]
-p = pred["predicted_s"]
-part = {k: sum(l.get("seconds", 0) or 0 for l in pred.get(k, [])) for k in ("classes", "blocks", "memory")}
-print(f"{name:<17} {measured:12.4f} [{m_low:.4f}, {m_high:.4f}] {p:12.4f} {100 * (p - measured) / measured:+11.1f}% "
-      f"[{pred['low_s']:.4f}, {pred['high_s']:.4f}] {100 * pred['unpriced_share']:8.2f}% "
-      f"{part['classes']:9.4f} {part['blocks']:9.4f} {part['memory']:9.4f}")
-PY
 done
+# the contexts that carry most of the predicted seconds, re-measured between the program runs
+ref=$(python3 bench/weigh-predict.py reference "${REFERENCE_CONTEXTS:-6}" "$work"/*.prediction.json)
+echo "re-measured between the runs: $ref"
+rm -rf "$work/reference"
+python3 bench/weigh-predict.py loop "$RUNS" "$work" "$ref" "$root/target/splice-cli.jar" "${programs[@]}"
+splice weigh model "$work/reference" -o "$work/reference-model" >/dev/null 2>&1
+python3 bench/weigh-predict.py table "$work" "$WEIGHTS" "$work/reference-model/weights.json" "${programs[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "weights: $WEIGHTS; work: $work"
