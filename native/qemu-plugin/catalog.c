@@ -306,9 +306,10 @@ static void on_block(unsigned int vcpu, void *udata)
 }
 
 /* The host's data caches, from sysfs (or sysconf); each level an LRU set-associative cache of line tags. */
-#define CACHE_LEVELS 4
+#define CACHE_LEVELS 6
 struct cache_level {
     int level;
+    int working_set; /* not the host's: a working-set level (below) */
     uint64_t size, ways, line, sets;
     uint64_t *tags; /* sets x ways, most recent first; 0 empty (tags are line numbers + 1) */
     uint64_t served[2]; /* loads, stores */
@@ -392,9 +393,43 @@ static int cache_add(int level, uint64_t size, uint64_t ways, uint64_t line)
     return 1;
 }
 
+/* Working-set levels beyond the host's last known one: the working sets of the pointer-chase contexts
+ * (the working_sets argument, ascending), each modelled as a 16-way LRU cache of that size. A load
+ * served there first is priced by the chase whose ring it fits. They stand in for levels the host
+ * does not describe (a virtual machine's CPUID gives an L3 of 508 MiB with no associativity: the
+ * whole socket's, of which one thread sees a part), so that such loads are not all priced as
+ * memory loads. */
+static void host_caches_init(void);
+
+static void working_sets_init(void)
+{
+    const char *p = g_splice.working_sets;
+    uint64_t line = cache_levels > 0 ? caches[0].line : 64;
+    while (p != NULL && *p != '\0' && cache_levels > 0 && cache_levels < CACHE_LEVELS) {
+        char *end;
+        uint64_t size = strtoull(p, &end, 10);
+        if (end == p || (*end != ':' && *end != '\0')) {
+            return;
+        }
+        struct cache_level *last = &caches[cache_levels - 1];
+        size -= size % (16 * line);
+        if (size > last->size && cache_add(last->level + 1, size, 16, line)) {
+            caches[cache_levels - 1].working_set = 1;
+        }
+        p = *end == ':' ? end + 1 : end;
+    }
+}
+
 /* Reads the geometry from sysfs, else from glibc's sysconf (CPUID on x86-64: some virtual machines
- * have no cpu0/cache in sysfs); no levels (no memory section in the records) when neither gives it. */
+ * have no cpu0/cache in sysfs); no levels (no memory section in the records) when neither gives it.
+ * Then the working-set levels beyond them. */
 static void caches_init(void)
+{
+    host_caches_init();
+    working_sets_init();
+}
+
+static void host_caches_init(void)
 {
     for (int i = 0; i < 8 && cache_levels < CACHE_LEVELS; i++) {
         if (sysfs_is_data(i)) {
@@ -597,12 +632,13 @@ void splice_catalog_finish(void)
     fprintf(g_splice.out, "branches %" PRIu64 " %" PRIu64 "\n", branches_taken, branches_not_taken);
     fprintf(g_splice.out, "lookups %" PRIu64 " %" PRIu64 "\n", lookup_hits, lookup_misses);
     /* memory LEVELS LOADS STORES STRIDED (served by no level), then per level
-     * m LEVEL SIZE WAYS LINE LOADS STORES STRIDED (STRIDED: the loads among LOADS the stride predicts) */
+     * m LEVEL SIZE WAYS LINE LOADS STORES STRIDED [ws] (STRIDED: the loads among LOADS the stride
+     * predicts; ws: a working-set level, not the host's) */
     fprintf(g_splice.out, "memory %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", cache_levels, served_by_memory[0],
             served_by_memory[1], strided_from_memory);
     for (int l = 0; l < cache_levels; l++) {
-        fprintf(g_splice.out, "m %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+        fprintf(g_splice.out, "m %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "%s\n",
                 caches[l].level, caches[l].size, caches[l].ways, caches[l].line, caches[l].served[0],
-                caches[l].served[1], caches[l].strided);
+                caches[l].served[1], caches[l].strided, caches[l].working_set ? " ws" : "");
     }
 }

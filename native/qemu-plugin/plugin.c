@@ -187,6 +187,8 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
                 return refuse("max_pc is not a number: ", value);
             }
             have_max = 1;
+        } else if (key_len == 12 && strncmp(arg, "working_sets", 12) == 0) {
+            g_splice.working_sets = value;
         } else if (key_len == 3 && strncmp(arg, "api", 3) == 0) {
             /* The interface version the plugin claims to need: a test hook for the check below. */
             uint64_t v;
@@ -195,7 +197,7 @@ SPLICE_EXPORT int qemu_plugin_install(splice_qemu_id id, const splice_qemu_info 
             }
             required_api = (int)v;
         } else {
-            return refuse("unknown argument (expected mode, out, min_pc, max_pc): ", arg);
+            return refuse("unknown argument (expected mode, out, min_pc, max_pc, working_sets): ", arg);
         }
     }
     if (info->version.min > required_api || info->version.cur < required_api) {

@@ -42,6 +42,7 @@ struct splice_state {
     uint64_t min_pc; /* instructions in [min_pc, max_pc) are the executable's own code */
     uint64_t max_pc;
     int range_given; /* min_pc/max_pc came from arguments, not from QEMU */
+    const char *working_sets; /* catalog mode: working_sets=BYTES:BYTES..., levels the cache model adds */
     uint64_t vcpus;
     uint64_t translations; /* every translation callback, in all modes */
     struct splice_footer footer;

@@ -128,7 +128,24 @@ public final class QemuPlugin {
             parts.add("min_pc=0x" + Long.toHexString(r.minPc()));
             parts.add("max_pc=0x" + Long.toHexString(r.maxPc()));
         });
+        if (mode.equals(PluginRecords.Mode.CATALOG.argument())) {
+            workingSets().ifPresent(w -> parts.add("working_sets=" + w));
+        }
         return String.join(",", parts);
+    }
+
+    /**
+     * The working sets of the table's pointer-chase contexts, ascending, for the catalog's cache
+     * model: the levels it adds beyond the host's last known one, so that a load served there is
+     * priced by the chase whose ring it fits (docs/weigh-model.md).
+     */
+    private static Optional<String> workingSets() {
+        List<Long> sizes = ContextTable.load().contexts().stream()
+                .filter(c -> c.pattern() == Context.Pattern.POINTER_CHASE && !c.systemOnly())
+                .map(Context::workingSetBytes).filter(java.util.OptionalLong::isPresent)
+                .map(java.util.OptionalLong::getAsLong).distinct().sorted().toList();
+        return sizes.isEmpty() ? Optional.empty()
+                : Optional.of(sizes.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(":")));
     }
 
     /** QEMU splits plugin options at commas and has no escape for them. */

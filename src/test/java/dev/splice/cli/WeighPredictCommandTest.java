@@ -164,19 +164,18 @@ class WeighPredictCommandTest {
         Path three = tmp.resolve("sweep-3.json");
         assertEquals(0, Main.execute("weigh", "catalog", "-o", one.toString(), "--", sweep.toString(), "4", "1"));
         JsonNode levels = JSON.readTree(one.toFile()).path("memory").path("levels");
-        assertTrue(levels.size() >= 2, "sysfs or sysconf give at least two data cache levels: " + levels);
-        // twice the next-to-last level (L2, 1 MB, on a host with three): the last holds it, as it holds the
-        // ring of its chase (4 MB for ld.pointer-chase.l3; 512 KB for .l2 on a host whose CPUID gives no L3)
-        int last = Math.min(levels.size(), 3) - 1;
-        long bytes = 2 * levels.get(last - 1).path("size_bytes").asLong();
-        String chase = "ld.pointer-chase.l" + (last + 1);
-        assertTrue(levels.get(last).path("size_bytes").asLong() >= Math.max(bytes, last == 2 ? 4 << 20 : 512 << 10),
-                levels.toString());
+        assertTrue(levels.size() >= 3, "the host's levels and the working-set levels beyond them: " + levels);
+        // twice the second level (L2, 1 MB here): the third holds it (the host's L3, or on a host whose CPUID
+        // gives no L3's associativity the 4 MB working-set level), priced by the chase whose ring fits there
+        JsonNode third = levels.get(2);
+        long bytes = 2 * levels.get(1).path("size_bytes").asLong();
+        assertTrue(third.path("size_bytes").asLong() >= bytes, levels.toString());
+        String chase = chaseFitting(levels.get(1).path("size_bytes").asLong(), third.path("size_bytes").asLong());
         for (Path out : List.of(one, three)) {
             assertEquals(0, Main.execute("weigh", "catalog", "-o", out.toString(), "--", sweep.toString(),
                     Long.toString(bytes / 1024), out == one ? "1" : "3"));
         }
-        String name = "loads-L" + levels.get(last).path("level").asInt();
+        String name = "loads-" + (third.path("working_set").asBoolean() ? "W" : "L") + third.path("level").asInt();
         CliRun r = CliRun.of("weigh", "predict", weights.toString(), three.toString(), "--minus", one.toString(), "--json");
         assertEquals(0, r.status(), r.err());
         JsonNode p = JSON.readTree(r.out());
@@ -201,6 +200,17 @@ class WeighPredictCommandTest {
         }
         double total = classes + blocks + memory.get(name).path("seconds").asDouble();
         assertEquals(total, p.path("predicted_s").asDouble(), 1e-9 * total);
+    }
+
+    /** The one user-mode pointer-chase context whose working set lies in (from, to] bytes. */
+    private static String chaseFitting(long from, long to) {
+        List<String> fitting = dev.splice.weigh.ContextTable.load().contexts().stream()
+                .filter(c -> c.pattern() == dev.splice.weigh.Context.Pattern.POINTER_CHASE && !c.systemOnly())
+                .filter(c -> c.workingSetBytes().isPresent() && c.workingSetBytes().getAsLong() > from
+                        && c.workingSetBytes().getAsLong() <= to)
+                .map(dev.splice.weigh.Context::key).toList();
+        assertEquals(1, fitting.size(), "chases fitting (" + from + ", " + to + "]: " + fitting);
+        return fitting.get(0);
     }
 
     /** The contexts array keyed by {@code context} under {@code name}, as {@link #byName} reads it. */

@@ -137,6 +137,29 @@ class CatalogDynamicsTest {
         assertEquals(0, five.get("branch") - one.get("branch"));
     }
 
+    /**
+     * Beyond the host's last known level the model has a level per pointer-chase working set that is
+     * larger (this host's CPUID gives an L3 without associativity, so its last known level is L2):
+     * loads served there are priced by the chase whose ring they fit, not all as memory loads.
+     */
+    @Test
+    void levelsBeyondTheHostsAreThePointerChasesWorkingSets() {
+        List<Catalog.CacheLevel> levels = catalog(TestPrograms.rv64("line_sweep"), "4", "1").dynamics().caches();
+        List<Catalog.CacheLevel> host = levels.stream().filter(l -> !l.workingSet()).toList();
+        assertTrue(host.size() >= 2, "sysfs or sysconf give at least two data cache levels: " + levels);
+        assertEquals(host, levels.subList(0, host.size()), "the host's levels come first: " + levels);
+        long lastHost = host.get(host.size() - 1).sizeBytes();
+        List<Long> expected = ContextTable.load().contexts().stream()
+                .filter(c -> c.pattern() == Context.Pattern.POINTER_CHASE && !c.systemOnly())
+                .map(c -> c.workingSetBytes().orElse(0)).filter(w -> w > lastHost).distinct().sorted().toList();
+        assertEquals(expected, levels.subList(host.size(), levels.size()).stream().map(Catalog.CacheLevel::sizeBytes).toList(),
+                levels.toString());
+        for (int i = host.size(); i < levels.size(); i++) {
+            assertEquals(levels.get(i - 1).level() + 1, levels.get(i).level());
+            assertEquals(16, levels.get(i).ways());
+        }
+    }
+
     @Test
     void loadsAreServedByTheFirstLevelThatHoldsACyclicSweep() {
         Path sweep = TestPrograms.rv64("line_sweep");

@@ -125,9 +125,11 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
      * @param strided of {@code loads}, those their instruction's stride predicts: to the line of its
      *     last access or the next, or one unchanged stride of under a page on (what the host's
      *     prefetchers fetch ahead)
+     * @param workingSet true for a level the host does not describe: one of the pointer-chase
+     *     contexts' working sets beyond the host's last known level (docs/weigh-model.md)
      */
     public record CacheLevel(int level, long sizeBytes, int ways, int lineBytes, long loads, long stores,
-            long strided) {}
+            long strided, boolean workingSet) {}
 
     /**
      * A catalog without the blocks' dependence structure.
@@ -296,7 +298,7 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
             for (CacheLevel c : dynamics.caches()) {
                 levels.addObject().put("level", c.level()).put("size_bytes", c.sizeBytes()).put("ways", c.ways())
                         .put("line_bytes", c.lineBytes()).put("loads", c.loads()).put("stores", c.stores())
-                        .put("strided_loads", c.strided());
+                        .put("strided_loads", c.strided()).put("working_set", c.workingSet());
             }
         }
         if (!translatedBlocks.isEmpty()) {
@@ -409,7 +411,7 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
             levels.add(new CacheLevel((int) Math.max(0, count(c, "level", where)), Math.max(0, count(c, "size_bytes", where)),
                     (int) Math.max(0, count(c, "ways", where)), (int) Math.max(0, count(c, "line_bytes", where)),
                     Math.max(0, count(c, "loads", where)), Math.max(0, count(c, "stores", where)),
-                    Math.max(0, count(c, "strided_loads", where))));
+                    Math.max(0, count(c, "strided_loads", where)), c.path("working_set").asBoolean(false)));
         }
         return new Dynamics(exits, Math.max(0, count(branches, "taken", where)),
                 Math.max(0, count(branches, "not_taken", where)), Math.max(0, count(lookups, "hits", where)),

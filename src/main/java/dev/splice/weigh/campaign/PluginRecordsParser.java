@@ -144,10 +144,13 @@ final class PluginRecordsParser {
         long levels = number(m[1], 8);
         List<Catalog.CacheLevel> caches = new ArrayList<>();
         for (long i = 0; i < levels; i++) {
-            String[] c = fields("m", 8);
+            String[] c = fields("m", 8, 9);
+            if (c.length == 9 && !c[8].equals("ws")) {
+                throw error("'m' line's ninth field is '" + abbreviate(c[8]) + "', expected 'ws' or none");
+            }
             caches.add(new Catalog.CacheLevel((int) number(c[1], 8), number(c[2], Long.MAX_VALUE),
                     (int) number(c[3], 1 << 16), (int) number(c[4], 1 << 16), number(c[5], Long.MAX_VALUE),
-                    number(c[6], Long.MAX_VALUE), number(c[7], Long.MAX_VALUE)));
+                    number(c[6], Long.MAX_VALUE), number(c[7], Long.MAX_VALUE), c.length == 9));
         }
         return new Catalog.Dynamics(exits, number(b[1], Long.MAX_VALUE), number(b[2], Long.MAX_VALUE),
                 number(l[1], Long.MAX_VALUE), number(l[2], Long.MAX_VALUE), caches,
@@ -352,6 +355,11 @@ final class PluginRecordsParser {
 
     /** Consumes the next line, which must be {@code keyword} followed by exactly {@code count - 1} fields. */
     private String[] fields(String keyword, int count) {
+        return fields(keyword, count, count);
+    }
+
+    /** A line of {@code keyword} and between {@code least} and {@code most} words in all. */
+    private String[] fields(String keyword, int least, int most) {
         if (next >= lineCount) {
             throw new BadInputException(source + ": line " + (next + 1) + ": missing '" + keyword
                     + "' line (truncated record file)");
@@ -361,8 +369,9 @@ final class PluginRecordsParser {
         if (!f[0].equals(keyword)) {
             throw error("expected a '" + keyword + "' line, found '" + abbreviate(line) + "'");
         }
-        if (f.length != count) {
-            throw error("'" + keyword + "' line has " + (f.length - 1) + " fields, expected " + (count - 1));
+        if (f.length < least || f.length > most) {
+            throw error("'" + keyword + "' line has " + (f.length - 1) + " fields, expected " + (least - 1)
+                    + (most == least ? "" : " to " + (most - 1)));
         }
         return f;
     }

@@ -54,14 +54,17 @@ final class MemoryPrices {
         }
         for (int i = 1; i <= levels.size(); i++) {
             boolean memory = i == levels.size();
-            String name = memory ? "memory" : "L" + levels.get(i).level();
+            Catalog.CacheLevel here = memory ? null : levels.get(i);
+            String name = memory ? "memory" : (here.workingSet() ? "W" : "L") + here.level();
             long loads = memory ? run.loadsFromMemory() - (minus == null ? 0 : minus.loadsFromMemory())
                     : levels.get(i).loads() - (minus == null ? 0 : level(minus, i).loads());
             long stores = memory ? run.storesToMemory() - (minus == null ? 0 : minus.storesToMemory())
                     : levels.get(i).stores() - (minus == null ? 0 : level(minus, i).stores());
             long strided = memory ? run.stridedFromMemory() - (minus == null ? 0 : minus.stridedFromMemory())
                     : levels.get(i).strided() - (minus == null ? 0 : level(minus, i).strided());
-            String where = memory ? "memory" : "L" + levels.get(i).level();
+            String where = memory ? "memory" : here.workingSet()
+                    ? "a working set of " + (here.sizeBytes() >> 10) + " KiB (a level the host does not describe)"
+                    : "L" + here.level();
             Prediction.Price level = chases.get(i - 1);
             Prediction.Price outer = i < levels.size() ? chases.get(i) : null;
             if (level == null || reference == null) {
@@ -94,7 +97,7 @@ final class MemoryPrices {
 
     /** The shorter run's level {@code i} (a run on another host may model fewer levels: none then). */
     private static Catalog.CacheLevel level(Catalog.Dynamics d, int i) {
-        return i < d.caches().size() ? d.caches().get(i) : new Catalog.CacheLevel(0, 0, 0, 0, 0, 0, 0);
+        return i < d.caches().size() ? d.caches().get(i) : new Catalog.CacheLevel(0, 0, 0, 0, 0, 0, 0, false);
     }
 
     /** The pointer-chase contexts whose working set lies in (from, to] (bytes). */
