@@ -13,8 +13,9 @@
 # measured difference's own 95% interval (the runs resampled); a change of host speed between
 # invocations is not in it (docs/weigh-model.md, session 11). So each of the RUNS rounds also adds one
 # run of a campaign of the REFERENCE_CONTEXTS (default 6) contexts that carry most of the predicted
-# seconds, and the table gives each prediction twice: as published, and at the host speed of the
-# rounds (each term scaled by now/then of its context; bench/weigh-predict.py).
+# seconds, and the table gives each prediction twice: as published, and with the weights of the
+# moment (the terms of re-measured contexts scaled by their now/then, the rest by the index of the
+# whole; bench/weigh-predict.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
