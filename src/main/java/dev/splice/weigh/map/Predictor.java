@@ -128,6 +128,10 @@ public final class Predictor {
                 ? difference(exitCounts(run), minus == null ? Map.of() : exitCounts(minus))
                 : difference(blockCounts(run), minus == null ? Map.of() : blockCounts(minus));
         ContextTable table = ContextTable.load();
+        // loads served beyond L1 are priced by the memory lines (MemoryPrices); a chase whose ring does
+        // not fit L1 prices those, not every load of its class (its band would bound them all by memory's)
+        List<ContextWeight> classWeights = dynamic && !run.dynamics().caches().isEmpty()
+                ? withinFirstLevel(weights, table, run.dynamics().caches().get(0).sizeBytes()) : weights;
         // with the blocks' dependence structure, classes are priced at throughput and the chains
         // longer than a block's throughput add their excess; without it, the mean of both (as before)
         boolean structured = !run.translatedBlocks().isEmpty() && (minus == null || !minus.translatedBlocks().isEmpty());
@@ -138,7 +142,7 @@ public final class Predictor {
                 keys.addAll(blockKeys(minus));
             }
         }
-        Map<String, List<ContextWeight>> byClass = byClass(weights, keys, table);
+        Map<String, List<ContextWeight>> byClass = byClass(classWeights, keys, table);
         Map<String, Prediction.Price> throughput = new LinkedHashMap<>();
         Map<String, Prediction.Price> latency = new LinkedHashMap<>();
         for (String k : keys) {
@@ -380,6 +384,14 @@ public final class Predictor {
 
     private static boolean dependency(ContextWeight w, ContextTable table) {
         return table.context(w.context()).map(c -> c.pattern() == Context.Pattern.DEPENDENCY).orElse(false);
+    }
+
+    /** The weights but those of contexts whose working set is larger than {@code firstLevelBytes}. */
+    private static List<ContextWeight> withinFirstLevel(List<ContextWeight> weights, ContextTable table,
+            long firstLevelBytes) {
+        return weights.stream().filter(w -> table.context(w.context()).map(Context::workingSetBytes)
+                .filter(java.util.OptionalLong::isPresent).map(ws -> ws.getAsLong() <= firstLevelBytes)
+                .orElse(true)).toList();
     }
 
     /** Contexts that measure TCG's optimizer price a class only when it has no other. */

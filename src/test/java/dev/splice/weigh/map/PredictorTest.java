@@ -43,4 +43,28 @@ class PredictorTest {
         Prediction p = Predictor.predict(List.of(w("c.jr.ret", 10.0, 0.2, true)), returns(), null);
         assertEquals(10.0, line(p, "return").price().ns(), 1e-12);
     }
+
+    /**
+     * A run of 1000 returns and 1000 loads that the cache model saw served by L1 (48 KiB): the loads are
+     * priced by the load's own contexts. The memory chase (a 128 MiB ring) prices loads served by memory,
+     * in the memory lines; in the class's price its band once bounded every load by memory's latency
+     * (lua's 69 M {@code c.ld} gave an interval of [0.31, 55.8] s for a 0.66 s prediction).
+     */
+    @Test
+    void loadsServedByTheFirstLevelAreNotBoundedByAChaseBeyondIt() {
+        Catalog.CacheLevel l1 = new Catalog.CacheLevel(1, 48 << 10, 12, 64, 1000, 0, 0, false);
+        Catalog.Dynamics d = new Catalog.Dynamics(List.of(new Catalog.Exit("return", 1000)), 0, 0, 1000, 0, List.of(l1),
+                0, 0, 0);
+        Catalog run = new Catalog(new Catalog.Origin("loads", List.of(), 0, 1),
+                List.of(new Catalog.Entry("c.jr", "c", 1, 1000, 1000, 1), new Catalog.Entry("ld", "i", 1, 1000, 1000, 1)),
+                List.of(new Catalog.Block("return", 1, 1000)), List.of(), d);
+        List<ContextWeight> ws = List.of(w("jalr.ret", 7.0, 0.5, true), w("ld.hot-load", 0.1, 0.02, true),
+                w("ld.pointer-chase.memory", 300.0, 300.0, true));
+        Prediction p = Predictor.predict(ws, run, null);
+        Prediction.Line ld = p.classes().stream().filter(l -> l.name().equals("ld")).findFirst().orElseThrow();
+        assertEquals(List.of("ld.hot-load"), ld.price().contexts());
+        assertEquals(0.12, ld.price().highNs(), 1e-12);
+        assertEquals((1000 * 7.0 + 1000 * 0.1) * 1e-9, p.predictedS(), 1e-15);
+        assertEquals((1000 * 7.5 + 1000 * 0.12) * 1e-9, p.highS(), 1e-15);
+    }
 }
