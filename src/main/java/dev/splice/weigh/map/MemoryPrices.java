@@ -101,7 +101,7 @@ final class MemoryPrices {
     }
 
     /** The pointer-chase contexts whose working set lies in (from, to] (bytes). */
-    private static List<ContextWeight> fitting(List<ContextWeight> weights, ContextTable table, long from, long to) {
+    static List<ContextWeight> fitting(List<ContextWeight> weights, ContextTable table, long from, long to) {
         List<ContextWeight> out = new ArrayList<>();
         for (ContextWeight w : weights) {
             OptionalLong ws = table.context(w.context()).map(Context::workingSetBytes).orElse(OptionalLong.empty());

@@ -130,8 +130,10 @@ public final class Predictor {
         ContextTable table = ContextTable.load();
         // loads served beyond L1 are priced by the memory lines (MemoryPrices); a chase whose ring does
         // not fit L1 prices those, not every load of its class (its band would bound them all by memory's)
-        List<ContextWeight> classWeights = dynamic && !run.dynamics().caches().isEmpty()
-                ? withinFirstLevel(weights, table, run.dynamics().caches().get(0).sizeBytes()) : weights;
+        List<ContextWeight> beyondFirstLevel = dynamic && !run.dynamics().caches().isEmpty()
+                ? MemoryPrices.fitting(weights, table, run.dynamics().caches().get(0).sizeBytes(), Long.MAX_VALUE)
+                : List.of();
+        List<ContextWeight> classWeights = weights.stream().filter(w -> !beyondFirstLevel.contains(w)).toList();
         // with the blocks' dependence structure, classes are priced at throughput and the chains
         // longer than a block's throughput add their excess; without it, the mean of both (as before)
         boolean structured = !run.translatedBlocks().isEmpty() && (minus == null || !minus.translatedBlocks().isEmpty());
@@ -384,14 +386,6 @@ public final class Predictor {
 
     private static boolean dependency(ContextWeight w, ContextTable table) {
         return table.context(w.context()).map(c -> c.pattern() == Context.Pattern.DEPENDENCY).orElse(false);
-    }
-
-    /** The weights but those of contexts whose working set is larger than {@code firstLevelBytes}. */
-    private static List<ContextWeight> withinFirstLevel(List<ContextWeight> weights, ContextTable table,
-            long firstLevelBytes) {
-        return weights.stream().filter(w -> table.context(w.context()).map(Context::workingSetBytes)
-                .filter(java.util.OptionalLong::isPresent).map(ws -> ws.getAsLong() <= firstLevelBytes)
-                .orElse(true)).toList();
     }
 
     /** Contexts that measure TCG's optimizer price a class only when it has no other. */
