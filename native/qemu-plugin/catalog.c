@@ -470,6 +470,62 @@ static int cache_access(struct cache_level *c, uint64_t address)
     return hit;
 }
 
+/* Pages the guest touched, a set of page numbers (open addressing, grown at half full): a first touch
+ * of an anonymous page is a host page fault (the kernel zeroes a page, and frees it at munmap or
+ * exit), system time that no instruction context measures. Only accesses that missed every cache
+ * level are looked up (a line of an untouched page cannot be in the model's caches). A page unmapped
+ * and mapped again counts once, pages QEMU itself touches (the loaded image, the stack) not at all. */
+#define PAGE_BITS 12
+static uint64_t *touched_pages; /* page number + 1; 0: empty */
+static uint64_t touched_capacity, touched_count;
+
+static void touched_insert(uint64_t *table, uint64_t capacity, uint64_t key)
+{
+    uint64_t i = (key * 0x9e3779b97f4a7c15ull) & (capacity - 1);
+    while (table[i] != 0 && table[i] != key) {
+        i = (i + 1) & (capacity - 1);
+    }
+    table[i] = key;
+}
+
+static int touched_contains(uint64_t key)
+{
+    uint64_t i = (key * 0x9e3779b97f4a7c15ull) & (touched_capacity - 1);
+    while (touched_pages[i] != 0) {
+        if (touched_pages[i] == key) {
+            return 1;
+        }
+        i = (i + 1) & (touched_capacity - 1);
+    }
+    return 0;
+}
+
+static void note_page(uint64_t vaddr)
+{
+    uint64_t key = (vaddr >> PAGE_BITS) + 1;
+    if (touched_capacity != 0 && touched_contains(key)) {
+        return;
+    }
+    if (2 * (touched_count + 1) > touched_capacity) {
+        uint64_t capacity = touched_capacity == 0 ? 4096 : 2 * touched_capacity;
+        uint64_t *grown = calloc(capacity, sizeof(uint64_t));
+        if (grown == NULL) {
+            g_splice.footer.translation_failures++;
+            return;
+        }
+        for (uint64_t i = 0; i < touched_capacity; i++) {
+            if (touched_pages[i] != 0) {
+                touched_insert(grown, capacity, touched_pages[i]);
+            }
+        }
+        free(touched_pages);
+        touched_pages = grown;
+        touched_capacity = capacity;
+    }
+    touched_insert(touched_pages, touched_capacity, key);
+    touched_count++;
+}
+
 static void on_access(unsigned int vcpu, splice_qemu_meminfo info, uint64_t vaddr, void *udata)
 {
     (void)vcpu;
@@ -484,6 +540,7 @@ static void on_access(unsigned int vcpu, splice_qemu_meminfo info, uint64_t vadd
     }
     served_by_memory[store]++;
     strided_from_memory += !store && predicted;
+    note_page(vaddr);
 }
 
 /* Records the block's instructions and, for each register they read, the instruction producing it. */
@@ -634,6 +691,8 @@ void splice_catalog_finish(void)
     /* memory LEVELS LOADS STORES STRIDED (served by no level), then per level
      * m LEVEL SIZE WAYS LINE LOADS STORES STRIDED [ws] (STRIDED: the loads among LOADS the stride
      * predicts; ws: a working-set level, not the host's) */
+    /* pages PAGES: the guest pages loads and stores touched */
+    fprintf(g_splice.out, "pages %" PRIu64 "\n", touched_count);
     fprintf(g_splice.out, "memory %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", cache_levels, served_by_memory[0],
             served_by_memory[1], strided_from_memory);
     for (int l = 0; l < cache_levels; l++) {

@@ -196,6 +196,12 @@ public record Context(
         RESERVATION_PAIR("reservation-pair"),
         /** An AMO on the hot buffer. */
         AMO("amo"),
+        /**
+         * A store to a page the run has not touched (the probe's fresh-page region, a cursor one page on
+         * per slot): the host's page fault on the first touch of an anonymous page; measured against the
+         * same setup and a store to a resident word.
+         */
+        FIRST_TOUCH("first-touch"),
         /** FP conversions. */
         CONVERT("convert"),
         /** FP comparisons. */

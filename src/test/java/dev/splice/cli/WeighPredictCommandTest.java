@@ -42,7 +42,7 @@ class WeighPredictCommandTest {
         Path campaign = tmp.resolve("campaign");
         assertEquals(0, Main.execute("weigh", "measure", "--contexts",
                 "addi.dependency,addi.independent,add.dependency,bne.taken,bne.not-taken,ld.hot-load,ld.pointer-chase.l1,"
-                        + "ld.pointer-chase.l2,ld.pointer-chase.l3", "--runs", "2", "--rounds", "4", "--seed", "3",
+                        + "ld.pointer-chase.l2,ld.pointer-chase.l3,sd.first-touch", "--runs", "2", "--rounds", "4", "--seed", "3",
                 "-o", campaign.toString()));
         assertEquals(0, Main.execute("weigh", "model", campaign.toString(), "-o", tmp.resolve("model").toString()));
         weights = tmp.resolve("model/weights.json");
@@ -200,6 +200,30 @@ class WeighPredictCommandTest {
         }
         double total = classes + blocks + memory.get(name).path("seconds").asDouble();
         assertEquals(total, p.path("predicted_s").asDouble(), 1e-9 * total);
+    }
+
+    /**
+     * A sweep of 4096 KiB touches 1,008 pages more than one of 64 KiB (line_sweep maps its buffer
+     * afresh): the difference is priced by {@code sd.first-touch}, which measures a host page fault
+     * (microseconds) where its baseline, a store to a resident word after the same setup, costs a few
+     * nanoseconds.
+     */
+    @Test
+    void thePagesARunTouchesArePricedByTheFirstTouchContext() throws IOException {
+        Path sweep = TestPrograms.rv64("line_sweep");
+        Path small = tmp.resolve("sweep-64.json");
+        Path large = tmp.resolve("sweep-4096.json");
+        assertEquals(0, Main.execute("weigh", "catalog", "-o", small.toString(), "--", sweep.toString(), "64", "1"));
+        assertEquals(0, Main.execute("weigh", "catalog", "-o", large.toString(), "--", sweep.toString(), "4096", "1"));
+        CliRun r = CliRun.of("weigh", "predict", weights.toString(), large.toString(), "--minus", small.toString(), "--json");
+        assertEquals(0, r.status(), r.err());
+        JsonNode pages = byName(JSON.readTree(r.out()).path("memory")).get("pages-touched");
+        assertEquals(1008, pages.path("count").asLong(), pages.toString());
+        Map<String, JsonNode> w = byName(renamed(JSON.readTree(weights.toFile()).path("contexts")));
+        double fault = w.get("sd.first-touch").path("weight_ns").asDouble();
+        assertEquals(fault, pages.path("ns").asDouble(), 1e-9, pages.toString());
+        assertTrue(fault > 1000, "a page fault costs microseconds: " + fault + " ns");
+        assertTrue(w.get("sd.resident-page").path("weight_ns").asDouble() < 100, w.get("sd.resident-page").toString());
     }
 
     /** The one user-mode pointer-chase context whose working set lies in (from, to] bytes. */

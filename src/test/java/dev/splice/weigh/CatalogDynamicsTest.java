@@ -142,6 +142,30 @@ class CatalogDynamicsTest {
      * larger (this host's CPUID gives an L3 without associativity, so its last known level is L2):
      * loads served there are priced by the chase whose ring they fit, not all as memory loads.
      */
+    /** The host's minor page faults of one plain qemu-riscv64 run (GNU time's %R). */
+    private static long minorFaults(Path program, String... args) {
+        List<String> command = new ArrayList<>(List.of("time", "-f", "faults %R", "qemu-riscv64",
+                program.toString()));
+        command.addAll(List.of(args));
+        Tools.Result r = Tools.run(command, "", 120);
+        String[] lines = r.stderr().strip().split("\n");
+        String last = lines[lines.length - 1];
+        assertTrue(last.startsWith("faults "), r.stderr());
+        return Long.parseLong(last.substring("faults ".length()));
+    }
+
+    @Test
+    void touchedPagesAreTheSweptBuffersPagesAndTheHostsMinorFaults() {
+        // line_sweep maps KB KiB afresh and loads every line of it: 4096 KiB touch 1,008 pages more than 64
+        Path sweep = TestPrograms.rv64("line_sweep");
+        long pages = catalog(sweep, "4096", "1").dynamics().touchedPages()
+                - catalog(sweep, "64", "1").dynamics().touchedPages();
+        assertEquals((4096 - 64) / 4, pages);
+        // the oracle: the host kernel's count of page faults (each first touch of an anonymous page is one)
+        long faults = minorFaults(sweep, "4096", "1") - minorFaults(sweep, "64", "1");
+        assertEquals(pages, faults, pages * 0.02, "minor faults of plain qemu-riscv64 runs against the touched pages");
+    }
+
     @Test
     void levelsBeyondTheHostsAreThePointerChasesWorkingSets() {
         List<Catalog.CacheLevel> levels = catalog(TestPrograms.rv64("line_sweep"), "4", "1").dynamics().caches();

@@ -135,6 +135,9 @@ class ContextTableTest {
             hot: .zero 256
             fconst: .double 1.5, 1.0, 0.75
             chase_state: .zero 64
+            .bss
+            .p2align 12
+            fresh_pages: .zero 8192
             """;
 
     private Path build(String name, String body) throws IOException {

@@ -82,10 +82,12 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
      * @param storesToMemory stores that no level held
      * @param stridedFromMemory of {@code loadsFromMemory}, those their instruction's stride predicts
      *     (see {@link CacheLevel#strided()})
+     * @param touchedPages the guest pages the run's loads and stores touched (each a host page fault
+     *     the first time), or -1 when the catalog does not say (an older plugin's)
      */
     public record Dynamics(List<Exit> exits, long branchesTaken, long branchesNotTaken, long lookupHits,
             long lookupMisses, List<CacheLevel> caches, long loadsFromMemory, long storesToMemory,
-            long stridedFromMemory) {
+            long stridedFromMemory, long touchedPages) {
         /**
          * Copies the lists.
          *
@@ -98,10 +100,16 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
          * @param loadsFromMemory see {@link #loadsFromMemory()}
          * @param storesToMemory see {@link #storesToMemory()}
          * @param stridedFromMemory see {@link #stridedFromMemory()}
+         * @param touchedPages see {@link #touchedPages()}
          */
         public Dynamics {
             exits = List.copyOf(exits);
             caches = List.copyOf(caches);
+        }
+
+        /** Whether the catalog counts the pages the run touched. */
+        public boolean countsPages() {
+            return touchedPages >= 0;
         }
     }
 
@@ -291,6 +299,9 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
             dynamics.exits().forEach(e -> exits.addObject().put("kind", e.kind()).put("count", e.count()));
             root.putObject("branches").put("taken", dynamics.branchesTaken()).put("not_taken", dynamics.branchesNotTaken());
             root.putObject("lookups").put("hits", dynamics.lookupHits()).put("misses", dynamics.lookupMisses());
+            if (dynamics.countsPages()) {
+                root.putObject("pages").put("touched", dynamics.touchedPages());
+            }
             ObjectNode memory = root.putObject("memory");
             memory.put("loads_from_memory", dynamics.loadsFromMemory()).put("stores_to_memory", dynamics.storesToMemory())
                     .put("strided_loads_from_memory", dynamics.stridedFromMemory());
@@ -418,7 +429,8 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
                 Math.max(0, count(lookups, "misses", where)),
                 levels, Math.max(0, count(memory, "loads_from_memory", where)),
                 Math.max(0, count(memory, "stores_to_memory", where)),
-                Math.max(0, count(memory, "strided_loads_from_memory", where)));
+                Math.max(0, count(memory, "strided_loads_from_memory", where)),
+                root.has("pages") ? count(root.get("pages"), "touched", where) : -1);
     }
 
     private static List<TranslatedBlock> translatedBlocks(Path file, JsonNode array) {

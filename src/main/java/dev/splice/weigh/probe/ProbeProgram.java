@@ -41,6 +41,13 @@ public final class ProbeProgram {
     /** Where the pointer-chase contexts keep their rings' bases (8 bytes each; zero until linked). */
     static final long CHASE_STATE = DATA_ADDRESS + 1024;
     static final long SCHEDULE = DATA_ADDRESS + 4096;
+    /**
+     * The first-touch contexts' region (label {@code fresh_pages}, page-aligned after the clock
+     * readings): bss that QEMU maps as anonymous memory, so a page of it is a host page fault the
+     * first time it is touched. Only probes with such a context have it; the contexts' cursor wraps
+     * within it (contexts.tsv).
+     */
+    static final long FRESH_PAGES_BYTES = 256L << 20;
     private static final Map<String, Long> DATA_LABELS = Map.of("hot", HOT, "fconst_d", FCONST_D, "fconst_s",
             FCONST_S, "chase_state", CHASE_STATE, "schedule", SCHEDULE);
     /** Bytes the guest writes to stdout before the per-window clock readings. */
@@ -153,6 +160,9 @@ public final class ProbeProgram {
         Map<String, Long> dataLabels = new TreeMap<>(DATA_LABELS);
         dataLabels.put("clock_header", clockHeader);
         dataLabels.put("clock_windows", clockHeader + CLOCK_HEADER_BYTES);
+        long windowsEnd = clockHeader + CLOCK_HEADER_BYTES + 16L * schedule.windows.size();
+        long freshPages = align(windowsEnd, PAGE);
+        dataLabels.put("fresh_pages", freshPages);
         Assembly asm = assembleWithoutPageCrossings(kernels, schedule, dataLabels);
         byte[] code = asm.bytes();
         Map<String, Long> labels = asm.labels();
@@ -175,7 +185,10 @@ public final class ProbeProgram {
             int k = kernelIndex.get(w.kernel());
             data.putLong(labels.get("setup_" + k)).putLong(labels.get("kern_" + k)).putLong(w.calls());
         }
-        long bss = clockHeader - DATA_ADDRESS - data.capacity() + CLOCK_HEADER_BYTES + 16L * schedule.windows.size();
+        long bss = windowsEnd - DATA_ADDRESS - data.capacity();
+        if (kernels.stream().anyMatch(k -> k.context().pattern() == Context.Pattern.FIRST_TOUCH)) {
+            bss = freshPages + FRESH_PAGES_BYTES - DATA_ADDRESS - data.capacity();
+        }
         byte[] elf = ExecutableBuilder.build(labels.get("_start"), TEXT_ADDRESS, code, DATA_ADDRESS, data.array(), bss);
 
         Map<String, Kernel> kernelInfo = new LinkedHashMap<>();

@@ -14,7 +14,7 @@ class PredictorTest {
     /** A run of 1000 returns ({@code c.jr ra}), each looked up and held by the jump cache. */
     private static Catalog returns() {
         Catalog.Dynamics d = new Catalog.Dynamics(List.of(new Catalog.Exit("return", 1000)), 0, 0, 1000, 0, List.of(),
-                0, 0, 0);
+                0, 0, 0, -1);
         return new Catalog(new Catalog.Origin("returns", List.of(), 0, 1),
                 List.of(new Catalog.Entry("c.jr", "c", 1, 1000, 1000, 1)),
                 List.of(new Catalog.Block("return", 1, 1000)), List.of(), d);
@@ -54,7 +54,7 @@ class PredictorTest {
     void loadsServedByTheFirstLevelAreNotBoundedByAChaseBeyondIt() {
         Catalog.CacheLevel l1 = new Catalog.CacheLevel(1, 48 << 10, 12, 64, 1000, 0, 0, false);
         Catalog.Dynamics d = new Catalog.Dynamics(List.of(new Catalog.Exit("return", 1000)), 0, 0, 1000, 0, List.of(l1),
-                0, 0, 0);
+                0, 0, 0, -1);
         Catalog run = new Catalog(new Catalog.Origin("loads", List.of(), 0, 1),
                 List.of(new Catalog.Entry("c.jr", "c", 1, 1000, 1000, 1), new Catalog.Entry("ld", "i", 1, 1000, 1000, 1)),
                 List.of(new Catalog.Block("return", 1, 1000)), List.of(), d);
@@ -66,5 +66,28 @@ class PredictorTest {
         assertEquals(0.12, ld.price().highNs(), 1e-12);
         assertEquals((1000 * 7.0 + 1000 * 0.1) * 1e-9, p.predictedS(), 1e-15);
         assertEquals((1000 * 7.5 + 1000 * 0.12) * 1e-9, p.highS(), 1e-15);
+    }
+
+    /** A run of returns that touched {@code pages} pages. */
+    private static Catalog returnsTouching(long pages) {
+        Catalog.Dynamics d = new Catalog.Dynamics(List.of(new Catalog.Exit("return", 1000)), 0, 0, 1000, 0, List.of(),
+                0, 0, 0, pages);
+        return new Catalog(new Catalog.Origin("returns", List.of(), 0, 1),
+                List.of(new Catalog.Entry("c.jr", "c", 1, 1000, 1000, 1)),
+                List.of(new Catalog.Block("return", 1, 1000)), List.of(), d);
+    }
+
+    /** The pages a run touched are listed by difference, unpriced: no context measures a page fault. */
+    @Test
+    void touchedPagesAreListedUnpricedByTheirDifference() {
+        Prediction p = Predictor.predict(List.of(w("jalr.ret", 7.0, 0.5, true)), returnsTouching(1900),
+                returnsTouching(150));
+        Prediction.Line pages = p.memory().stream().filter(l -> l.name().equals("pages-touched")).findFirst().orElseThrow();
+        assertEquals(1750, pages.count());
+        assertEquals(null, pages.price());
+        assertEquals(0.0, p.predictedS(), 1e-15, "the returns cancel, and the pages add nothing");
+        // a catalog that does not count pages (an older plugin's) gives no line
+        assertEquals(List.of(), Predictor.predict(List.of(w("jalr.ret", 7.0, 0.5, true)), returns(), null).memory()
+                .stream().filter(l -> l.name().equals("pages-touched")).toList());
     }
 }
