@@ -474,7 +474,8 @@ static int cache_access(struct cache_level *c, uint64_t address)
  * of an anonymous page is a host page fault (the kernel zeroes a page, and frees it at munmap or
  * exit), system time that no instruction context measures. Only accesses that missed every cache
  * level are looked up (a line of an untouched page cannot be in the model's caches). A page unmapped
- * and mapped again counts once, pages QEMU itself touches (the loaded image, the stack) not at all. */
+ * and mapped again counts once; a page QEMU had touched before the guest (its loaded image, the
+ * initial stack) counts, though it costs the guest no fault. */
 #define PAGE_BITS 12
 static uint64_t *touched_pages; /* page number + 1; 0: empty */
 static uint64_t touched_capacity, touched_count;
@@ -688,11 +689,11 @@ void splice_catalog_finish(void)
     }
     fprintf(g_splice.out, "branches %" PRIu64 " %" PRIu64 "\n", branches_taken, branches_not_taken);
     fprintf(g_splice.out, "lookups %" PRIu64 " %" PRIu64 "\n", lookup_hits, lookup_misses);
+    /* pages PAGES: the guest pages loads and stores touched */
+    fprintf(g_splice.out, "pages %" PRIu64 "\n", touched_count);
     /* memory LEVELS LOADS STORES STRIDED (served by no level), then per level
      * m LEVEL SIZE WAYS LINE LOADS STORES STRIDED [ws] (STRIDED: the loads among LOADS the stride
      * predicts; ws: a working-set level, not the host's) */
-    /* pages PAGES: the guest pages loads and stores touched */
-    fprintf(g_splice.out, "pages %" PRIu64 "\n", touched_count);
     fprintf(g_splice.out, "memory %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", cache_levels, served_by_memory[0],
             served_by_memory[1], strided_from_memory);
     for (int l = 0; l < cache_levels; l++) {

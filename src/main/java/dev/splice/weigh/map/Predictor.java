@@ -314,7 +314,8 @@ public final class Predictor {
      * page, and frees it at exit), system time that no instruction context measures, priced by
      * {@link #FIRST_TOUCH} (a store to an untouched page against one to a resident word after the same
      * setup). By hand (docs/weigh-model.md): {@code loops}' difference of run lengths touches 1,758
-     * more pages, and its {@code qemu-riscv64} takes 1,764 more minor faults and 8.7 ms more system time.
+     * more pages, its {@code qemu-riscv64} takes 1,764 more minor faults, and a page first touched
+     * costs 10-13 us of CPU (user and system) on this project's host.
      */
     private static Prediction.Line touchedPages(long pages, List<ContextWeight> weights) {
         Prediction.Price p = price(weights.stream().filter(w -> w.context().equals(FIRST_TOUCH)).toList());
