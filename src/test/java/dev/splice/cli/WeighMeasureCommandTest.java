@@ -158,8 +158,10 @@ class WeighMeasureCommandTest {
         // a cheap context's 16-call window of 1024 slots is near the 32 us target on this VM: a slower
         // host halves it once (session 11: 512 slots), no more
         assertTrue(slots.get("addi.independent") >= 512, "cheap contexts keep 512 slots or more: " + slots);
-        assertTrue(slots.get("div.dependency") < 1024 && slots.get("jalr.indirect-jump") < slots.get("div.dependency"),
-                slots.toString());
+        // div (6.5 ns a slot on the quiet host: 256 slots, near the 7.8 ns bound of 256) and jalr (9.8 ns:
+        // 128) are a factor 1.5 apart and meet at 128 under load; mul (2.2 ns: 512) is a factor 4 from jalr
+        assertTrue(slots.get("div.dependency") < 1024 && slots.get("jalr.indirect-jump") <= slots.get("div.dependency")
+                && slots.get("jalr.indirect-jump") < slots.get("mul.dependency"), slots.toString());
         Map<String, java.util.Set<Integer>> batches = new java.util.TreeMap<>();
         Map<String, List<Double>> longest = new java.util.TreeMap<>();
         for (JsonNode r : rows("pairs.jsonl")) {
