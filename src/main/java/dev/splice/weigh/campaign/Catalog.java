@@ -107,7 +107,11 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
             caches = List.copyOf(caches);
         }
 
-        /** Whether the catalog counts the pages the run touched. */
+        /**
+         * Whether the catalog counts the pages the run touched.
+         *
+         * @return false for a catalog of an older plugin
+         */
         public boolean countsPages() {
             return touchedPages >= 0;
         }
