@@ -159,11 +159,7 @@ class WeighPredictCommandTest {
      */
     @Test
     void theLoadsOfASweepArePricedByTheCacheLevelThatServesThem() throws IOException {
-        Path sweep = TestPrograms.rv64("line_sweep");
-        Path one = tmp.resolve("sweep-1.json");
-        Path three = tmp.resolve("sweep-3.json");
-        assertEquals(0, Main.execute("weigh", "catalog", "-o", one.toString(), "--", sweep.toString(), "4", "1"));
-        JsonNode levels = JSON.readTree(one.toFile()).path("memory").path("levels");
+        JsonNode levels = JSON.readTree(sweepCatalog(4, 1).toFile()).path("memory").path("levels");
         assertTrue(levels.size() >= 3, "the host's levels and the working-set levels beyond them: " + levels);
         // twice the second level (L2, 1 MB here): the third holds it (the host's L3, or on a host whose CPUID
         // gives no L3's associativity the 4 MB working-set level), priced by the chase whose ring fits there
@@ -171,10 +167,8 @@ class WeighPredictCommandTest {
         long bytes = 2 * levels.get(1).path("size_bytes").asLong();
         assertTrue(third.path("size_bytes").asLong() >= bytes, levels.toString());
         String chase = chaseFitting(levels.get(1).path("size_bytes").asLong(), third.path("size_bytes").asLong());
-        for (Path out : List.of(one, three)) {
-            assertEquals(0, Main.execute("weigh", "catalog", "-o", out.toString(), "--", sweep.toString(),
-                    Long.toString(bytes / 1024), out == one ? "1" : "3"));
-        }
+        Path one = sweepCatalog(bytes / 1024, 1);
+        Path three = sweepCatalog(bytes / 1024, 3);
         String name = "loads-" + (third.path("working_set").asBoolean() ? "W" : "L") + third.path("level").asInt();
         CliRun r = CliRun.of("weigh", "predict", weights.toString(), three.toString(), "--minus", one.toString(), "--json");
         assertEquals(0, r.status(), r.err());
@@ -210,11 +204,8 @@ class WeighPredictCommandTest {
      */
     @Test
     void thePagesARunTouchesArePricedByTheFirstTouchContext() throws IOException {
-        Path sweep = TestPrograms.rv64("line_sweep");
-        Path small = tmp.resolve("sweep-64.json");
-        Path large = tmp.resolve("sweep-4096.json");
-        assertEquals(0, Main.execute("weigh", "catalog", "-o", small.toString(), "--", sweep.toString(), "64", "1"));
-        assertEquals(0, Main.execute("weigh", "catalog", "-o", large.toString(), "--", sweep.toString(), "4096", "1"));
+        Path small = sweepCatalog(64, 1);
+        Path large = sweepCatalog(4096, 1);
         CliRun r = CliRun.of("weigh", "predict", weights.toString(), large.toString(), "--minus", small.toString(), "--json");
         assertEquals(0, r.status(), r.err());
         JsonNode pages = byName(JSON.readTree(r.out()).path("memory")).get("pages-touched");
@@ -224,6 +215,14 @@ class WeighPredictCommandTest {
         assertEquals(fault, pages.path("ns").asDouble(), 1e-9, pages.toString());
         assertTrue(fault > 1000, "a page fault costs microseconds: " + fault + " ns");
         assertTrue(w.get("sd.resident-page").path("weight_ns").asDouble() < 100, w.get("sd.resident-page").toString());
+    }
+
+    /** The catalog of one line_sweep run over {@code kb} KiB, {@code passes} times. */
+    private static Path sweepCatalog(long kb, int passes) {
+        Path out = tmp.resolve("sweep-" + kb + "-" + passes + ".json");
+        assertEquals(0, Main.execute("weigh", "catalog", "-o", out.toString(), "--",
+                TestPrograms.rv64("line_sweep").toString(), Long.toString(kb), Integer.toString(passes)));
+        return out;
     }
 
     /** The one user-mode pointer-chase context whose working set lies in (from, to] bytes. */
