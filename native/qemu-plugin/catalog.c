@@ -480,31 +480,20 @@ static int cache_access(struct cache_level *c, uint64_t address)
 static uint64_t *touched_pages; /* page number + 1; 0: empty */
 static uint64_t touched_capacity, touched_count;
 
-static void touched_insert(uint64_t *table, uint64_t capacity, uint64_t key)
+/* The slot of TABLE (CAPACITY a power of two, not full) that holds KEY, or the empty one where it goes. */
+static uint64_t *touched_slot(uint64_t *table, uint64_t capacity, uint64_t key)
 {
     uint64_t i = (key * 0x9e3779b97f4a7c15ull) & (capacity - 1);
     while (table[i] != 0 && table[i] != key) {
         i = (i + 1) & (capacity - 1);
     }
-    table[i] = key;
-}
-
-static int touched_contains(uint64_t key)
-{
-    uint64_t i = (key * 0x9e3779b97f4a7c15ull) & (touched_capacity - 1);
-    while (touched_pages[i] != 0) {
-        if (touched_pages[i] == key) {
-            return 1;
-        }
-        i = (i + 1) & (touched_capacity - 1);
-    }
-    return 0;
+    return &table[i];
 }
 
 static void note_page(uint64_t vaddr)
 {
     uint64_t key = (vaddr >> PAGE_BITS) + 1;
-    if (touched_capacity != 0 && touched_contains(key)) {
+    if (touched_capacity != 0 && *touched_slot(touched_pages, touched_capacity, key) == key) {
         return;
     }
     if (2 * (touched_count + 1) > touched_capacity) {
@@ -516,14 +505,14 @@ static void note_page(uint64_t vaddr)
         }
         for (uint64_t i = 0; i < touched_capacity; i++) {
             if (touched_pages[i] != 0) {
-                touched_insert(grown, capacity, touched_pages[i]);
+                *touched_slot(grown, capacity, touched_pages[i]) = touched_pages[i];
             }
         }
         free(touched_pages);
         touched_pages = grown;
         touched_capacity = capacity;
     }
-    touched_insert(touched_pages, touched_capacity, key);
+    *touched_slot(touched_pages, touched_capacity, key) = key;
     touched_count++;
 }
 

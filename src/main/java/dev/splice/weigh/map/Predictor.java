@@ -25,7 +25,8 @@ import java.util.Set;
  * <p>With the run's dynamics (the catalog's exits, branch directions, lookups and cache levels), exits
  * count as they were taken: chained branches by direction, exits of chained kinds to another page
  * priced by {@code jal.direct-jump.far} minus {@code jal.direct-jump}, and loads that the host's L2,
- * L3 or memory served and no stride predicts by the pointer-chase contexts ({@link MemoryPrices}).
+ * L3 or memory served and no stride predicts by the pointer-chase contexts ({@link MemoryPrices}); the
+ * pages the run touched (each a host page fault the first time) by {@code sd.first-touch}.
  *
  * <p>A compressed class is also priced by the contexts of the full instruction it expands to
  * ({@code c.add} by {@code add}'s, {@code c.ldsp} by {@code ld}'s): QEMU translates both through the

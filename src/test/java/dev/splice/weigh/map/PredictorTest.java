@@ -13,8 +13,13 @@ import org.junit.jupiter.api.Test;
 class PredictorTest {
     /** A run of 1000 returns ({@code c.jr ra}), each looked up and held by the jump cache. */
     private static Catalog returns() {
+        return returnsTouching(-1);
+    }
+
+    /** {@link #returns()} that touched {@code pages} pages (-1: a catalog that does not count them). */
+    private static Catalog returnsTouching(long pages) {
         Catalog.Dynamics d = new Catalog.Dynamics(List.of(new Catalog.Exit("return", 1000)), 0, 0, 1000, 0, List.of(),
-                0, 0, 0, -1);
+                0, 0, 0, pages);
         return new Catalog(new Catalog.Origin("returns", List.of(), 0, 1),
                 List.of(new Catalog.Entry("c.jr", "c", 1, 1000, 1000, 1)),
                 List.of(new Catalog.Block("return", 1, 1000)), List.of(), d);
@@ -68,16 +73,10 @@ class PredictorTest {
         assertEquals((1000 * 7.5 + 1000 * 0.12) * 1e-9, p.highS(), 1e-15);
     }
 
-    /** A run of returns that touched {@code pages} pages. */
-    private static Catalog returnsTouching(long pages) {
-        Catalog.Dynamics d = new Catalog.Dynamics(List.of(new Catalog.Exit("return", 1000)), 0, 0, 1000, 0, List.of(),
-                0, 0, 0, pages);
-        return new Catalog(new Catalog.Origin("returns", List.of(), 0, 1),
-                List.of(new Catalog.Entry("c.jr", "c", 1, 1000, 1000, 1)),
-                List.of(new Catalog.Block("return", 1, 1000)), List.of(), d);
-    }
-
-    /** The pages a run touched are listed by difference, unpriced: no context measures a page fault. */
+    /**
+     * The pages a run touched are listed by difference; without a published {@code sd.first-touch}
+     * they are unpriced.
+     */
     @Test
     void touchedPagesAreListedUnpricedByTheirDifference() {
         Prediction p = Predictor.predict(List.of(w("jalr.ret", 7.0, 0.5, true)), returnsTouching(1900),
