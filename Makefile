@@ -40,6 +40,9 @@ X86_PIE := $(PROG_DIR)/x86_64-pie/loops
 RV_PIE := $(PROG_DIR)/rv64-pie/loops $(PROG_DIR)/rv64-pie/exceptions
 # Dynamically linked but not position-independent (ET_EXEC with PT_INTERP), with --emit-relocs.
 RV_DYN := $(PROG_DIR)/rv64-dyn/loops $(PROG_DIR)/rv64-dyn/exceptions
+# A PIE that carries libstdc++ and libgcc inside it (glibc stays shared): thousands of functions of
+# code nobody here wrote, exception unwinding included, in a position-independent executable.
+RV_PIE_LIBSTDCXX := $(PROG_DIR)/rv64-pie-libstdcxx/exceptions
 # Shared libraries (tests/programs/shared/) and the PIE executables that load them (run with
 # LD_LIBRARY_PATH=build/programs/rv64-shared), all with --emit-relocs.
 RV_SHARED_DIR := $(PROG_DIR)/rv64-shared
@@ -123,7 +126,7 @@ $(JAR): $(SOURCES)
 		-XX:SharedArchiveFile=$(CURDIR)/target/splice.jsa -cp $(CURDIR)/$(JAR); } > build/cds.log 2>&1 \
 		|| rm -f target/splice.jsa
 
-programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_DYN) $(RV_SHARED) $(RV_VECTOR) $(RV_EXT)
+programs: deps $(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_PIE_LIBSTDCXX) $(RV_DYN) $(RV_SHARED) $(RV_VECTOR) $(RV_EXT)
 
 $(PROG_DIR)/rv64v/%: tests/programs/vector/%.c
 	@mkdir -p $(@D); $(RV_VECTOR_CC) -o $@ $<
@@ -179,6 +182,8 @@ $(PROG_DIR)/rv64-pie/%: tests/programs/%.c
 	@mkdir -p $(@D); $(RV_CC) -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/rv64-pie/%: tests/programs/%.cpp
 	@mkdir -p $(@D); $(RV_CXX) -O2 -g0 -fpie -pie -Wl,--emit-relocs -o $@ $<
+$(PROG_DIR)/rv64-pie-libstdcxx/%: tests/programs/%.cpp
+	@mkdir -p $(@D); $(RV_CXX) -O2 -g0 -fpie -pie -static-libstdc++ -static-libgcc -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/rv64-dyn/%: tests/programs/%.c
 	@mkdir -p $(@D); $(RV_CC) -O2 -g0 -fno-pie -no-pie -Wl,--emit-relocs -o $@ $<
 $(PROG_DIR)/rv64-dyn/%: tests/programs/%.cpp

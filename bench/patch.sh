@@ -8,7 +8,10 @@
 #   3. a PIE build of it (dynamically linked: the cross toolchain has no static-pie start files),
 #      a nop at every basic block;
 #   4. the same PIE with a counter at every basic block (the counters are written by an exit hook
-#      that the output's first .fini_array word names, docs/instrument.md).
+#      that the output's first .fini_array word names, docs/instrument.md);
+#   5. a counter at every basic block of a PIE that carries libstdc++ and libgcc (-static-libstdc++
+#      -static-libgcc; glibc shared): 800 KB, about 5,400 blocks, where cases 3 and 4 measure mostly
+#      the JVM's start (their PIE has 25 functions).
 # Per case, after one untimed Splice run (which lets the launcher record its class-data archive),
 # the two alternate, RUNS times each, so that load from other processes hits both alike. Reports
 # the best wall time, the least CPU time (user + sys) and the peak RSS of each, the ratios, and
@@ -20,6 +23,7 @@ cd "$here"
 make -s programs jar >/dev/null
 BIN=${1:-build/programs/rv64/exceptions.relocs}
 PIE=${2:-build/programs/rv64-pie/exceptions}
+PIE_LIBSTDCXX=${3:-build/programs/rv64-pie-libstdcxx/exceptions}
 RUNS=${RUNS:-5}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -78,4 +82,6 @@ bench "2. a counter at every basic block (--at 'block:*' examples/block-counter.
   --at 'block:*' examples/block-counter.s --counter-file "$out/counters"
 bench "3. PIE: a nop at every basic block (--at 'block:*')" "$PIE" --at 'block:*' "$out/nop.s"
 bench "4. PIE: a counter at every basic block (--at 'block:*' examples/block-counter.s)" "$PIE" \
+  --at 'block:*' examples/block-counter.s --counter-file "$out/counters"
+bench "5. PIE carrying libstdc++: a counter at every basic block" "$PIE_LIBSTDCXX" \
   --at 'block:*' examples/block-counter.s --counter-file "$out/counters"

@@ -38,20 +38,6 @@ class SpliceOutputProfileTest {
     static final String PROBE = "addi sp, sp, -16\nsd t0, 8(sp)\nrdcycle t0\nld t0, 8(sp)\naddi sp, sp, 16\n";
 
     /**
-     * Functions whose work depends on the binary's layout, not on its code, so that the same run
-     * executes them differently on the output: glibc's {@code _dl_find_object} set-up and
-     * {@code _dl_non_dynamic_init} walk the program headers (the output's table has one more
-     * PT_LOAD, and its loop runs once more per entry), and libgcc's unwinder sorts and searches
-     * the FDEs by address (the moved functions' FDEs now sort last) and interprets the rewritten
-     * CFA programs. Their lines are compared on neither side.
-     */
-    private static final java.util.Set<String> LAYOUT_DEPENDENT = java.util.Set.of("_dlfo_process_initial",
-            "_dl_find_object_from_map", "_dl_non_dynamic_init",
-            "_dlfo_sort_mappings.part.0", "fde_single_encoding_compare", "frame_downheap", "frame_heapsort",
-            "read_encoded_value_with_base", "search_object", "add_fdes", "classify_object_over_fdes",
-            "execute_cfa_program", "get_cie_encoding");
-
-    /**
      * Both runs without malloc's fast bins: {@code _dl_find_object_init} allocates 32 bytes per
      * PT_LOAD segment (0x40 bytes for the two of {@code loops.relocs}, 0x60 once patched, 0xa0
      * twice, measured under QEMU), and
@@ -88,7 +74,8 @@ class SpliceOutputProfileTest {
         assertEquals(run(in), run(out), "the output behaves as the input");
 
 
-        java.util.Set<String> skipped = new java.util.HashSet<>(LAYOUT_DEPENDENT);
+        // functions that read the layout run differently on the output: their lines are compared on neither side
+        java.util.Set<String> skipped = new java.util.HashSet<>(dev.splice.testing.LayoutDependentFunctions.NAMES);
         if (ElfFile.read(out).section(".splice.eh_frame").isPresent()) {
             skipped.add("strlen"); // .eh_frame grew: the unwinder reads the augmentation of one more CIE
         }

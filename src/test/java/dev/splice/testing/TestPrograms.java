@@ -50,6 +50,14 @@ public final class TestPrograms {
         return existing(dir().resolve("rv64-pie").resolve(name));
     }
 
+    /**
+     * The PIE build that links libstdc++ and libgcc statically (glibc shared, --emit-relocs):
+     * {@code rv64PieLibstdcxx("exceptions")}.
+     */
+    public static Path rv64PieLibstdcxx(String name) {
+        return existing(dir().resolve("rv64-pie-libstdcxx").resolve(name));
+    }
+
     /** The dynamically linked, position-dependent RISC-V64 build (ET_EXEC with PT_INTERP, --emit-relocs): {@code rv64Dyn("loops")}. */
     public static Path rv64Dyn(String name) {
         return existing(dir().resolve("rv64-dyn").resolve(name));
