@@ -65,8 +65,23 @@ public final class CpuAffinity {
      * @return empty on success, else what went wrong
      */
     public static Optional<String> taskset(String cpus, String tid) {
+        return run("taskset", "-p", "-c", cpus, tid);
+    }
+
+    /**
+     * Confines every thread of a process to a CPU set with {@code taskset -a -p -c cpus pid}.
+     *
+     * @param cpus a CPU list
+     * @param pid the process id
+     * @return empty on success, else what went wrong
+     */
+    public static Optional<String> tasksetAllThreads(String cpus, String pid) {
+        return run("taskset", "-a", "-p", "-c", cpus, pid);
+    }
+
+    private static Optional<String> run(String... command) {
         try {
-            Process p = new ProcessBuilder("taskset", "-p", "-c", cpus, tid).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             int exit = p.waitFor();
             return exit == 0 ? Optional.empty() : Optional.of("exit status " + exit + ": " + out);

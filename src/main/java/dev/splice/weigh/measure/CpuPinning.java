@@ -13,19 +13,26 @@ import java.util.Optional;
  * child the affinity mask of the thread that forks it, so pinning the thread that starts the timed
  * QEMU passes pins QEMU without a wrapper in its command line. Done with {@code taskset -p -c CPU
  * TID} on the thread's own id, and undone on {@link #close()}. The CPU is the last one the thread
- * may use (CPU 0 usually takes more of the host's interrupts). Where pinning is not possible (no
- * {@code taskset}, not Linux, a cpuset that refuses it) nothing changes and {@link #record()} says why.
+ * may use (CPU 0 usually takes more of the host's interrupts). The JVM's other threads are kept off
+ * it meanwhile ({@code taskset -a -p} on the process first, then the calling thread alone): G1's
+ * workers and concurrent marking ran 1.4 s of CPU in 15 s of a formal campaign while the probes were
+ * being timed, and the scheduler may put them on the probe's CPU, where every such slice is an
+ * interrupt of a timed window. Where pinning is not possible (no {@code taskset}, not Linux, a cpuset
+ * that refuses it) nothing changes and {@link #record()} says why.
  */
 final class CpuPinning implements AutoCloseable {
     private static final Path SELF = Path.of("/proc/thread-self");
 
     private final String tid;
     private final String before;
+    /** Whether the JVM's other threads were moved off the CPU (then {@link #close()} gives every thread {@link #before} again). */
+    private final boolean othersMoved;
     private final FinishedRun.Pinning record;
 
-    private CpuPinning(String tid, String before, FinishedRun.Pinning record) {
+    private CpuPinning(String tid, String before, boolean othersMoved, FinishedRun.Pinning record) {
         this.tid = tid;
         this.before = before;
+        this.othersMoved = othersMoved;
         this.record = record;
     }
 
@@ -40,29 +47,36 @@ final class CpuPinning implements AutoCloseable {
         try {
             tid = Files.readSymbolicLink(SELF).getFileName().toString();
         } catch (IOException | UnsupportedOperationException e) {
-            return new CpuPinning(null, null, new FinishedRun.Pinning(false, allowed.orElse("unknown"),
+            return new CpuPinning(null, null, false, new FinishedRun.Pinning(false, allowed.orElse("unknown"),
                     "not pinned: no " + SELF + " (" + e.getMessage() + ")"));
         }
         if (allowed.isEmpty()) {
-            return new CpuPinning(null, null, new FinishedRun.Pinning(false, "unknown",
+            return new CpuPinning(null, null, false, new FinishedRun.Pinning(false, "unknown",
                     "not pinned: " + SELF + "/status has no Cpus_allowed_list"));
         }
         List<Integer> cpus = cpuList(allowed.get());
         if (cpus.size() == 1) {
-            return new CpuPinning(null, null, new FinishedRun.Pinning(true, allowed.get(),
+            return new CpuPinning(null, null, false, new FinishedRun.Pinning(true, allowed.get(),
                     "the process was already confined to one CPU"));
         }
         String cpu = String.valueOf(cpus.get(cpus.size() - 1));
+        String others = String.join(",", cpus.subList(0, cpus.size() - 1).stream().map(String::valueOf).toList());
+        String pid = String.valueOf(ProcessHandle.current().pid());
+        boolean othersMoved = CpuAffinity.tasksetAllThreads(others, pid).isEmpty();
         String failure = taskset(cpu, tid);
         Optional<String> now = allowedCpus();
         if (failure != null || !now.equals(Optional.of(cpu))) {
-            return new CpuPinning(null, null, new FinishedRun.Pinning(false, now.orElse(allowed.get()),
+            if (othersMoved) {
+                CpuAffinity.tasksetAllThreads(allowed.get(), pid);
+            }
+            return new CpuPinning(null, null, false, new FinishedRun.Pinning(false, now.orElse(allowed.get()),
                     "not pinned: taskset -p -c " + cpu + " " + tid + (failure != null ? ": " + failure
                             : " left the thread on CPUs " + now.orElse("unknown"))));
         }
-        return new CpuPinning(tid, allowed.get(), new FinishedRun.Pinning(true, cpu,
+        return new CpuPinning(tid, allowed.get(), othersMoved, new FinishedRun.Pinning(true, cpu,
                 "taskset -p -c " + cpu + " on the thread that starts the timing and plugin-off passes (of CPUs "
-                        + allowed.get() + ")"));
+                        + allowed.get() + ")" + (othersMoved ? "; the JVM's other threads on " + others
+                        : "; the JVM's other threads not moved")));
     }
 
     /** @return what run.json records */
@@ -73,7 +87,9 @@ final class CpuPinning implements AutoCloseable {
     /** Restores the thread's CPU set as it was before (nothing when it was not changed). */
     @Override
     public void close() {
-        if (tid != null) {
+        if (tid != null && othersMoved) {
+            CpuAffinity.tasksetAllThreads(before, String.valueOf(ProcessHandle.current().pid()));
+        } else if (tid != null) {
             taskset(before, tid);
         }
     }
