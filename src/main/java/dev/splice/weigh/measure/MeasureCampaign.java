@@ -133,7 +133,7 @@ public final class MeasureCampaign {
         Map<String, Double> blocks = countBlocks(targets, design);
         // Runs are generated and measured --jobs at a time, so that only that many probes are held: a
         // formal probe (31 rounds) has 130,000 windows, and twelve of them with their validation records
-        // did not fit the 768 MB heap ./splice gives weigh.
+        // did not fit a 768 MB heap (./splice gives weigh 512 MB).
         int group = Math.max(1, options.jobs());
         for (int first = 1; first <= options.runs(); first += group) {
             List<RunPlan> todo = new ArrayList<>();
