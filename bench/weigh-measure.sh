@@ -134,10 +134,10 @@ fi
 if [ "${FORMAL_FULL:-0}" = 1 ]; then
   formal=${FORMAL_DIR:-$work/formal}
   /usr/bin/time -f '  weigh measure --profile formal: wall %e s, CPU %U + %S s, peak RSS %M KiB' \
-    java -Xmx768m -jar target/splice-cli.jar weigh measure --profile formal -o "$formal" >/dev/null
+    java -Xmx512m -jar target/splice-cli.jar weigh measure --profile formal -o "$formal" >/dev/null
   hits "$formal" | tail -1
   /usr/bin/time -f '  weigh model: wall %e s, CPU %U + %S s, peak RSS %M KiB' \
-    java -Xmx768m -jar target/splice-cli.jar weigh model "$formal" -o "$formal/model" --no-progress >/dev/null
+    java -Xmx512m -jar target/splice-cli.jar weigh model "$formal" -o "$formal/model" --no-progress >/dev/null
   formal_summary "$formal/model/weights.json"
 fi
 
@@ -152,12 +152,12 @@ if [ "${WINDOWS:-0}" = 1 ]; then
   costly_system='csrrs.sscratch.smode,csrrw.sstatus.smode,csrrw.satp.smode,csrrs.time.smode,csrrw.stvec.smode'
   costly_system+=',ecall.smode,ebreak.smode,csrrs.mstatus.mmode,csrrw.mepc.mmode,csrrs.mscratch.mmode'
   for w in 0 32; do
-    java -Xmx768m -jar target/splice-cli.jar weigh measure --contexts "$costly_user" --runs 4 --rounds 30 --seed 21 \
+    java -Xmx512m -jar target/splice-cli.jar weigh measure --contexts "$costly_user" --runs 4 --rounds 30 --seed 21 \
       --window-us $w -o "$wd/user-w$w" >/dev/null
-    java -Xmx768m -jar target/splice-cli.jar weigh model "$wd/user-w$w" -o "$wd/user-w$w-model" --no-progress >/dev/null
-    java -Xmx768m -jar target/splice-cli.jar weigh measure --mode system --contexts "$costly_system" --runs 4 \
+    java -Xmx512m -jar target/splice-cli.jar weigh model "$wd/user-w$w" -o "$wd/user-w$w-model" --no-progress >/dev/null
+    java -Xmx512m -jar target/splice-cli.jar weigh measure --mode system --contexts "$costly_system" --runs 4 \
       --rounds 20 --seed 21 --window-us $w -o "$wd/sys-w$w" >/dev/null
-    java -Xmx768m -jar target/splice-cli.jar weigh model "$wd/sys-w$w" -o "$wd/sys-w$w-model" --no-progress >/dev/null
+    java -Xmx512m -jar target/splice-cli.jar weigh model "$wd/sys-w$w" -o "$wd/sys-w$w-model" --no-progress >/dev/null
   done
   (cd "$wd" && python3 - user sys <<'PY'
 import json, sys, statistics
@@ -215,7 +215,7 @@ fi
 # System mode (issue 13, docs/weigh-system.md): the same campaign on qemu-system-riscv64. Each
 # profile prints wall time, windows per second, peak memory (the largest process: the JVM or one
 # QEMU) and the plugin's overhead against the plugin-off pass. Every command runs through ./splice,
-# so with the heap cap it gives weigh (768 MB): a bare java -jar lets the heap grow to a quarter of RAM.
+# so with the heap cap it gives weigh (512 MB): a bare java -jar lets the heap grow to a quarter of RAM.
 #   quick: a few user contexts (run in S-mode with the system-only ones) and representative
 #          system-only ones (S- and M-mode, the timer interrupt), 2 runs x 4 rounds; then the
 #          two-hart contexts (-smp 2, a campaign of their own), 2 runs x 4 rounds;

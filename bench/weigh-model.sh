@@ -3,7 +3,7 @@
 # formal run: 12 runs, 213 contexts, 10 probe rounds x 3 batch sizes = 76,680 pairs, B = 999.
 # Target: at most 30 s on the 2-core machine. Then (issue 12: under 1 GB) one the size of today's
 # formal profile: 349 contexts, 30 rounds of the batches 1024, 4096, 16384 = 376,920 pairs, with
-# the heap ./splice gives weigh (768 MB). Usage: bench/weigh-model.sh [REPLICATES]
+# the heap ./splice gives weigh (512 MB). Usage: bench/weigh-model.sh [REPLICATES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B="${1:-999}"
@@ -27,4 +27,4 @@ PY
 java -cp target/test-classes:target/splice-cli.jar dev.splice.weigh.model.SyntheticCampaign "$work/formal" 349 1 30 \
   1024,4096,16384
 /usr/bin/time -f 'formal-sized: wall %e s, user %U s, system %S s, peak RSS %M KiB' \
-  java -Xmx768m -jar target/splice-cli.jar weigh model "$work/formal" -o "$work/formal-out" --bootstrap "$B" --no-progress
+  java -Xmx512m -jar target/splice-cli.jar weigh model "$work/formal" -o "$work/formal-out" --bootstrap "$B" --no-progress

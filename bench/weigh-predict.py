@@ -143,7 +143,7 @@ def main(argv):
     if command == "reference":
         reference(int(argv[2]), argv[3:])
     elif command == "loop":
-        loop(int(argv[2]), argv[3], argv[4], argv[6:], ["java", "-Xmx768m", "-jar", argv[5]])
+        loop(int(argv[2]), argv[3], argv[4], argv[6:], ["java", "-Xmx512m", "-jar", argv[5]])
     elif command == "table":
         table(argv[2], argv[3], argv[4], argv[5:])
     else:

@@ -15,13 +15,14 @@
 # run of a campaign of the REFERENCE_CONTEXTS (default 6) contexts that carry most of the predicted
 # seconds, and the table gives each prediction twice: as published, and with the weights of the
 # moment (the terms of re-measured contexts scaled by their now/then, the rest by the index of the
-# whole; bench/weigh-predict.py).
+# whole; bench/weigh-predict.py), then the difference of the fastest runs of each length and the
+# spread of the long runs (a host whose speed per process has modes, docs/weigh-model.md session 16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 [ -f build/qemu-plugin/libsplice-plugin.so ] || [ -n "${SPLICE_PLUGIN:-}" ] || { echo "run 'make plugin' first" >&2; exit 1; }
 [ -f target/splice-cli.jar ] || make -s jar >&2
-splice() { java -Xmx768m -jar "$root/target/splice-cli.jar" "$@"; }
+splice() { java -Xmx512m -jar "$root/target/splice-cli.jar" "$@"; }
 RUNS=${RUNS:-11}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"

@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.elf.ElfFile;
 import dev.splice.elf.ElfHeader;
-import dev.splice.elf.Section;
 import dev.splice.elf.Function;
+import dev.splice.elf.Section;
+import dev.splice.elf.Segment;
 import dev.splice.testing.LayoutDependentFunctions;
 import dev.splice.testing.TestPrograms;
 import dev.splice.testing.Tools;
@@ -109,10 +110,7 @@ class DynamicCountersTest {
         ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(counts);
         assertEquals(blocks.size(), counts.length, name + ": one counter per block");
         Executions executed = executions(main == null ? binary : main, libraries, args);
-        long base = !isPositionIndependent(elf) ? 0
-                : main == null ? executed.startCode() - elf.segments().stream().filter(sg -> sg.isLoad() && sg.isExecutable())
-                        .mapToLong(sg -> sg.virtualAddress()).min().orElseThrow()
-                : loadBase(executed.counts(), blocks);
+        long base = loadBase(elf, main == null, executed, blocks);
         // functions that run differently on the output read its layout, not its code (LayoutDependentFunctions;
         // and the dynamic unwinder's _Unwind_Find_FDE, which walks the program headers of every loaded
         // object through dl_iterate_phdr: one more PT_LOAD in the output)
@@ -140,14 +138,22 @@ class DynamicCountersTest {
     }
 
     /**
-     * Where QEMU loaded a shared library: the page-aligned base at which most of {@code blocks} ran.
-     * (Not for executables: the interpreter's code, which runs more than a small program's own, can
-     * outvote the true base of a program whose executed blocks are few among many, as in a PIE that
-     * carries libstdc++; QEMU's page log gives an executable's.)
+     * Where QEMU loaded the object: 0 for a position-dependent executable; for a PIE, its
+     * {@code start_code} in QEMU's page log less its lowest executable segment's address; for a shared
+     * library, the page-aligned base at which most of {@code blocks} ran. (Not so for executables: the
+     * interpreter's code, which runs more than a small program's own, can outvote the true base of a
+     * program whose executed blocks are few among many, as in a PIE that carries libstdc++.)
      */
-    private static long loadBase(Map<Long, Long> executed, List<Long> blocks) {
+    private static long loadBase(ElfFile elf, boolean executable, Executions executed, List<Long> blocks) {
+        if (!isPositionIndependent(elf)) {
+            return 0;
+        }
+        if (executable) {
+            return executed.startCode() - elf.segments().stream().filter(s -> s.isLoad() && s.isExecutable())
+                    .mapToLong(Segment::virtualAddress).min().orElseThrow();
+        }
         Map<Long, Integer> votes = new HashMap<>();
-        for (long pc : executed.keySet()) {
+        for (long pc : executed.counts().keySet()) {
             for (long block : blocks) {
                 if (pc > block && ((pc - block) & 0xfff) == 0) {
                     votes.merge(pc - block, 1, Integer::sum);

@@ -22,6 +22,7 @@ import java.util.Optional;
  */
 final class CpuPinning implements AutoCloseable {
     private static final Path SELF = Path.of("/proc/thread-self");
+    private static final String PID = String.valueOf(ProcessHandle.current().pid());
 
     private final String tid;
     private final String before;
@@ -61,13 +62,12 @@ final class CpuPinning implements AutoCloseable {
         }
         String cpu = String.valueOf(cpus.get(cpus.size() - 1));
         String others = String.join(",", cpus.subList(0, cpus.size() - 1).stream().map(String::valueOf).toList());
-        String pid = String.valueOf(ProcessHandle.current().pid());
-        boolean othersMoved = CpuAffinity.tasksetAllThreads(others, pid).isEmpty();
+        boolean othersMoved = CpuAffinity.tasksetAllThreads(others, PID).isEmpty();
         String failure = taskset(cpu, tid);
         Optional<String> now = allowedCpus();
         if (failure != null || !now.equals(Optional.of(cpu))) {
             if (othersMoved) {
-                CpuAffinity.tasksetAllThreads(allowed.get(), pid);
+                CpuAffinity.tasksetAllThreads(allowed.get(), PID);
             }
             return new CpuPinning(null, null, false, new FinishedRun.Pinning(false, now.orElse(allowed.get()),
                     "not pinned: taskset -p -c " + cpu + " " + tid + (failure != null ? ": " + failure
@@ -84,11 +84,11 @@ final class CpuPinning implements AutoCloseable {
         return record;
     }
 
-    /** Restores the thread's CPU set as it was before (nothing when it was not changed). */
+    /** Restores the CPU sets as they were before: every thread's when the others were moved, else the pinned one's (nothing when none changed). */
     @Override
     public void close() {
         if (tid != null && othersMoved) {
-            CpuAffinity.tasksetAllThreads(before, String.valueOf(ProcessHandle.current().pid()));
+            CpuAffinity.tasksetAllThreads(before, PID);
         } else if (tid != null) {
             taskset(before, tid);
         }

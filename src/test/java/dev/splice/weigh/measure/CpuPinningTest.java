@@ -3,9 +3,14 @@ package dev.splice.weigh.measure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.splice.weigh.CpuAffinity;
 import dev.splice.weigh.campaign.FinishedRun;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,12 +41,12 @@ class CpuPinningTest {
     /** The JVM's other threads (G1's workers among them) leave the probe's CPU while it is pinned. */
     @Test
     void theOtherThreadsOfTheJvmLeaveThePinnedCpuAndComeBack() throws Exception {
-        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicLong id = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch stop = new CountDownLatch(1);
+        AtomicLong id = new AtomicLong();
+        CountDownLatch started = new CountDownLatch(1);
         Thread other = new Thread(() -> {
             try {
-                id.set(Long.parseLong(java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/thread-self"))
+                id.set(Long.parseLong(Files.readSymbolicLink(Path.of("/proc/thread-self"))
                         .getFileName().toString()));
                 started.countDown();
                 stop.await();
@@ -51,18 +56,18 @@ class CpuPinningTest {
         });
         other.start();
         started.await();
-        java.nio.file.Path status = java.nio.file.Path.of("/proc/self/task/" + id.get() + "/status");
-        String before = dev.splice.weigh.CpuAffinity.allowed(status).orElseThrow();
+        Path status = Path.of("/proc/self/task/" + id.get() + "/status");
+        String before = CpuAffinity.allowed(status).orElseThrow();
         List<Integer> cpus = CpuPinning.cpuList(before);
         try {
             try (CpuPinning pin = CpuPinning.pinCurrentThread()) {
                 assertTrue(pin.record().pinned(), pin.record().toString());
                 List<Integer> rest = cpus.subList(0, cpus.size() - 1);
-                assertEquals(rest, CpuPinning.cpuList(dev.splice.weigh.CpuAffinity.allowed(status).orElseThrow()),
+                assertEquals(rest, CpuPinning.cpuList(CpuAffinity.allowed(status).orElseThrow()),
                         "another thread while pinned: " + pin.record());
                 assertTrue(pin.record().detail().contains("the JVM's other threads on"), pin.record().detail());
             }
-            assertEquals(before, dev.splice.weigh.CpuAffinity.allowed(status).orElseThrow(), "after the pinning is closed");
+            assertEquals(before, CpuAffinity.allowed(status).orElseThrow(), "after the pinning is closed");
         } finally {
             stop.countDown(); // the thread's status exists only while it runs
             other.join();
