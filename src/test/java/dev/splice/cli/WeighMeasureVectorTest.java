@@ -22,9 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  * at vlen=256. Validation closes, each campaign measures only its model's contexts of a selection
  * that names both, and the costs order as QEMU's vector helpers work (element by element for
  * loads and reductions): LMUL 8 above LMUL 1, and vlen 256 above vlen 128 at the same vtype.
+ *
+ * <p>The campaigns run in alternating rounds and each context keeps its lowest median: a campaign the
+ * host slows (stop 30's CI measured vlen 128's loads 1.6-1.7 times their usual cost, while vlen 256's
+ * matched) only adds time, so the lowest of three rounds is the undisturbed cost. One probe job leaves
+ * the other CPU to the test JVM.
  */
 class WeighMeasureVectorTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int ROUNDS = 3;
     private static final String CONTEXTS = "vle32.v.hot-load.e32m1.*,vle32.v.hot-load.e32m8.*,"
             + "vredsum.vs.dependency.e32m1.*,vredsum.vs.dependency.e32m8.*";
     @TempDir static Path tmp;
@@ -33,14 +39,18 @@ class WeighMeasureVectorTest {
 
     @BeforeAll
     static void measure() throws IOException {
-        vlen128 = campaign("128");
-        vlen256 = campaign("256");
+        vlen128 = new HashMap<>();
+        vlen256 = new HashMap<>();
+        for (int round = 0; round < ROUNDS; round++) {
+            campaign("128", round).forEach((k, v) -> vlen128.merge(k, v, Math::min));
+            campaign("256", round).forEach((k, v) -> vlen256.merge(k, v, Math::min));
+        }
     }
 
-    private static Map<String, Double> campaign(String vlen) throws IOException {
-        Path dir = tmp.resolve("vlen" + vlen);
+    private static Map<String, Double> campaign(String vlen, int round) throws IOException {
+        Path dir = tmp.resolve("vlen" + vlen + "-" + round);
         assertEquals(0, Main.execute("weigh", "measure", "--profile", "quick", "--contexts", CONTEXTS,
-                "--cpu", "rv64,v=true,vlen=" + vlen + ",vext_spec=v1.0", "--seed", "5", "--jobs", "2", "-o",
+                "--cpu", "rv64,v=true,vlen=" + vlen + ",vext_spec=v1.0", "--seed", String.valueOf(5 + round), "--jobs", "1", "-o",
                 dir.toString()), "validation closes at vlen " + vlen);
         Map<String, List<Double>> d = new HashMap<>();
         for (String line : Files.readAllLines(dir.resolve("pairs.jsonl"))) {
@@ -80,6 +90,7 @@ class WeighMeasureVectorTest {
         // twice the elements per instruction. Against the root baseline of their own vtype (session 8) the
         // per-instruction helper cost that does not grow with vlen stays in both: one quick campaign measured
         // only 1.15 (m1) and 1.26 (m8) times (about 1.8 against nop.baseline in session 7), so the bound is 1.1.
+        // On session 16's Zen 4 host twenty campaign pairs measured 1.84-1.99 (m1) and 1.96-2.07 (m8).
         for (String key : List.of("vle32.v.hot-load.e32m1", "vle32.v.hot-load.e32m8")) {
             assertTrue(vlen256.get(key) > 1.1 * vlen128.get(key), key + ": " + vlen128 + " " + vlen256);
         }
