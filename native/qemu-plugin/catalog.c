@@ -108,6 +108,23 @@ static enum block_kind relative(enum block_kind near, uint64_t start, uint64_t p
     return same_page(start, pc + (uint64_t)offset) ? near : near + 1;
 }
 
+/* Whether the instruction (SIZE bytes) is a conditional branch; if so, *offset is its target's
+ * distance from its own pc. */
+static int conditional_offset(uint32_t e, uint32_t size, int64_t *offset)
+{
+    if (size == 4 && (e & 0x7f) == 0x63) {
+        *offset = sign_extend(bits(e, 31, 31) << 12 | bits(e, 7, 7) << 11 | bits(e, 30, 25) << 5 | bits(e, 11, 8) << 1,
+                              13);
+        return 1;
+    }
+    if (size == 2 && (e & 3) == 1 && bits(e, 15, 13) >= 6) {
+        *offset = sign_extend(bits(e, 12, 12) << 8 | bits(e, 6, 5) << 6 | bits(e, 2, 2) << 5 | bits(e, 11, 10) << 3
+                                  | bits(e, 4, 3) << 1, 9);
+        return 1;
+    }
+    return 0;
+}
+
 static enum block_kind full_kind(uint32_t e, uint64_t start, uint64_t pc)
 {
     uint32_t opcode = e & 0x7f, rd = bits(e, 11, 7), rs1 = bits(e, 19, 15);
@@ -123,8 +140,8 @@ static enum block_kind full_kind(uint32_t e, uint64_t start, uint64_t pc)
         }
         return rs1 == 1 && bits(e, 31, 20) == 0 ? BLOCK_RETURN : BLOCK_INDIRECT;
     case 0x63: { /* branches */
-        int64_t imm = sign_extend(bits(e, 31, 31) << 12 | bits(e, 7, 7) << 11 | bits(e, 30, 25) << 5
-                                  | bits(e, 11, 8) << 1, 13);
+        int64_t imm;
+        conditional_offset(e, 4, &imm);
         return same_page(start, pc + (uint64_t)imm) && same_page(start, pc + 4) ? BLOCK_BRANCH : BLOCK_BRANCH_FAR;
     }
     case 0x73:
@@ -145,9 +162,8 @@ static enum block_kind compressed_kind(uint32_t e, uint64_t start, uint64_t pc)
                                   | bits(e, 11, 11) << 4 | bits(e, 5, 3) << 1, 12);
         return relative(BLOCK_DIRECT, start, pc, imm);
     }
-    if (op == 1 && funct3 >= 6) { /* c.beqz, c.bnez */
-        int64_t imm = sign_extend(bits(e, 12, 12) << 8 | bits(e, 6, 5) << 6 | bits(e, 2, 2) << 5
-                                  | bits(e, 11, 10) << 3 | bits(e, 4, 3) << 1, 9);
+    int64_t imm;
+    if (conditional_offset(e, 2, &imm)) { /* c.beqz, c.bnez */
         return same_page(start, pc + (uint64_t)imm) && same_page(start, pc + 2) ? BLOCK_BRANCH : BLOCK_BRANCH_FAR;
     }
     if (op == 2 && funct3 == 4 && bits(e, 6, 2) == 0 && bits(e, 11, 7) != 0) { /* c.jr, c.jalr */
@@ -174,6 +190,7 @@ struct tb_record {
     uint64_t entered; /* counted by the first instruction, so stable storage QEMU writes to */
     uint64_t start;   /* the block's first guest pc */
     uint64_t fallthrough; /* the pc after its last instruction (a branch's not-taken target) */
+    uint64_t branch_pc; /* its final conditional branch, 0 when none or when it branches to fallthrough */
     uint32_t n;
     uint8_t kind;
     struct tb_insn insns[];
@@ -249,6 +266,8 @@ static void compressed_registers(uint32_t e, uint8_t *rd, uint8_t rs[3])
  * whether the branch was taken (the next block does not start right after it). */
 static uint64_t exits[BLOCK_KINDS];
 static uint64_t branches_taken, branches_not_taken;
+/* Conditional branches (near and far) the model of the host's predictor mispredicted (predictor.c). */
+static uint64_t branches_mispredicted;
 static const struct tb_record *previous_block;
 
 #define JUMP_CACHE_BITS 12
@@ -282,6 +301,9 @@ static void on_block(unsigned int vcpu, void *udata)
     previous_block = t;
     if (p == NULL) {
         return;
+    }
+    if (p->branch_pc != 0) {
+        branches_mispredicted += (uint64_t)splice_predictor_mispredicts(p->branch_pc, t->start != p->fallthrough);
     }
     enum block_kind k = (enum block_kind)p->kind;
     if (chained_kind(k)) {
@@ -549,6 +571,13 @@ static void note_dependences(struct qemu_plugin_tb *tb, size_t n, enum block_kin
     t->start = qemu_plugin_tb_vaddr(tb);
     struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
     t->fallthrough = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
+    t->branch_pc = 0;
+    uint32_t last_encoding = 0, last_size = 4;
+    int64_t offset;
+    if ((kind == BLOCK_BRANCH || kind == BLOCK_BRANCH_FAR) && splice_read_encoding(last, &last_encoding, &last_size)
+        && conditional_offset(last_encoding, last_size, &offset) && offset != (int64_t)last_size) {
+        t->branch_pc = qemu_plugin_insn_vaddr(last);
+    }
     t->n = (uint32_t)n;
     t->kind = (uint8_t)kind;
     for (size_t i = 0; i < n; i++) {
@@ -680,6 +709,8 @@ void splice_catalog_finish(void)
     fprintf(g_splice.out, "lookups %" PRIu64 " %" PRIu64 "\n", lookup_hits, lookup_misses);
     /* pages PAGES: the guest pages loads and stores touched */
     fprintf(g_splice.out, "pages %" PRIu64 "\n", touched_count);
+    /* mispredicted BRANCHES: conditional branches the model of the host's predictor mispredicted */
+    fprintf(g_splice.out, "mispredicted %" PRIu64 "\n", branches_mispredicted);
     /* memory LEVELS LOADS STORES STRIDED (served by no level), then per level
      * m LEVEL SIZE WAYS LINE LOADS STORES STRIDED [ws] (STRIDED: the loads among LOADS the stride
      * predicts; ws: a working-set level, not the host's) */

@@ -88,6 +88,10 @@ const struct splice_encoding *splice_encoding_key(uint32_t slot);
 int splice_encoding_order(const void *a, const void *b);
 
 /* Mode set-up, called from qemu_plugin_install once the output file is open. */
+/* Catalog mode's model of the host's conditional-branch predictor (predictor.c): updates it with one
+ * executed branch and returns 1 when the model had predicted the other direction. */
+int splice_predictor_mispredicts(uint64_t pc, int taken);
+
 /* Each returns 0, or -1 after printing why it cannot run. */
 int splice_count_install(splice_qemu_id id);
 int splice_validation_install(splice_qemu_id id);

@@ -202,6 +202,13 @@ public record Context(
          * same setup and a store to a resident word.
          */
         FIRST_TOUCH("first-touch"),
+        /**
+         * A conditional branch to the next slot on a fair coin (the top bit of a linear congruential
+         * generator the setup advances per slot), mispredicted half the time by any predictor; measured
+         * against the same setup and a {@code bne} on the generator's lowest bit, which alternates, so every
+         * slot's branch keeps one direction the host predicts, and half the slots are taken in both.
+         */
+        MISPREDICTED("mispredicted"),
         /** FP conversions. */
         CONVERT("convert"),
         /** FP comparisons. */

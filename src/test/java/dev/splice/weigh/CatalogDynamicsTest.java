@@ -1,6 +1,7 @@
 package dev.splice.weigh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.splice.cli.Main;
@@ -164,6 +165,31 @@ class CatalogDynamicsTest {
         // the oracle: the host kernel's count of page faults (each first touch of an anonymous page is one)
         long faults = minorFaults(sweep, "4096", "1") - minorFaults(sweep, "64", "1");
         assertEquals(pages, faults, pages * 0.02, "minor faults of plain qemu-riscv64 runs against the touched pages");
+    }
+
+    /**
+     * The model of the host's branch predictor on coin_branches: a branch on a fair coin (the top bit of
+     * a generator) is mispredicted half the time, one on the generator's alternating lowest bit almost
+     * never, and the loop's counter branch only at its exit. The oracle is arithmetic: 1,000,000 coin
+     * flips are mispredicted 500,000 times give or take a binomial SD of 500, and any predictor without
+     * the generator's state does no better. A catalog without the count (an older plugin's) reads as
+     * not counting it.
+     */
+    @Test
+    void aFairCoinsBranchIsMispredictedHalfTheTimeAndAnAlternatingOneAlmostNever() throws IOException {
+        Path program = TestPrograms.rv64("coin_branches");
+        Catalog.Dynamics coin = catalog(program, "coin").dynamics();
+        Catalog.Dynamics alternating = catalog(program).dynamics();
+        assertEquals(2_000_001, coin.branchesTaken() + coin.branchesNotTaken(), "two per iteration, and the argument check");
+        assertEquals(500_000, coin.mispredictedBranches(), 5_000);
+        assertTrue(alternating.mispredictedBranches() < 1_000, "alternating: " + alternating.mispredictedBranches());
+        Path file = tmp.resolve("coin_branches-coin.json");
+        String json = Files.readString(file);
+        assertTrue(json.contains("\"mispredicted\""), json.substring(0, Math.min(200, json.length())));
+        Path older = tmp.resolve("older.json");
+        Files.writeString(older, json.replaceAll(",\\s*\"mispredicted\"\\s*:\\s*\\d+", ""));
+        assertFalse(Catalog.read(older).dynamics().countsMispredictions());
+        assertTrue(Catalog.read(file).dynamics().countsMispredictions());
     }
 
     @Test

@@ -84,10 +84,12 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
      *     (see {@link CacheLevel#strided()})
      * @param touchedPages the guest pages the run's loads and stores touched (each a host page fault
      *     the first time), or -1 when the catalog does not say (an older plugin's)
+     * @param mispredictedBranches the conditional branches (chained or not) that a model of the host's
+     *     branch predictor mispredicted, or -1 when the catalog does not say (an older plugin's)
      */
     public record Dynamics(List<Exit> exits, long branchesTaken, long branchesNotTaken, long lookupHits,
             long lookupMisses, List<CacheLevel> caches, long loadsFromMemory, long storesToMemory,
-            long stridedFromMemory, long touchedPages) {
+            long stridedFromMemory, long touchedPages, long mispredictedBranches) {
         /**
          * Copies the lists.
          *
@@ -101,6 +103,7 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
          * @param storesToMemory see {@link #storesToMemory()}
          * @param stridedFromMemory see {@link #stridedFromMemory()}
          * @param touchedPages see {@link #touchedPages()}
+         * @param mispredictedBranches see {@link #mispredictedBranches()}
          */
         public Dynamics {
             exits = List.copyOf(exits);
@@ -114,6 +117,15 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
          */
         public boolean countsPages() {
             return touchedPages >= 0;
+        }
+
+        /**
+         * Whether the catalog counts the branches the model of the host's predictor mispredicted.
+         *
+         * @return false for a catalog of an older plugin
+         */
+        public boolean countsMispredictions() {
+            return mispredictedBranches >= 0;
         }
     }
 
@@ -301,7 +313,11 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
         if (dynamics != null) {
             ArrayNode exits = root.putArray("exits");
             dynamics.exits().forEach(e -> exits.addObject().put("kind", e.kind()).put("count", e.count()));
-            root.putObject("branches").put("taken", dynamics.branchesTaken()).put("not_taken", dynamics.branchesNotTaken());
+            ObjectNode branches = root.putObject("branches").put("taken", dynamics.branchesTaken())
+                    .put("not_taken", dynamics.branchesNotTaken());
+            if (dynamics.countsMispredictions()) {
+                branches.put("mispredicted", dynamics.mispredictedBranches());
+            }
             root.putObject("lookups").put("hits", dynamics.lookupHits()).put("misses", dynamics.lookupMisses());
             if (dynamics.countsPages()) {
                 root.putObject("pages").put("touched", dynamics.touchedPages());
@@ -434,7 +450,8 @@ public record Catalog(Origin origin, List<Entry> entries, List<Block> blocks, Li
                 levels, Math.max(0, count(memory, "loads_from_memory", where)),
                 Math.max(0, count(memory, "stores_to_memory", where)),
                 Math.max(0, count(memory, "strided_loads_from_memory", where)),
-                root.has("pages") ? count(root.get("pages"), "touched", where) : -1);
+                root.has("pages") ? count(root.get("pages"), "touched", where) : -1,
+                branches.has("mispredicted") ? count(branches, "mispredicted", where) : -1);
     }
 
     private static List<TranslatedBlock> translatedBlocks(Path file, JsonNode array) {

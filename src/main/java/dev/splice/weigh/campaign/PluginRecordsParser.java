@@ -128,8 +128,8 @@ final class PluginRecordsParser {
 
     /**
      * The run's dynamics in catalog mode: {@code exits K}, K lines {@code e KIND COUNT}, then
-     * {@code branches TAKEN NOT_TAKEN}, {@code lookups HITS MISSES}, {@code pages TOUCHED} (absent from
-     * older plugins' records), then {@code memory L LOADS STORES
+     * {@code branches TAKEN NOT_TAKEN}, {@code lookups HITS MISSES}, {@code pages TOUCHED} and
+     * {@code mispredicted BRANCHES} (both absent from older plugins' records), then {@code memory L LOADS STORES
      * STRIDED} (served by no level) and L lines {@code m LEVEL SIZE WAYS LINE LOADS STORES STRIDED}.
      */
     private Catalog.Dynamics dynamics() {
@@ -142,6 +142,7 @@ final class PluginRecordsParser {
         String[] b = fields("branches", 3);
         String[] l = fields("lookups", 3);
         long pages = peekIs("pages") ? number(fields("pages", 2)[1], Long.MAX_VALUE) : -1; // older plugins: none
+        long mispredicted = peekIs("mispredicted") ? number(fields("mispredicted", 2)[1], Long.MAX_VALUE) : -1;
         String[] m = fields("memory", 5);
         long levels = number(m[1], 8);
         List<Catalog.CacheLevel> caches = new ArrayList<>();
@@ -156,7 +157,8 @@ final class PluginRecordsParser {
         }
         return new Catalog.Dynamics(exits, number(b[1], Long.MAX_VALUE), number(b[2], Long.MAX_VALUE),
                 number(l[1], Long.MAX_VALUE), number(l[2], Long.MAX_VALUE), caches,
-                number(m[2], Long.MAX_VALUE), number(m[3], Long.MAX_VALUE), number(m[4], Long.MAX_VALUE), pages);
+                number(m[2], Long.MAX_VALUE), number(m[3], Long.MAX_VALUE), number(m[4], Long.MAX_VALUE), pages,
+                mispredicted);
     }
 
     private ValidationWindow validationWindow(int expectedIndex) {

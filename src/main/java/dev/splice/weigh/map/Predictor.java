@@ -26,7 +26,8 @@ import java.util.Set;
  * count as they were taken: chained branches by direction, exits of chained kinds to another page
  * priced by {@code jal.direct-jump.far} minus {@code jal.direct-jump}, and loads that the host's L2,
  * L3 or memory served and no stride predicts by the pointer-chase contexts ({@link MemoryPrices}); the
- * pages the run touched (each a host page fault the first time) by {@code sd.first-touch}.
+ * pages the run touched (each a host page fault the first time) by {@code sd.first-touch}; the
+ * conditional branches a model of the host's branch predictor mispredicted by {@code beq.mispredicted}.
  *
  * <p>A compressed class is also priced by the contexts of the full instruction it expands to
  * ({@code c.add} by {@code add}'s, {@code c.ldsp} by {@code ld}'s): QEMU translates both through the
@@ -66,6 +67,13 @@ public final class Predictor {
     private static final Set<String> FAR_KINDS = Set.of("direct-far", "call-far", "branch-far", "fallthrough-far");
     /** The context of a store to a page the run has not touched, against one to a resident word. */
     static final String FIRST_TOUCH = "sd.first-touch";
+    /**
+     * The context of a conditional branch whose direction is a fair coin (mispredicted half the time by
+     * any predictor), against the same branch in a direction the host predicts.
+     */
+    static final String MISPREDICTED = "beq.mispredicted";
+    /** The block line of the conditional branches the model of the host's predictor mispredicted. */
+    static final String BRANCH_MISPREDICTED = "branch-mispredicted";
     /** The memory line of the pages the run touched. */
     static final String PAGES_TOUCHED = "pages-touched";
     /** The block line of the lookups the jump cache model did not hold. */
@@ -138,9 +146,11 @@ public final class Predictor {
         List<ContextWeight> beyondFirstLevel = dynamic && !run.dynamics().caches().isEmpty()
                 ? MemoryPrices.fitting(weights, table, run.dynamics().caches().get(0).sizeBytes(), Long.MAX_VALUE)
                 : List.of();
-        // the first-touch contexts price the pages the run touched, not their store class
+        // the first-touch contexts price the pages the run touched, and the misprediction contexts the
+        // branches the predictor model missed, not their classes
         List<ContextWeight> classWeights = weights.stream().filter(w -> !beyondFirstLevel.contains(w)
-                && !table.context(w.context()).map(c -> c.pattern() == Context.Pattern.FIRST_TOUCH).orElse(false))
+                && !table.context(w.context()).map(c -> c.pattern() == Context.Pattern.FIRST_TOUCH
+                        || c.pattern() == Context.Pattern.MISPREDICTED).orElse(false))
                 .toList();
         // with the blocks' dependence structure, classes are priced at throughput and the chains
         // longer than a block's throughput add their excess; without it, the mean of both (as before)
@@ -221,6 +231,14 @@ public final class Predictor {
             blockLines.add(new Prediction.Line(LOOKUP_MISS, misses, null,
                     "unpriced: lookups QEMU's jump cache did not hold (no context measures a miss; each is priced as "
                             + "a hit in its block kind)"));
+            if (run.dynamics().countsMispredictions() && (minus == null || minus.dynamics().countsMispredictions())) {
+                Prediction.Line m = mispredictedBranches(run.dynamics().mispredictedBranches()
+                        - (minus == null ? 0 : minus.dynamics().mispredictedBranches()), weights);
+                blockLines.add(m);
+                if (m.price() != null) {
+                    total.add(m.count(), m.price());
+                }
+            }
             memoryLines.addAll(MemoryPrices.lines(run.dynamics(), minus == null ? null : minus.dynamics(), weights, table));
             if (run.dynamics().countsPages() && (minus == null || minus.dynamics().countsPages())) {
                 memoryLines.add(touchedPages(run.dynamics().touchedPages()
@@ -325,6 +343,23 @@ public final class Predictor {
                         + "each; no published " + FIRST_TOUCH + ")")
                 : new Prediction.Line(PAGES_TOUCHED, pages, p, "pages first touched: a host page fault each, "
                         + FIRST_TOUCH + " against a store to a resident word");
+    }
+
+    /**
+     * The conditional branches the catalog's model of the host's predictor mispredicted: each flushes
+     * the host's pipeline, which the branch contexts (a fixed direction per branch) do not measure.
+     * {@link #MISPREDICTED}'s slot branches on a fair coin, so half its slots are mispredicted: a
+     * misprediction costs twice its weight. By hand (docs/weigh-model.md, session 17) a mispredicted
+     * guest branch costs about 7 ns on this project's host.
+     */
+    private static Prediction.Line mispredictedBranches(long count, List<ContextWeight> weights) {
+        Prediction.Price p = price(weights.stream().filter(w -> w.context().equals(MISPREDICTED)).toList());
+        return p == null
+                ? new Prediction.Line(BRANCH_MISPREDICTED, count, null, "unpriced: conditional branches the predictor "
+                        + "model mispredicted (no published " + MISPREDICTED + ")")
+                : new Prediction.Line(BRANCH_MISPREDICTED, count, new Prediction.Price(2 * p.ns(), 2 * p.lowNs(),
+                        2 * p.highNs(), p.contexts()), "conditional branches the predictor model mispredicted: twice "
+                        + MISPREDICTED + " (a fair coin's direction, mispredicted half the time)");
     }
 
     /** Exits as taken; chained branch exits split into taken and not taken. */

@@ -434,7 +434,7 @@ public final class ProbeProgram {
 
     private static boolean isBranchPattern(Context c) {
         return switch (c.pattern()) {
-            case TAKEN, NOT_TAKEN, DIRECT_JUMP, CALL -> true;
+            case TAKEN, NOT_TAKEN, MISPREDICTED, DIRECT_JUMP, CALL -> true;
             default -> false;
         };
     }

@@ -18,8 +18,16 @@ class PredictorTest {
 
     /** {@link #returns()} that touched {@code pages} pages (-1: a catalog that does not count them). */
     private static Catalog returnsTouching(long pages) {
+        return returnsWith(pages, -1);
+    }
+
+    /**
+     * {@link #returns()} that touched {@code pages} pages and in which the predictor model mispredicted
+     * {@code mispredicted} branches (-1: a catalog that does not count them).
+     */
+    private static Catalog returnsWith(long pages, long mispredicted) {
         Catalog.Dynamics d = new Catalog.Dynamics(List.of(new Catalog.Exit("return", 1000)), 0, 0, 1000, 0, List.of(),
-                0, 0, 0, pages);
+                0, 0, 0, pages, mispredicted);
         return new Catalog(new Catalog.Origin("returns", List.of(), 0, 1),
                 List.of(new Catalog.Entry("c.jr", "c", 1, 1000, 1000, 1)),
                 List.of(new Catalog.Block("return", 1, 1000)), List.of(), d);
@@ -59,7 +67,7 @@ class PredictorTest {
     void loadsServedByTheFirstLevelAreNotBoundedByAChaseBeyondIt() {
         Catalog.CacheLevel l1 = new Catalog.CacheLevel(1, 48 << 10, 12, 64, 1000, 0, 0, false);
         Catalog.Dynamics d = new Catalog.Dynamics(List.of(new Catalog.Exit("return", 1000)), 0, 0, 1000, 0, List.of(l1),
-                0, 0, 0, -1);
+                0, 0, 0, -1, -1);
         Catalog run = new Catalog(new Catalog.Origin("loads", List.of(), 0, 1),
                 List.of(new Catalog.Entry("c.jr", "c", 1, 1000, 1000, 1), new Catalog.Entry("ld", "i", 1, 1000, 1000, 1)),
                 List.of(new Catalog.Block("return", 1, 1000)), List.of(), d);
@@ -88,5 +96,29 @@ class PredictorTest {
         // a catalog that does not count pages (an older plugin's) gives no line
         assertEquals(List.of(), Predictor.predict(List.of(w("jalr.ret", 7.0, 0.5, true)), returns(), null).memory()
                 .stream().filter(l -> l.name().equals("pages-touched")).toList());
+    }
+
+    /**
+     * Mispredicted branches are listed by difference and priced at twice {@code beq.mispredicted} (its
+     * slots branch on a fair coin: half of them are mispredicted), with its band doubled; the context
+     * prices no {@code beq} class. Without the context they are unpriced; a catalog that does not count
+     * them gives no line.
+     */
+    @Test
+    void mispredictedBranchesCostTwiceTheFairCoinsContext() {
+        List<ContextWeight> ws = List.of(w("jalr.ret", 7.0, 0.5, true), w("beq.mispredicted", 3.5, 0.25, true));
+        Prediction p = Predictor.predict(ws, returnsWith(-1, 5000), returnsWith(-1, 1000));
+        Prediction.Line m = line(p, "branch-mispredicted");
+        assertEquals(4000, m.count());
+        assertEquals(7.0, m.price().ns(), 1e-12);
+        assertEquals(6.5, m.price().lowNs(), 1e-12);
+        assertEquals(7.5, m.price().highNs(), 1e-12);
+        assertEquals(4000 * 7.0e-9, p.predictedS(), 1e-15, "the returns cancel");
+        assertEquals(List.of(), p.classes().stream().filter(l -> l.name().equals("beq")).toList());
+        Prediction unpriced = Predictor.predict(List.of(w("jalr.ret", 7.0, 0.5, true)), returnsWith(-1, 5000), null);
+        assertEquals(null, line(unpriced, "branch-mispredicted").price());
+        assertEquals(7.0e-6, unpriced.predictedS(), 1e-15);
+        assertEquals(List.of(), Predictor.predict(ws, returns(), null).blocks().stream()
+                .filter(l -> l.name().equals("branch-mispredicted")).toList());
     }
 }
