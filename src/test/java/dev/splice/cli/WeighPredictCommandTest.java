@@ -220,8 +220,8 @@ class WeighPredictCommandTest {
     /**
      * coin_branches with a fair coin's direction against the same loop on an alternating bit: the
      * difference is the coin's mispredictions (the catalog's predictor model: half of 1,000,000), each
-     * priced at twice {@code beq.mispredicted}, whose slots branch on a coin against {@code bne.predicted}'s
-     * predictable ones; the instructions and exits are the same in both runs and cancel but for the
+     * priced at twice {@code beq.mispredicted} minus {@code bne.predicted} (a coin's slots against the
+     * same setup's predictable ones); the instructions and exits are the same in both runs and cancel but for the
      * branch directions.
      */
     @Test
@@ -234,7 +234,9 @@ class WeighPredictCommandTest {
         JsonNode line = byName(JSON.readTree(r.out()).path("blocks")).get("branch-mispredicted");
         assertEquals(500_000, line.path("count").asLong(), 5_000, line.toString());
         Map<String, JsonNode> w = byName(renamed(JSON.readTree(weights.toFile()).path("contexts")));
-        double perSlot = w.get("beq.mispredicted").path("weight_ns").asDouble();
+        // weights are against the root baseline: the coin's cost over its predicted baseline, per slot
+        double perSlot = w.get("beq.mispredicted").path("weight_ns").asDouble()
+                - w.get("bne.predicted").path("weight_ns").asDouble();
         assertEquals(2 * perSlot, line.path("ns").asDouble(), 1e-9, line.toString());
         // a flush of the host's pipeline: nanoseconds (7 ns by hand on this project's host), where a
         // predicted branch and its chained exit cost under one

@@ -99,23 +99,27 @@ class PredictorTest {
     }
 
     /**
-     * Mispredicted branches are listed by difference and priced at twice {@code beq.mispredicted} (its
-     * slots branch on a fair coin: half of them are mispredicted), with its band doubled; the context
-     * prices no {@code beq} class. Without the context they are unpriced; a catalog that does not count
-     * them gives no line.
+     * Mispredicted branches are listed by difference and priced at twice {@code beq.mispredicted} minus
+     * {@code bne.predicted} (weights are against the root baseline; the coin's slots are mispredicted
+     * half the time, the baseline's never), the band's ends from opposite ends; neither context prices a
+     * {@code beq} or {@code bne} class. Without either context they are unpriced; a catalog that does
+     * not count them gives no line.
      */
     @Test
-    void mispredictedBranchesCostTwiceTheFairCoinsContext() {
-        List<ContextWeight> ws = List.of(w("jalr.ret", 7.0, 0.5, true), w("beq.mispredicted", 3.5, 0.25, true));
+    void mispredictedBranchesCostTwiceTheFairCoinsContrast() {
+        List<ContextWeight> ws = List.of(w("jalr.ret", 7.0, 0.5, true), w("beq.mispredicted", 6.5, 0.25, true),
+                w("bne.predicted", 3.0, 0.05, true));
         Prediction p = Predictor.predict(ws, returnsWith(-1, 5000), returnsWith(-1, 1000));
         Prediction.Line m = line(p, "branch-mispredicted");
         assertEquals(4000, m.count());
         assertEquals(7.0, m.price().ns(), 1e-12);
-        assertEquals(6.5, m.price().lowNs(), 1e-12);
-        assertEquals(7.5, m.price().highNs(), 1e-12);
+        assertEquals(2 * (6.25 - 3.05), m.price().lowNs(), 1e-12);
+        assertEquals(2 * (6.75 - 2.95), m.price().highNs(), 1e-12);
         assertEquals(4000 * 7.0e-9, p.predictedS(), 1e-15, "the returns cancel");
-        assertEquals(List.of(), p.classes().stream().filter(l -> l.name().equals("beq")).toList());
-        Prediction unpriced = Predictor.predict(List.of(w("jalr.ret", 7.0, 0.5, true)), returnsWith(-1, 5000), null);
+        assertEquals(List.of(), p.classes().stream().filter(l -> l.name().equals("beq") || l.name().equals("bne"))
+                .toList());
+        Prediction unpriced = Predictor.predict(List.of(w("jalr.ret", 7.0, 0.5, true), w("beq.mispredicted", 6.5,
+                0.25, true)), returnsWith(-1, 5000), null);
         assertEquals(null, line(unpriced, "branch-mispredicted").price());
         assertEquals(7.0e-6, unpriced.predictedS(), 1e-15);
         assertEquals(List.of(), Predictor.predict(ws, returns(), null).blocks().stream()
