@@ -2,16 +2,17 @@
  * A model of the host's conditional-branch predictor, for catalog mode (issue 12: what a program's
  * branches cost beyond their contexts). QEMU translates each guest conditional branch into one host
  * branch at the end of its translated block, so the host predicts the guest's branch stream: a
- * branch whose direction the host cannot foresee costs a pipeline flush (about 7 ns measured on the
- * project's host, docs/weigh-model.md session 17), which no context with a fixed direction measures.
+ * branch whose direction the host cannot foresee costs a pipeline flush (6-7 ns on the project's host:
+ * docs/weigh-model.md, session 17), which no context with a fixed direction measures.
  *
  * The model is TAGE-like (Seznec and Michaud): a base table of 2-bit counters indexed by the branch's
  * address, and three tables tagged by address and global history of 8, 24 and 64 directions. The
  * longest matching history predicts; after a misprediction an entry is allocated in a longer table.
- * Modern hosts (Zen 4, recent Intel cores) predict with such tables, larger; on the benchmark's
- * programs this one mispredicts within 7% of the fewest that any of six simpler models (bimodal,
- * gshare of 8/16/32 bits, local history) reaches branch by branch. A random direction is mispredicted
- * half the time by any predictor, and a fixed or short periodic one almost never.
+ * Modern hosts (Zen 4, recent Intel cores) predict with such tables, larger. On the long runs of
+ * bench/weigh-predict.sh this one mispredicts at most 7% more than the best of six predictors picked
+ * branch by branch (itself, bimodal, gshare of 8, 16 and 32 bits, a local-history one). A random
+ * direction is mispredicted half the time by any predictor, and a fixed or short periodic one almost
+ * never.
  */
 #include "splice_plugin.h"
 
