@@ -244,8 +244,10 @@ public final class Main implements Runnable {
             }
             String commit = p.getProperty("commit", "");
             java.util.List<String> lines = new java.util.ArrayList<>();
+            // a jar built from a tree with uncommitted changes is not that commit's
+            String changes = "true".equals(p.getProperty("dirty")) ? ", with uncommitted changes" : "";
             lines.add("splice " + p.getProperty("version", "unknown")
-                    + (commit.isEmpty() || commit.startsWith("$") ? "" : " (commit " + commit + ")"));
+                    + (commit.isEmpty() || commit.startsWith("$") ? "" : " (commit " + commit + changes + ")"));
             for (String[] peer : PEERS) {
                 lines.add(String.format("  %-26s %s", peer[0], PeerVersion.of(peer[0], peer[1])));
             }

@@ -53,14 +53,19 @@ class CliConventionsTest {
     }
 
     @Test
-    void versionNamesTheCommitTheJarWasBuiltFrom() throws IOException {
+    void versionNamesTheCommitTheJarWasBuiltFromAndWhetherTheTreeHadChanges() throws IOException {
         // make test builds from a git checkout; the build and this test see the same HEAD.
         Tools.Result head = Tools.run("git", "-C", System.getProperty("user.dir"), "rev-parse", "--short=12", "HEAD")
                 .checked("git rev-parse");
         String commit = head.stdout().trim();
         String version = new String(Main.class.getResourceAsStream("version.properties").readAllBytes());
         assertTrue(version.contains("commit=" + commit + "\n"), version);
-        assertTrue(new Main.Version().getVersion()[0].endsWith("(commit " + commit + ")"));
+        // and says so when the tree had changes beside the commit (git status: tracked files changed, or
+        // files git does not ignore added)
+        boolean changed = !Tools.run("git", "-C", System.getProperty("user.dir"), "status", "--porcelain")
+                .checked("git status").stdout().isBlank();
+        assertTrue(new Main.Version().getVersion()[0].endsWith("(commit " + commit
+                + (changed ? ", with uncommitted changes)" : ")")), new Main.Version().getVersion()[0]);
     }
 
 
