@@ -96,6 +96,21 @@ class ProfileRecordCommandTest {
                 Files.readString(out));
     }
 
+    /**
+     * A guest fork() forks QEMU and the plugin in it: the child (fork_child.S: a loop of 1,000
+     * iterations) writes nothing, and the profile is the parent's, without the child's loop.
+     */
+    @Test
+    void aForkedChildsBlocksAreNotRecorded(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("f.fdata");
+        Tools.Result r = splice(null, null, "record", "-o", out.toString(), TestPrograms.rv64("fork_child").toString());
+        assertEquals(5, r.exitCode(), r.stderr());
+        List<String> lines = Files.readAllLines(out);
+        assertTrue(lines.stream().noneMatch(l -> l.matches("1 \\S+ \\S+ 1 \\S+ \\S+ 0 999")),
+                "the child's loop branch is not the parent's: " + lines);
+        assertTrue(lines.stream().anyMatch(l -> !l.isBlank()), "the parent's fall-through to its exit: " + lines);
+    }
+
     @Test
     void aProgramKilledByASignalKeepsItsStatusAndGetsNoProfile(@TempDir Path dir) {
         Path out = dir.resolve("x.fdata");
