@@ -571,13 +571,6 @@ static void note_dependences(struct qemu_plugin_tb *tb, size_t n, enum block_kin
     t->start = qemu_plugin_tb_vaddr(tb);
     struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
     t->fallthrough = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
-    t->branch_pc = 0;
-    uint32_t last_encoding = 0, last_size = 4;
-    int64_t offset;
-    if ((kind == BLOCK_BRANCH || kind == BLOCK_BRANCH_FAR) && splice_read_encoding(last, &last_encoding, &last_size)
-        && conditional_offset(last_encoding, last_size, &offset) && offset != (int64_t)last_size) {
-        t->branch_pc = qemu_plugin_insn_vaddr(last);
-    }
     t->n = (uint32_t)n;
     t->kind = (uint8_t)kind;
     for (size_t i = 0; i < n; i++) {
@@ -600,6 +593,10 @@ static void note_dependences(struct qemu_plugin_tb *tb, size_t n, enum block_kin
             writer[rd] = (int16_t)i;
         }
     }
+    const struct tb_insn *final = &t->insns[n - 1];
+    int64_t offset;
+    t->branch_pc = conditional_offset(final->encoding, final->size, &offset) && offset != (int64_t)final->size
+                       ? qemu_plugin_insn_vaddr(last) : 0;
     qemu_plugin_register_vcpu_insn_exec_inline(qemu_plugin_tb_get_insn(tb, 0), SPLICE_INLINE_ADD_U64, &t->entered, 1);
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, SPLICE_CB_NO_REGS, t);
     t->next = tb_records;

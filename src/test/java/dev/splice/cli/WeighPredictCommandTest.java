@@ -53,10 +53,22 @@ class WeighPredictCommandTest {
     private static Path catalog(long n) {
         Path out = tmp.resolve("count_loop-" + n + ".json");
         // the exit status is the program's (a function of the loop's result)
-        Main.execute("weigh", "catalog", "-o", out.toString(), "--", TestPrograms.rv64("count_loop.norvc").toString(),
-                Long.toString(n));
-        assertTrue(Files.isRegularFile(out), out.toString());
+        catalogInto(out, "count_loop.norvc", Long.toString(n));
         return out;
+    }
+
+    /**
+     * Catalogs one run of a test program into {@code out}, which must then exist.
+     *
+     * @return the command's exit status (the program's)
+     */
+    private static int catalogInto(Path out, String program, String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of("weigh", "catalog", "-o", out.toString(), "--",
+                TestPrograms.rv64(program).toString()));
+        command.addAll(List.of(args));
+        int status = Main.execute(command.toArray(String[]::new));
+        assertTrue(Files.isRegularFile(out), out.toString());
+        return status;
     }
 
     private static Map<String, JsonNode> byName(JsonNode array) {
@@ -246,19 +258,14 @@ class WeighPredictCommandTest {
     /** The catalog of one coin_branches run. */
     private static Path coinCatalog(String... args) {
         Path out = tmp.resolve("coin-" + args.length + ".json");
-        List<String> command = new java.util.ArrayList<>(List.of("weigh", "catalog", "-o", out.toString(), "--",
-                TestPrograms.rv64("coin_branches").toString()));
-        command.addAll(List.of(args));
-        Main.execute(command.toArray(String[]::new));
-        assertTrue(Files.isRegularFile(out), out.toString());
+        catalogInto(out, "coin_branches", args); // the exit status is the program's (its heads)
         return out;
     }
 
     /** The catalog of one line_sweep run over {@code kb} KiB, {@code passes} times. */
     private static Path sweepCatalog(long kb, int passes) {
         Path out = tmp.resolve("sweep-" + kb + "-" + passes + ".json");
-        assertEquals(0, Main.execute("weigh", "catalog", "-o", out.toString(), "--",
-                TestPrograms.rv64("line_sweep").toString(), Long.toString(kb), Integer.toString(passes)));
+        assertEquals(0, catalogInto(out, "line_sweep", Long.toString(kb), Integer.toString(passes)));
         return out;
     }
 

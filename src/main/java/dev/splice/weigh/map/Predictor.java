@@ -321,13 +321,26 @@ public final class Predictor {
      * Every far kind leaves through the same {@code lookup_and_goto_ptr}, so it prices them all.
      */
     private static Prediction.Price farExit(List<ContextWeight> weights) {
-        Prediction.Price far = price(weights.stream().filter(w -> w.context().equals(FAR_JUMP)).toList());
-        Prediction.Price near = price(weights.stream().filter(w -> w.context().equals("jal.direct-jump")).toList());
-        if (far == null || near == null) {
+        return contrast(weights, FAR_JUMP, "jal.direct-jump", 1);
+    }
+
+    /** The price of one context; null when it is unpublished. */
+    private static Prediction.Price priceOf(List<ContextWeight> weights, String context) {
+        return price(weights.stream().filter(w -> w.context().equals(context)).toList());
+    }
+
+    /**
+     * {@code factor} times a context's weight minus another's (weights are against the root baseline),
+     * its range from opposite ends of the two bands; null when either is unpublished.
+     */
+    private static Prediction.Price contrast(List<ContextWeight> weights, String context, String baseline, double factor) {
+        Prediction.Price c = priceOf(weights, context);
+        Prediction.Price b = priceOf(weights, baseline);
+        if (c == null || b == null) {
             return null;
         }
-        return new Prediction.Price(far.ns() - near.ns(), far.lowNs() - near.highNs(), far.highNs() - near.lowNs(),
-                List.of(FAR_JUMP, "jal.direct-jump"));
+        return new Prediction.Price(factor * (c.ns() - b.ns()), factor * (c.lowNs() - b.highNs()),
+                factor * (c.highNs() - b.lowNs()), List.of(context, baseline));
     }
 
     /**
@@ -336,10 +349,11 @@ public final class Predictor {
      * {@link #FIRST_TOUCH} (a store to an untouched page against one to a resident word after the same
      * setup). By hand (docs/weigh-model.md): {@code loops}' difference of run lengths touches 1,758
      * more pages, its {@code qemu-riscv64} takes 1,764 more minor faults, and a page first touched
-     * costs 10-13 us of CPU (user and system) on this project's host.
+     * cost 10-13 us of CPU (user and system) on session 15's host, 1.9-2.9 us on session 17's (whose
+     * campaign measured 1.5-2.1 us in some runs and 10.3-11.0 in others).
      */
     private static Prediction.Line touchedPages(long pages, List<ContextWeight> weights) {
-        Prediction.Price p = price(weights.stream().filter(w -> w.context().equals(FIRST_TOUCH)).toList());
+        Prediction.Price p = priceOf(weights, FIRST_TOUCH);
         return p == null
                 ? new Prediction.Line(PAGES_TOUCHED, pages, null, "unpriced: pages first touched (a host page fault "
                         + "each; no published " + FIRST_TOUCH + ")")
@@ -357,14 +371,11 @@ public final class Predictor {
      * host. Unpriced when either context is unpublished.
      */
     private static Prediction.Line mispredictedBranches(long count, List<ContextWeight> weights) {
-        Prediction.Price coin = price(weights.stream().filter(w -> w.context().equals(MISPREDICTED)).toList());
-        Prediction.Price predicted = price(weights.stream().filter(w -> w.context().equals(PREDICTED)).toList());
-        if (coin == null || predicted == null) {
+        Prediction.Price p = contrast(weights, MISPREDICTED, PREDICTED, 2);
+        if (p == null) {
             return new Prediction.Line(BRANCH_MISPREDICTED, count, null, "unpriced: conditional branches the "
                     + "predictor model mispredicted (needs published " + MISPREDICTED + " and " + PREDICTED + ")");
         }
-        Prediction.Price p = new Prediction.Price(2 * (coin.ns() - predicted.ns()), 2 * (coin.lowNs() - predicted.highNs()),
-                2 * (coin.highNs() - predicted.lowNs()), List.of(MISPREDICTED, PREDICTED));
         return new Prediction.Line(BRANCH_MISPREDICTED, count, p, "conditional branches the predictor model "
                 + "mispredicted: twice " + MISPREDICTED + " minus " + PREDICTED + " (a fair coin's direction, "
                 + "mispredicted half the time, against a predicted one)");
