@@ -91,6 +91,10 @@ PLUGIN_SRC := $(wildcard native/qemu-plugin/*.c native/qemu-plugin/*.h)
 
 .PHONY: help deps jar programs plugin test demo bench clean man completion install
 
+# Under make -j the packages go in before anything is compiled (a fresh machine has no cross compiler).
+$(RV_PROGRAMS) $(X86_PROGRAMS) $(X86_STATIC) $(X86_PIE) $(RV_PIE) $(RV_PIE_LIBSTDCXX) $(RV_DYN) $(RV_SHARED) \
+	$(RV_VECTOR) $(RV_EXT) $(RV_G) $(RV_G_FRAME) $(RV_G_CLANG) $(RV_BARE) $(PLUGIN) $(JAR): | deps
+
 help:
 	@echo "make demo   - build everything and run the tour on a bundled example"
 	@echo "make test   - build everything and run the whole test suite"
