@@ -228,7 +228,9 @@ public final class Rewrite {
                             atEntries.policy(), counters)
                     : new Result(Inserter.insert(base, insertions, counters), List.of(), List.of());
         }
+        Phases.mark("start");
         PointSelector selector = PointSelector.of(base);
+        Phases.mark("read for selection");
         List<PointInserter.Planned> planned = new ArrayList<>();
         insertions.forEach(i -> planned.add(new PointInserter.Planned(i, null)));
         List<Point> refused = new ArrayList<>();
@@ -247,6 +249,7 @@ public final class Rewrite {
                 }
             }
         }
+        Phases.mark("select points");
         if (atEntries != null) { // bulk mode retries without the entries it cannot move; the points are required
             List<Insertion> all = new ArrayList<>();
             planned.forEach(p -> all.add(p.insertion()));
