@@ -2,6 +2,7 @@ package dev.splice.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -211,7 +212,23 @@ class WeighMeasureSystemTest {
         // mret has no CSR, so its class key has no privilege: the context mret.mmode belongs to it by
         // the prefix rule (mret only runs in M-mode), and is published as measured there
         assertEquals("[\"mret.mmode\"]", mret.path("contexts").toString(), String.valueOf(mret));
-        assertTrue(mret.path("measured_ns").isNumber(), "published as measured in M-mode: " + mret);
+        // The class follows its context's publication. Two runs of two rounds give mret.mmode 12
+        // pairs, and one disturbed pair can leave it without a weight (session 19's CI: the class
+        // came out unpublished; by hand one campaign in six gave an interval of -22 to +29 us): the
+        // class must then say so.
+        String publication = null;
+        for (JsonNode c : JSON.readTree(model.resolve("weights.json").toFile()).path("contexts")) {
+            if (c.path("context").asText().equals("mret.mmode")) {
+                publication = c.path("publication").asText();
+            }
+        }
+        assertNotNull(publication, "mret.mmode is in weights.json");
+        if (publication.equals("estimate") || publication.equals("zero-cost-equivalent")) {
+            assertTrue(mret.path("measured_ns").isNumber(), "published as measured in M-mode: " + mret);
+        } else {
+            assertEquals("unpublished", mret.path("status").asText(), publication + ": " + mret);
+            assertTrue(mret.path("measured_ns").isNull(), publication + ": " + mret);
+        }
 
         Path smp = tmp.resolve("smp2");
         CliRun two = CliRun.of("weigh", "measure", "--mode", "system", "--contexts",
